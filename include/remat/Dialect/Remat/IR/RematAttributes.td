@@ -1,0 +1,119 @@
+//===- RematAttributes.td - remat dialect attributes -------*- tablegen -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_DIALECT_REMAT_IR_REMATATTRIBUTES_TD
+#define REMAT_DIALECT_REMAT_IR_REMATATTRIBUTES_TD
+
+include "remat/Dialect/Remat/IR/RematDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+class Remat_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Remat_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// CostAttr
+//===----------------------------------------------------------------------===//
+
+def Remat_CostAttr : Remat_Attr<"Cost", "cost"> {
+  let summary = "Memory and compute cost of an operation's results";
+  let description = [{
+    Records the cost model of one tensor-producing operation:
+
+    * `bytes` — one entry per result: the bytes of storage the result owns
+      once bufferized. Pure views (`tensor.expand_shape`,
+      `tensor.collapse_shape`, `tensor.extract_slice`, ...) own no storage and
+      record `0`: they alias their source.
+    * `flops` — floating-point (or integer) operations to compute all results
+      once, counting a fused multiply-add as two.
+    * `time_ns` (optional) — a measured time in nanoseconds, from a profile;
+      when present it replaces `flops` as the compute cost.
+
+    ```mlir
+    #remat.cost<bytes = [4096], flops = 131072>
+    #remat.cost<bytes = [0], flops = 0>
+    #remat.cost<bytes = [4096, 128], flops = 8192, time_ns = 1500>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "bytes of each result">:$bytes,
+    "int64_t":$flops,
+    OptionalParameter<"std::optional<int64_t>", "profiled time (ns)">:$time_ns
+  );
+  let assemblyFormat = [{
+    `<` `bytes` `=` `[` $bytes `]` `,` `flops` `=` $flops
+    (`,` `time_ns` `=` $time_ns^)? `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Sum of the bytes of all results.
+    int64_t getTotalBytes() const;
+    /// The compute cost planners use: the profiled time when present,
+    /// otherwise the FLOP count.
+    double getComputeCost() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// PhaseAttr
+//===----------------------------------------------------------------------===//
+
+def Remat_Phase : I32EnumAttr<"Phase", "phase of a training step", [
+    I32EnumAttrCase<"Forward", 0, "forward">,
+    I32EnumAttrCase<"Backward", 1, "backward">
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::remat";
+}
+
+def Remat_PhaseAttr : EnumAttr<Remat_Dialect, Remat_Phase, "phase"> {
+  let summary = "Forward or backward phase of an operation";
+  let description = [{
+    Marks an operation of a training step as part of the forward pass (it
+    computes the loss or the other forward outputs) or of the backward pass
+    (gradients and the parameter update). Explicit marks win over phase
+    inference.
+
+    ```mlir
+    %0 = linalg.matmul {remat.phase = #remat.phase<forward>} ...
+    ```
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// KeepAttr
+//===----------------------------------------------------------------------===//
+
+def Remat_Keep : I32EnumAttr<"Keep", "checkpointing pin", [
+    I32EnumAttrCase<"Always", 0, "always">,
+    I32EnumAttrCase<"Never", 1, "never">
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::remat";
+}
+
+def Remat_KeepAttr : EnumAttr<Remat_Dialect, Remat_Keep, "keep"> {
+  let summary = "User pin: always keep or never keep an op's results";
+  let description = [{
+    Pins the checkpointing decision for all results of an operation, whatever
+    the solver would choose:
+
+    * `always` — keep the results resident until their last use; never
+      recompute them (PyTorch's `MUST_SAVE`, JAX's `save_only_these_names`);
+    * `never` — do not keep the results across the forward/backward boundary;
+      recompute them where the backward pass needs them (`PREFER_RECOMPUTE`).
+
+    ```mlir
+    %0 = linalg.matmul {remat.keep = #remat.keep<always>} ...
+    ```
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+#endif // REMAT_DIALECT_REMAT_IR_REMATATTRIBUTES_TD

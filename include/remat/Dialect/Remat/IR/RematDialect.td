@@ -1,0 +1,57 @@
+//===- RematDialect.td - remat dialect definition ----------*- tablegen -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_DIALECT_REMAT_IR_REMATDIALECT_TD
+#define REMAT_DIALECT_REMAT_IR_REMATDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Remat_Dialect : Dialect {
+  let name = "remat";
+  let cppNamespace = "::remat";
+  let summary = "Costs, phases and rematerialization plans for training IR";
+  let description = [{
+    The `remat` dialect records what a rematerialization (activation
+    checkpointing) planner needs to know about a training step written in
+    linalg-on-tensors, and what it decided:
+
+    * `#remat.cost` — memory (bytes of each result) and compute (FLOPs, and
+      optionally a profiled time) of a tensor-producing op, attached as the
+      discardable attribute `remat.cost`;
+    * `#remat.phase` — whether an op belongs to the forward or the backward
+      pass, attached as `remat.phase`;
+    * `#remat.keep` — a user pin: `always` keep (never recompute) or `never`
+      keep (always recompute) the results of an op, attached as `remat.keep`,
+      like JAX's `checkpoint_name` or PyTorch's `MUST_SAVE` policies.
+
+    The dialect verifies every `remat.*` attribute it finds on an operation:
+    a malformed annotation is an error at the op's location, never silently
+    ignored.
+
+    Example:
+
+    ```mlir
+    %0 = linalg.matmul {remat.cost = #remat.cost<bytes = [4096], flops = 131072>,
+                        remat.phase = #remat.phase<forward>}
+           ins(%a, %b : tensor<32x64xf32>, tensor<64x32xf32>)
+           outs(%init : tensor<32x32xf32>) -> tensor<32x32xf32>
+    ```
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Names of the discardable attributes this dialect verifies.
+    static constexpr ::llvm::StringLiteral kCostAttrName = "remat.cost";
+    static constexpr ::llvm::StringLiteral kPhaseAttrName = "remat.phase";
+    static constexpr ::llvm::StringLiteral kKeepAttrName = "remat.keep";
+
+  private:
+    void registerAttributes();
+  public:
+  }];
+}
+
+#endif // REMAT_DIALECT_REMAT_IR_REMATDIALECT_TD

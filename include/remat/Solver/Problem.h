@@ -1,0 +1,121 @@
+//===- Problem.h - checkpointing problem model ------------------*- C++ -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The problem every checkpoint solver works on, in plain C++ (no MLIR): a DAG
+// of tensor-producing nodes of a training step in a topological order, with
+// bytes and compute cost per node, and a schedule of compute/free steps that
+// any solver returns and the simulator (Simulator.h) verifies.
+//
+// Memory model (the one the simulator, every solver and the MLIR analysis
+// share):
+//   * `fixedBytes` plus every input/param node is resident the whole step;
+//     they are never computed or freed by a schedule.
+//   * A forward/backward node's value is live from the step that computes it
+//     to the step that frees it; its bytes count while live.
+//   * A view (`aliasOf >= 0`) owns no bytes: it shares its base's storage and
+//     keeps the base's bytes counted while the view is live, even after the
+//     base itself was freed.
+//   * Peak = the largest live total after any compute step (a node's output
+//     is allocated while its operands are still resident).
+//   * The graph's outputs must be computed and resident at the end.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_SOLVER_PROBLEM_H
+#define REMAT_SOLVER_PROBLEM_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace remat {
+
+/// What a node of a training graph is.
+enum class NodeKind {
+  Input,    ///< A function argument holding data; always resident.
+  Param,    ///< A weight; always resident.
+  Forward,  ///< Computed by the forward pass; candidate for recomputation.
+  Backward, ///< Computed by the backward pass (gradients, updates).
+};
+
+/// A user's pin on a node, overriding the solver's choice.
+enum class KeepPolicy {
+  Default, ///< The solver decides.
+  Always,  ///< Keep the value from its computation to its last use.
+  Never,   ///< Do not keep it across the forward/backward boundary.
+};
+
+/// One tensor-producing node.
+struct Node {
+  std::string name;
+  /// Bytes of storage the value owns; 0 for a view.
+  int64_t bytes = 0;
+  /// Cost to compute it once (FLOPs or time, in any consistent unit).
+  double cost = 0;
+  /// Nodes it reads, all of which come earlier in the order.
+  std::vector<int> deps;
+  NodeKind kind = NodeKind::Forward;
+  /// For a view: the node whose storage it shares; -1 otherwise.
+  int aliasOf = -1;
+  KeepPolicy keep = KeepPolicy::Default;
+
+  bool isResident() const {
+    return kind == NodeKind::Input || kind == NodeKind::Param;
+  }
+  bool isView() const { return aliasOf >= 0; }
+};
+
+/// A training graph: nodes in a topological order, node ids = positions.
+struct Graph {
+  std::string name;
+  /// Resident bytes that are not nodes (optimizer state, workspace, ...).
+  int64_t fixedBytes = 0;
+  std::vector<Node> nodes;
+  /// Nodes that must be resident when the step ends (loss, gradients, ...).
+  std::vector<int> outputs;
+
+  int size() const { return static_cast<int>(nodes.size()); }
+
+  /// Checks the graph is well formed: deps point backwards and in range,
+  /// sizes and costs are non-negative, a view's base is an earlier node,
+  /// outputs are in range. Returns an empty string when well formed, else a
+  /// message naming the offending node.
+  std::string check() const;
+
+  /// Users of each node (the inverse of `deps`), sorted ascending.
+  std::vector<std::vector<int>> users() const;
+
+  /// The node whose storage `id` uses: itself, or its base for a view
+  /// (following chains of views).
+  int storageOf(int id) const;
+
+  /// Bytes always resident: `fixedBytes` plus the input and param nodes.
+  int64_t residentBytes() const;
+};
+
+/// One step of a schedule.
+struct Step {
+  enum class Kind { Compute, Free };
+  Kind kind;
+  int node;
+
+  static Step compute(int node) { return {Kind::Compute, node}; }
+  static Step free(int node) { return {Kind::Free, node}; }
+  bool operator==(const Step &other) const {
+    return kind == other.kind && node == other.node;
+  }
+};
+
+/// A sequence of compute and free steps. A node may be computed more than
+/// once (that is rematerialization); it must be freed before it is computed
+/// again.
+struct Schedule {
+  std::vector<Step> steps;
+};
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_PROBLEM_H

@@ -1,0 +1,93 @@
+//===- Solver.h - the checkpoint solver interface ---------------*- C++ -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every solver is a free function `SolveResult solveX(const Graph &, const
+// SolveOptions &)`. Its answer is always checked by `simulate` before it is
+// returned with a feasible status. The registry maps names (the CLI's and
+// the passes' `--solver` values) to those functions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_SOLVER_SOLVER_H
+#define REMAT_SOLVER_SOLVER_H
+
+#include "remat/Solver/Problem.h"
+
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace remat {
+
+/// What a solver optimizes.
+enum class Objective {
+  /// Minimize total compute cost subject to peak <= budget.
+  MinComputeUnderBudget,
+  /// Minimize peak subject to compute <= checkpoint-all cost * (1 +
+  /// maxOverhead); maxOverhead = 1 forward pass by default.
+  MinPeakUnderOverhead,
+};
+
+struct SolveOptions {
+  Objective objective = Objective::MinComputeUnderBudget;
+  /// Peak-memory budget in bytes, resident bytes included.
+  int64_t budget = std::numeric_limits<int64_t>::max();
+  /// For MinPeakUnderOverhead: allowed extra compute, as a fraction of the
+  /// checkpoint-all cost; negative means "one extra forward pass".
+  double maxOverhead = -1;
+  /// Wall-clock limit for solvers that search (MILP, LP rounding).
+  double timeLimitSeconds = 60;
+  /// Worker threads for solvers that can use them.
+  int threads = 2;
+};
+
+enum class SolveStatus {
+  Optimal,     ///< Proven optimal for the objective.
+  Feasible,    ///< Verified feasible; not proven optimal.
+  Infeasible,  ///< Proven (or, for heuristics, found) to have no solution.
+  Timeout,     ///< The time limit ran out before any feasible schedule.
+  Unsupported, ///< The solver does not apply to this graph or objective.
+};
+
+const char *toString(SolveStatus status);
+
+struct SolveResult {
+  SolveStatus status = SolveStatus::Unsupported;
+  Schedule schedule;
+  /// Peak and cost of `schedule` as simulated; meaningful when feasible.
+  int64_t peakBytes = 0;
+  double cost = 0;
+  /// A proven lower bound on the objective, or -1 when none is known.
+  double lowerBound = -1;
+  double seconds = 0;
+  std::string solver;
+  /// Why the status is what it is (for Infeasible/Timeout/Unsupported).
+  std::string message;
+
+  bool feasible() const {
+    return status == SolveStatus::Optimal || status == SolveStatus::Feasible;
+  }
+};
+
+using SolverFn =
+    std::function<SolveResult(const Graph &, const SolveOptions &)>;
+
+struct SolverInfo {
+  std::string name;
+  std::string description;
+  SolverFn solve;
+};
+
+/// Every registered solver, in a stable order.
+const std::vector<SolverInfo> &allSolvers();
+
+/// The solver named `name`, or nullptr.
+const SolverInfo *findSolver(const std::string &name);
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_SOLVER_H

@@ -1,0 +1,111 @@
+//===- RematDialect.cpp - remat dialect -----------------------------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace remat;
+
+#include "remat/Dialect/Remat/IR/RematDialect.cpp.inc"
+#include "remat/Dialect/Remat/IR/RematEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "remat/Dialect/Remat/IR/RematAttributes.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "remat/Dialect/Remat/IR/RematOps.cpp.inc"
+
+void RematDialect::initialize() {
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "remat/Dialect/Remat/IR/RematOps.cpp.inc"
+      >();
+}
+
+void RematDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "remat/Dialect/Remat/IR/RematAttributes.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// CostAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult CostAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> bytes, int64_t flops,
+                               std::optional<int64_t> timeNs) {
+  for (auto [index, size] : llvm::enumerate(bytes))
+    if (size < 0)
+      return emitError() << "remat.cost: bytes of result #" << index
+                         << " must be non-negative, got " << size;
+  if (flops < 0)
+    return emitError() << "remat.cost: flops must be non-negative, got "
+                       << flops;
+  if (timeNs && *timeNs < 0)
+    return emitError() << "remat.cost: time_ns must be non-negative, got "
+                       << *timeNs;
+  return success();
+}
+
+int64_t CostAttr::getTotalBytes() const {
+  int64_t total = 0;
+  for (int64_t size : getBytes())
+    total += size;
+  return total;
+}
+
+double CostAttr::getComputeCost() const {
+  if (std::optional<int64_t> timeNs = getTimeNs())
+    return static_cast<double>(*timeNs);
+  return static_cast<double>(getFlops());
+}
+
+//===----------------------------------------------------------------------===//
+// Discardable attribute verification
+//===----------------------------------------------------------------------===//
+
+LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  if (name == kCostAttrName) {
+    auto cost = dyn_cast<CostAttr>(value);
+    if (!cost)
+      return op->emitError() << "'" << name
+                             << "' must be a #remat.cost attribute, got "
+                             << value;
+    if (cost.getBytes().size() != op->getNumResults())
+      return op->emitError()
+             << "'" << name << "' lists " << cost.getBytes().size()
+             << " result size(s) but the op has " << op->getNumResults()
+             << " result(s)";
+    return success();
+  }
+  if (name == kPhaseAttrName) {
+    if (!isa<PhaseAttr>(value))
+      return op->emitError() << "'" << name
+                             << "' must be a #remat.phase attribute, got "
+                             << value;
+    return success();
+  }
+  if (name == kKeepAttrName) {
+    if (!isa<KeepAttr>(value))
+      return op->emitError() << "'" << name
+                             << "' must be a #remat.keep attribute, got "
+                             << value;
+    return success();
+  }
+  return op->emitError() << "unknown remat dialect attribute '" << name
+                         << "'";
+}

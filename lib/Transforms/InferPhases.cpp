@@ -1,0 +1,9 @@
+// PLACEHOLDER: replaced by the implementation.
+#include "remat/Transforms/Passes.h"
+namespace remat {
+#define GEN_PASS_DEF_REMATINFERPHASES
+#include "remat/Transforms/Passes.h.inc"
+} // namespace remat
+namespace {
+struct P : remat::impl::RematInferPhasesBase<P> { void runOnOperation() override {} };
+} // namespace

@@ -1,0 +1,35 @@
+// RUN: remat-opt %s --split-input-file | remat-opt --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @cost_phase_keep
+// CHECK: remat.cost = #remat.cost<bytes = [64], flops = 16>
+// CHECK-SAME: remat.keep = #remat.keep<always>
+// CHECK-SAME: remat.phase = #remat.phase<forward>
+// CHECK: remat.cost = #remat.cost<bytes = [64], flops = 16, time_ns = 12>
+// CHECK-SAME: remat.keep = #remat.keep<never>
+// CHECK-SAME: remat.phase = #remat.phase<backward>
+func.func @cost_phase_keep(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = arith.addf %a, %a {remat.cost = #remat.cost<bytes = [64], flops = 16>,
+                          remat.phase = #remat.phase<forward>,
+                          remat.keep = #remat.keep<always>} : tensor<4x4xf32>
+  %1 = arith.mulf %0, %0 {remat.cost = #remat.cost<bytes = [64], flops = 16, time_ns = 12>,
+                          remat.phase = #remat.phase<backward>,
+                          remat.keep = #remat.keep<never>} : tensor<4x4xf32>
+  return %1 : tensor<4x4xf32>
+}
+
+// -----
+
+// A view owns no storage; a multi-result op lists one size per result.
+// CHECK-LABEL: func.func @view_and_multi_result
+// CHECK: tensor.collapse_shape {{.*}}remat.cost = #remat.cost<bytes = [0], flops = 0>
+// CHECK: scf.execute_region
+// CHECK: } {remat.cost = #remat.cost<bytes = [64, 4], flops = 0>}
+func.func @view_and_multi_result(%a: tensor<4x4xf32>) -> (tensor<16xf32>, tensor<4x4xf32>, tensor<1xf32>) {
+  %0 = tensor.collapse_shape %a [[0, 1]] {remat.cost = #remat.cost<bytes = [0], flops = 0>}
+      : tensor<4x4xf32> into tensor<16xf32>
+  %1:2 = scf.execute_region -> (tensor<4x4xf32>, tensor<1xf32>) {
+    %e = tensor.empty() : tensor<1xf32>
+    scf.yield %a, %e : tensor<4x4xf32>, tensor<1xf32>
+  } {remat.cost = #remat.cost<bytes = [64, 4], flops = 0>}
+  return %0, %1#0, %1#1 : tensor<16xf32>, tensor<4x4xf32>, tensor<1xf32>
+}

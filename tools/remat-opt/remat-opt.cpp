@@ -1,0 +1,33 @@
+//===- remat-opt.cpp - remat-opt driver -----------------------------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// mlir-opt with the remat dialect and passes, plus every upstream dialect,
+// extension and pass a user of linalg-on-tensors training IR needs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/InitAllPasses.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  remat::registerAllPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<remat::RematDialect>();
+
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "remat-opt: rematerialization planner\n",
+                        registry));
+}
