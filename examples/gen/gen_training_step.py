@@ -1,0 +1,956 @@
+#!/usr/bin/env python3
+# ===- gen_training_step.py - Generate training-step IR for remat-opt -----===#
+#
+# Emits one-`func.func` SGD training steps on tensors (linalg + arith + math +
+# tensor), in the style of the hand-written examples in examples/:
+#
+#   func.func @<name>_step(<params...>, <inputs...>) -> (loss, <params'...>)
+#
+# Forward, a reverse-mode backward derived from a small tape of layer
+# primitives, and the SGD update p' = p - lr * dp all live in that function.
+# Models:
+#   resnet       N residual MLP blocks h + W2 relu(W1 h + b1) + b2, linear head,
+#                softmax cross-entropy;
+#   unet         MLP encoder whose widths shrink, decoder whose widths grow back,
+#                long skip connections (encoder activation added to the decoder
+#                output of the same width), MSE loss;
+#   transformer  N blocks of single-head self-attention (Q/K/V projections,
+#                scaled softmax, output projection, residual) + ReLU MLP with
+#                residual, linear head, softmax cross-entropy.
+#
+# Besides the step, it can emit drivers (`--main run|gradcheck`), also for a
+# hand-written step (`driver FILE`):
+#   run        builds deterministic inputs, calls the step, prints the loss, the
+#              loss after one update and a checksum of the updated parameters;
+#   gradcheck  (use with --dtype f64) compares, per parameter tensor P, the
+#              directional derivative  <dP, D>  (dP recovered from the update as
+#              (P - P') / lr) against the central finite difference
+#              (loss(P + eps D) - loss(P - eps D)) / (2 eps) and prints PASS/FAIL.
+#
+# Python 3 standard library only; output is deterministic.
+#
+# ===----------------------------------------------------------------------===#
+
+import argparse
+import math
+import re
+import sys
+
+LR = 0.1
+
+# ===----------------------------------------------------------------------===#
+# Small IR builder.
+# ===----------------------------------------------------------------------===#
+
+
+def fmt_float(v):
+    """Decimal literal accepted by the MLIR float parser."""
+    s = repr(float(v))
+    if "e" in s:
+        mant, exp = s.split("e")
+        if "." not in mant:
+            mant += ".0"
+        s = mant + "e" + exp
+    elif "." not in s:
+        s += ".0"
+    return s
+
+
+def ident_map(rank):
+    dims = ", ".join("d%d" % i for i in range(rank))
+    return "affine_map<(%s) -> (%s)>" % (dims, dims)
+
+
+class Builder:
+    """Accumulates the lines of one function body; tracks value shapes."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+        self.lines = []
+        self.shapes = {}
+        self.counter = {}
+        self.consts = {}
+
+    def ty(self, shape):
+        if not shape:
+            return "tensor<%s>" % self.dtype
+        return "tensor<%sx%s>" % ("x".join(str(d) for d in shape), self.dtype)
+
+    def fresh(self, prefix):
+        n = self.counter.get(prefix, 0)
+        self.counter[prefix] = n + 1
+        return "%%%s%d" % (prefix, n)
+
+    def emit(self, line):
+        self.lines.append("  " + line)
+
+    def comment(self, text):
+        self.lines.append("  // " + text)
+
+    def const(self, value):
+        key = fmt_float(value)
+        if key not in self.consts:
+            name = "%%cst%d" % len(self.consts)
+            self.consts[key] = name
+        return self.consts[key]
+
+    def const_lines(self):
+        return ["  %s = arith.constant %s : %s" % (n, k, self.dtype)
+                for k, n in self.consts.items()]
+
+    def shape(self, v):
+        return self.shapes[v]
+
+    def empty(self, shape):
+        v = self.fresh("init")
+        self.emit("%s = tensor.empty() : %s" % (v, self.ty(shape)))
+        return v
+
+    def filled(self, shape, value):
+        e = self.empty(shape)
+        v = self.fresh("fill")
+        c = self.const(value)
+        self.emit("%s = linalg.fill ins(%s : %s) outs(%s : %s) -> %s" %
+                  (v, c, self.dtype, e, self.ty(shape), self.ty(shape)))
+        self.shapes[v] = shape
+        return v
+
+    def generic(self, prefix, ins, in_maps, out_shape, body, iters=None,
+                init=None):
+        """linalg.generic; `body(args)` returns (lines, yielded) using block
+        args named %a0.. (inputs) and %acc (output)."""
+        rank = len(out_shape) if iters is None else len(iters)
+        if iters is None:
+            iters = ["parallel"] * rank
+        out_map = ident_map(rank) if init is None else init[1]
+        out = init[0] if init is not None else self.empty(out_shape)
+        v = self.fresh(prefix)
+        maps = ", ".join(in_maps + [out_map])
+        its = ", ".join('"%s"' % i for i in iters)
+        ins_s = ", ".join(ins)
+        ins_t = ", ".join(self.ty(self.shapes[i]) for i in ins)
+        self.emit("%s = linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
+                  % (v, maps, its))
+        self.emit("    ins(%s : %s) outs(%s : %s) {" %
+                  (ins_s, ins_t, out, self.ty(out_shape)))
+        args = ", ".join("%%a%d: %s" % (i, self.dtype) for i in range(len(ins)))
+        self.emit("^bb0(%s, %%acc: %s):" % (args, self.dtype))
+        lines, y = body(["%%a%d" % i for i in range(len(ins))])
+        for l in lines:
+            self.emit("  " + l)
+        self.emit("  linalg.yield %s : %s" % (y, self.dtype))
+        self.emit("} -> %s" % self.ty(out_shape))
+        self.shapes[v] = out_shape
+        return v
+
+    def ewise(self, prefix, ins, fn):
+        """Element-wise op over same-shaped inputs; fn(args) -> (lines, y)."""
+        shape = self.shapes[ins[0]]
+        m = ident_map(len(shape))
+        return self.generic(prefix, ins, [m] * len(ins), shape, fn)
+
+    # -- Named ops --------------------------------------------------------===#
+
+    def matmul(self, a, b):
+        (m, k), (k2, n) = self.shapes[a], self.shapes[b]
+        assert k == k2, (a, b)
+        z = self.filled([m, n], 0.0)
+        v = self.fresh("mm")
+        self.emit("%s = linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s" %
+                  (v, a, b, self.ty([m, k]), self.ty([k, n]), z,
+                   self.ty([m, n]), self.ty([m, n])))
+        self.shapes[v] = [m, n]
+        return v
+
+    def transpose(self, a):
+        m, n = self.shapes[a]
+        e = self.empty([n, m])
+        v = self.fresh("tr")
+        self.emit("%s = linalg.transpose ins(%s : %s) outs(%s : %s) permutation = [1, 0]"
+                  % (v, a, self.ty([m, n]), e, self.ty([n, m])))
+        self.shapes[v] = [n, m]
+        return v
+
+    def reduce(self, prefix, a, dim, combiner, init_value):
+        shape = self.shapes[a]
+        out_shape = [d for i, d in enumerate(shape) if i != dim]
+        z = self.filled(out_shape, init_value)
+        v = self.fresh(prefix)
+        self.emit("%s = linalg.reduce ins(%s : %s) outs(%s : %s) dimensions = [%d]"
+                  % (v, a, self.ty(shape), z, self.ty(out_shape), dim))
+        self.emit("  (%%in: %s, %%init: %s) {" % (self.dtype, self.dtype))
+        self.emit("    %%r = %s %%in, %%init : %s" % (combiner, self.dtype))
+        self.emit("    linalg.yield %%r : %s" % self.dtype)
+        self.emit("  }")
+        self.shapes[v] = out_shape
+        return v
+
+    # -- Element-wise helpers ---------------------------------------------===#
+
+    def add(self, a, b):
+        return self.ewise("add", [a, b], lambda x: (
+            ["%%s = arith.addf %s, %s : %s" % (x[0], x[1], self.dtype)], "%s"))
+
+    def sub(self, a, b):
+        return self.ewise("sub", [a, b], lambda x: (
+            ["%%s = arith.subf %s, %s : %s" % (x[0], x[1], self.dtype)], "%s"))
+
+    def mul(self, a, b):
+        return self.ewise("mul", [a, b], lambda x: (
+            ["%%s = arith.mulf %s, %s : %s" % (x[0], x[1], self.dtype)], "%s"))
+
+    def scale(self, a, s):
+        c = self.const(s)
+        return self.ewise("scaled", [a], lambda x: (
+            ["%%s = arith.mulf %s, %s : %s" % (x[0], c, self.dtype)], "%s"))
+
+    def relu(self, a):
+        c = self.const(0.0)
+        return self.ewise("relu", [a], lambda x: (
+            ["%%r = arith.maximumf %s, %s : %s" % (x[0], c, self.dtype)], "%r"))
+
+    def relu_grad(self, z, g):
+        c = self.const(0.0)
+        return self.ewise("drelu", [z, g], lambda x: (
+            ["%%p = arith.cmpf ogt, %s, %s : %s" % (x[0], c, self.dtype),
+             "%%r = arith.select %%p, %s, %s : %s" % (x[1], c, self.dtype)], "%r"))
+
+    def bias_add(self, a, b):
+        m, n = self.shapes[a]
+        return self.generic("biased", [a, b],
+                            [ident_map(2), "affine_map<(d0, d1) -> (d1)>"],
+                            [m, n], lambda x: (
+            ["%%s = arith.addf %s, %s : %s" % (x[0], x[1], self.dtype)], "%s"))
+
+    def sgd(self, p, g):
+        c = self.const(LR)
+        return self.ewise("new", [p, g], lambda x: (
+            ["%%s = arith.mulf %s, %s : %s" % (c, x[1], self.dtype),
+             "%%r = arith.subf %s, %%s : %s" % (x[0], self.dtype)], "%r"))
+
+    def row_softmax_parts(self, a):
+        """Returns (max, exp(a - max), sum exp) over the last dim of a 2-D a."""
+        m = self.reduce("rowmax", a, 1, "arith.maximumf", -3.4028234663852886e+38)
+        e = self.generic("exp", [a, m], [ident_map(2), "affine_map<(d0, d1) -> (d0)>"],
+                         self.shapes[a], lambda x: (
+            ["%%d = arith.subf %s, %s : %s" % (x[0], x[1], self.dtype),
+             "%%e = math.exp %%d : %s" % self.dtype], "%e"))
+        s = self.reduce("rowsum", e, 1, "arith.addf", 0.0)
+        return m, e, s
+
+
+# ===----------------------------------------------------------------------===#
+# Tape-based reverse mode over the builder's layer primitives.
+# ===----------------------------------------------------------------------===#
+
+
+class Tape:
+    def __init__(self, b):
+        self.b = b
+        self.records = []   # (inputs, backward(gout) -> [grad or None])
+        self.needs = set()  # values that depend on a parameter
+        self.loss_grad = None
+
+    def param(self, v):
+        self.needs.add(v)
+        return v
+
+    def record(self, out, ins, backward):
+        if any(i in self.needs for i in ins):
+            self.needs.add(out)
+            self.records.append((out, ins, backward))
+        return out
+
+    # Primitives: forward emits now, backward is a closure emitted later.
+    def matmul(self, a, c):
+        b = self.b
+        out = b.matmul(a, c)
+
+        def bw(g):
+            da = b.matmul(g, b.transpose(c)) if a in self.needs else None
+            dc = b.matmul(b.transpose(a), g) if c in self.needs else None
+            return [da, dc]
+        return self.record(out, [a, c], bw)
+
+    def bias_add(self, a, bias):
+        b = self.b
+        out = b.bias_add(a, bias)
+
+        def bw(g):
+            return [g, b.reduce("dbias", g, 0, "arith.addf", 0.0)
+                    if bias in self.needs else None]
+        return self.record(out, [a, bias], bw)
+
+    def linear(self, a, w, bias):
+        return self.bias_add(self.matmul(a, w), bias)
+
+    def relu(self, z):
+        b = self.b
+        out = b.relu(z)
+        return self.record(out, [z], lambda g: [b.relu_grad(z, g)])
+
+    def add(self, x, y):
+        out = self.b.add(x, y)
+        return self.record(out, [x, y], lambda g: [g, g])
+
+    def scale(self, x, s):
+        b = self.b
+        out = b.scale(x, s)
+        return self.record(out, [x], lambda g: [b.scale(g, s)])
+
+    def transpose(self, x):
+        b = self.b
+        out = b.transpose(x)
+        return self.record(out, [x], lambda g: [b.transpose(g)])
+
+    def softmax(self, a):
+        """Row softmax p; backward da = p * (g - rowsum(g * p))."""
+        b = self.b
+        _, e, s = b.row_softmax_parts(a)
+        p = b.generic("softmax", [e, s], [ident_map(2), "affine_map<(d0, d1) -> (d0)>"],
+                      b.shapes[a], lambda x: (
+            ["%%r = arith.divf %s, %s : %s" % (x[0], x[1], b.dtype)], "%r"))
+
+        def bw(g):
+            gp = b.mul(g, p)
+            dot = b.reduce("gpsum", gp, 1, "arith.addf", 0.0)
+            return [b.generic("dsoftmax", [p, g, dot],
+                              [ident_map(2), ident_map(2), "affine_map<(d0, d1) -> (d0)>"],
+                              b.shapes[a], lambda x: (
+                ["%%d = arith.subf %s, %s : %s" % (x[1], x[2], b.dtype),
+                 "%%r = arith.mulf %s, %%d : %s" % (x[0], b.dtype)], "%r"))]
+        return self.record(p, [a], bw)
+
+    def softmax_ce(self, logits, y):
+        """loss = -(1/rows) sum y * log_softmax(logits); seeds the backward
+        with dlogits = (softmax - y) / rows."""
+        b = self.b
+        rows = b.shapes[logits][0]
+        m, e, s = b.row_softmax_parts(logits)
+        logp = b.generic("logp", [logits, m, s],
+                         [ident_map(2), "affine_map<(d0, d1) -> (d0)>",
+                          "affine_map<(d0, d1) -> (d0)>"], b.shapes[logits],
+                         lambda x: (
+            ["%%d = arith.subf %s, %s : %s" % (x[0], x[1], b.dtype),
+             "%%l = math.log %s : %s" % (x[2], b.dtype),
+             "%%r = arith.subf %%d, %%l : %s" % b.dtype], "%r"))
+        loss = self._scalar_sum(y, logp, -1.0 / rows)
+
+        def seed():
+            c = b.const(1.0 / rows)
+            return b.generic("dlogits", [e, s, y],
+                             [ident_map(2), "affine_map<(d0, d1) -> (d0)>", ident_map(2)],
+                             b.shapes[logits], lambda x: (
+                ["%%p = arith.divf %s, %s : %s" % (x[0], x[1], b.dtype),
+                 "%%d = arith.subf %%p, %s : %s" % (x[2], b.dtype),
+                 "%%r = arith.mulf %%d, %s : %s" % (c, b.dtype)], "%r"))
+        self.loss_grad = (logits, seed)
+        return loss
+
+    def mse(self, out, target):
+        """loss = 0.5/rows * sum (out - target)^2; seeds d out = (out - t)/rows."""
+        b = self.b
+        rows = b.shapes[out][0]
+        diff = b.sub(out, target)
+        loss = self._scalar_sum(diff, diff, 0.5 / rows)
+        self.loss_grad = (out, lambda: b.scale(diff, 1.0 / rows))
+        return loss
+
+    def _scalar_sum(self, x, y, factor):
+        """factor * sum(x * y) as a tensor<dtype>."""
+        b = self.b
+        rank = len(b.shapes[x])
+        z = b.filled([], 0.0)
+        dims = ", ".join("d%d" % i for i in range(rank))
+        acc = b.generic("dot", [x, y], [ident_map(rank)] * 2, [],
+                        lambda a: (
+            ["%%p = arith.mulf %s, %s : %s" % (a[0], a[1], b.dtype),
+             "%%r = arith.addf %%acc, %%p : %s" % b.dtype], "%r"),
+                        iters=["reduction"] * rank,
+                        init=(z, "affine_map<(%s) -> ()>" % dims))
+        c = b.const(factor)
+        return b.generic("loss", [acc], ["affine_map<() -> ()>"], [], lambda a: (
+            ["%%r = arith.mulf %s, %s : %s" % (a[0], c, b.dtype)], "%r"))
+
+    def backward(self):
+        """Emits the backward; returns {value: gradient}."""
+        b = self.b
+        grads = {}
+        target, seed = self.loss_grad
+        grads[target] = seed()
+        for out, ins, bw in reversed(self.records):
+            g = grads.get(out)
+            if g is None:
+                continue
+            for i, gi in zip(ins, bw(g)):
+                if gi is None or i not in self.needs:
+                    continue
+                grads[i] = b.add(grads[i], gi) if i in grads else gi
+        return grads
+
+
+# ===----------------------------------------------------------------------===#
+# Models.
+# ===----------------------------------------------------------------------===#
+
+
+def model_resnet(b, t, o):
+    B, D, H, C = o.batch, o.width, o.hidden, o.classes
+    params, inputs = [], [("x", [B, D]), ("y", [B, C])]
+    for i in range(o.blocks):
+        params += [("w1_%d" % i, [D, H]), ("b1_%d" % i, [H]),
+                   ("w2_%d" % i, [H, D]), ("b2_%d" % i, [D])]
+    params += [("wout", [D, C]), ("bout", [C])]
+    P = declare(b, t, params, inputs)
+
+    def body():
+        h = "%x"
+        for i in range(o.blocks):
+            b.comment("Residual block %d: h = h + relu(h W1 + b1) W2 + b2." % i)
+            u = t.relu(t.linear(h, P["w1_%d" % i], P["b1_%d" % i]))
+            h = t.add(h, t.linear(u, P["w2_%d" % i], P["b2_%d" % i]))
+        b.comment("Head and softmax cross-entropy.")
+        return t.softmax_ce(t.linear(h, P["wout"], P["bout"]), "%y")
+    return params, inputs, body
+
+
+def model_unet(b, t, o):
+    B = o.batch
+    widths = o.widths
+    L = len(widths) - 1
+    params, inputs = [], [("x", [B, widths[0]]), ("target", [B, widths[0]])]
+    for i in range(L):
+        params += [("we%d" % i, [widths[i], widths[i + 1]]), ("be%d" % i, [widths[i + 1]])]
+    for i in reversed(range(L)):
+        params += [("wd%d" % i, [widths[i + 1], widths[i]]), ("bd%d" % i, [widths[i]])]
+    P = declare(b, t, params, inputs)
+
+    def body():
+        enc = ["%x"]
+        for i in range(L):
+            b.comment("Encoder %d: e%d = relu(e%d We%d + be%d), width %d -> %d."
+                      % (i, i + 1, i, i, i, widths[i], widths[i + 1]))
+            enc.append(t.relu(t.linear(enc[i], P["we%d" % i], P["be%d" % i])))
+        d = enc[L]
+        for i in reversed(range(L)):
+            b.comment("Decoder %d: d%d = relu(d%d Wd%d + bd%d) + e%d (long skip)."
+                      % (i, i, i + 1, i, i, i))
+            d = t.add(t.relu(t.linear(d, P["wd%d" % i], P["bd%d" % i])), enc[i])
+        b.comment("MSE loss against the target.")
+        return t.mse(d, "%target")
+    return params, inputs, body
+
+
+def model_transformer(b, t, o):
+    S, D, F, C = o.seq, o.width, o.hidden, o.classes
+    params, inputs = [], [("x", [S, D]), ("y", [S, C])]
+    for i in range(o.blocks):
+        params += [("wq%d" % i, [D, D]), ("wk%d" % i, [D, D]), ("wv%d" % i, [D, D]),
+                   ("wo%d" % i, [D, D]), ("w1_%d" % i, [D, F]), ("b1_%d" % i, [F]),
+                   ("w2_%d" % i, [F, D]), ("b2_%d" % i, [D])]
+    params += [("wout", [D, C]), ("bout", [C])]
+    P = declare(b, t, params, inputs)
+
+    def body():
+        h = "%x"
+        for i in range(o.blocks):
+            b.comment("Block %d: single-head self-attention, softmax(Q K^T / sqrt(%d)) V." % (i, D))
+            q = t.matmul(h, P["wq%d" % i])
+            k = t.matmul(h, P["wk%d" % i])
+            v = t.matmul(h, P["wv%d" % i])
+            scores = t.scale(t.matmul(q, t.transpose(k)), 1.0 / math.sqrt(D))
+            att = t.matmul(t.softmax(scores), v)
+            h = t.add(h, t.matmul(att, P["wo%d" % i]))
+            b.comment("Block %d: MLP with residual." % i)
+            u = t.relu(t.linear(h, P["w1_%d" % i], P["b1_%d" % i]))
+            h = t.add(h, t.linear(u, P["w2_%d" % i], P["b2_%d" % i]))
+        b.comment("Head and softmax cross-entropy.")
+        return t.softmax_ce(t.linear(h, P["wout"], P["bout"]), "%y")
+    return params, inputs, body
+
+
+def declare(b, t, params, inputs):
+    P = {}
+    for name, shape in params:
+        P[name] = t.param("%" + name)
+        b.shapes["%" + name] = shape
+    for name, shape in inputs:
+        b.shapes["%" + name] = shape
+    return P
+
+
+MODELS = {"resnet": model_resnet, "unet": model_unet, "transformer": model_transformer}
+
+
+def gen_step(o):
+    b = Builder(o.dtype)
+    t = Tape(b)
+    params, inputs, body = MODELS[o.model](b, t, o)
+    b.comment("=== Forward ===")
+    loss = body()
+    b.comment("=== Backward ===")
+    grads = t.backward()
+    b.comment("=== SGD update: p' = p - %s * dp ===" % fmt_float(LR))
+    news = [b.sgd("%" + n, grads["%" + n]) for n, _ in params]
+    fn = o.name
+    args = ", ".join("%%%s: %s" % (n, b.ty(s)) for n, s in params + inputs)
+    res_t = [b.ty([])] + [b.ty(s) for _, s in params]
+    out = ["func.func @%s(%s)" % (fn, args),
+           "    -> (%s) {" % ", ".join(res_t)]
+    out += b.const_lines()
+    out += b.lines
+    out.append("  return %s" % ", ".join([loss] + news))
+    out.append("      : %s" % ", ".join(res_t))
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+# ===----------------------------------------------------------------------===#
+# Drivers.
+# ===----------------------------------------------------------------------===#
+
+TYPE_RE = re.compile(r"tensor<((?:\d+x)*)(f32|f64)>")
+
+
+def parse_type(s):
+    m = TYPE_RE.fullmatch(s.strip())
+    if not m:
+        raise SystemExit("error: unsupported type '%s' (static f32/f64 tensors only)" % s)
+    dims = [int(d) for d in m.group(1).split("x") if d]
+    return dims, m.group(2)
+
+
+def parse_signature(text, name=None):
+    """Returns (fn, [(arg, shape)], [result shapes], dtype) of the step."""
+    pat = r"func\.func\s+@(\w+)\s*\((.*?)\)\s*->\s*\((.*?)\)\s*\{"
+    for m in re.finditer(pat, text, re.S):
+        if name and m.group(1) != name:
+            continue
+        args = []
+        for a in re.findall(r"%(\w+)\s*:\s*(tensor<[^>]*>)", m.group(2)):
+            shape, dtype = parse_type(a[1])
+            args.append((a[0], shape))
+        results = [parse_type(r)[0] for r in re.findall(r"tensor<[^>]*>", m.group(3))]
+        return m.group(1), args, results, dtype
+    raise SystemExit("error: no step function found")
+
+
+def scale_for(i, name, shape, nparams):
+    """Deterministic initialisation scale of argument i (see README)."""
+    if i >= nparams:
+        return 1.0
+    if len(shape) == 1:
+        return 0.1
+    fan_in = 1
+    for d in shape[:-1]:
+        fan_in *= d
+    return 1.0 / math.sqrt(fan_in)
+
+
+class Driver:
+    def __init__(self, dtype):
+        self.dtype = dtype
+        self.helpers = {}
+        self.lines = []
+        self.n = 0
+
+    def ty(self, shape):
+        if not shape:
+            return "tensor<%s>" % self.dtype
+        return "tensor<%sx%s>" % ("x".join(str(d) for d in shape), self.dtype)
+
+    def fresh(self):
+        self.n += 1
+        return "%%v%d" % self.n
+
+    def emit(self, line):
+        self.lines.append("  " + line)
+
+    def init_fn(self, shape):
+        """@init_<shape>(freq, phase, scale): v[k] = scale * sin(freq*k + phase)."""
+        name = "init_" + ("x".join(str(d) for d in shape) or "s")
+        if name in self.helpers:
+            return name
+        r = len(shape)
+        dt = self.dtype
+        strides = [1] * r
+        for i in reversed(range(r - 1)):
+            strides[i] = strides[i + 1] * shape[i + 1]
+        body = ["func.func private @%s(%%freq: %s, %%phase: %s, %%scale: %s) -> %s {"
+                % (name, dt, dt, dt, self.ty(shape)),
+                "  %%e = tensor.empty() : %s" % self.ty(shape),
+                "  %%r = linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
+                % (ident_map(r), ", ".join(['"parallel"'] * r)),
+                "      outs(%%e : %s) {" % self.ty(shape),
+                "  ^bb0(%%out: %s):" % dt]
+        terms = []
+        for i in range(r):
+            body.append("    %%i%d = linalg.index %d : index" % (i, i))
+            body.append("    %%s%d = arith.constant %d : index" % (i, strides[i]))
+            body.append("    %%t%d = arith.muli %%i%d, %%s%d : index" % (i, i, i))
+            terms.append("%%t%d" % i)
+        acc = terms[0]
+        for i in range(1, r):
+            body.append("    %%k%d = arith.addi %s, %s : index" % (i, acc, terms[i]))
+            acc = "%%k%d" % i
+        body += ["    %%ki = arith.index_cast %s : index to i64" % acc,
+                 "    %%kf = arith.sitofp %%ki : i64 to %s" % dt,
+                 "    %%a = arith.mulf %%kf, %%freq : %s" % dt,
+                 "    %%b = arith.addf %%a, %%phase : %s" % dt,
+                 "    %%c = math.sin %%b : %s" % dt,
+                 "    %%d = arith.mulf %%c, %%scale : %s" % dt,
+                 "    linalg.yield %%d : %s" % dt,
+                 "  } -> %s" % self.ty(shape),
+                 "  return %%r : %s" % self.ty(shape),
+                 "}"]
+        self.helpers[name] = "\n".join(body)
+        return name
+
+    def onehot_fn(self, shape):
+        """@onehot_<shape>(): y[b, c] = (c == (3 b + 1) mod C) for 2-D shapes."""
+        name = "onehot_" + "x".join(str(d) for d in shape)
+        if name in self.helpers:
+            return name
+        assert len(shape) == 2
+        dt = self.dtype
+        self.helpers[name] = "\n".join([
+            "func.func private @%s() -> %s {" % (name, self.ty(shape)),
+            "  %%e = tensor.empty() : %s" % self.ty(shape),
+            "  %%r = linalg.generic {indexing_maps = [%s], iterator_types = [\"parallel\", \"parallel\"]}"
+            % ident_map(2),
+            "      outs(%%e : %s) {" % self.ty(shape),
+            "  ^bb0(%%out: %s):" % dt,
+            "    %i = linalg.index 0 : index",
+            "    %j = linalg.index 1 : index",
+            "    %c1 = arith.constant 1 : index",
+            "    %c3 = arith.constant 3 : index",
+            "    %%cc = arith.constant %d : index" % shape[1],
+            "    %a = arith.muli %i, %c3 : index",
+            "    %b = arith.addi %a, %c1 : index",
+            "    %l = arith.remui %b, %cc : index",
+            "    %eq = arith.cmpi eq, %j, %l : index",
+            "    %%one = arith.constant 1.0 : %s" % dt,
+            "    %%zero = arith.constant 0.0 : %s" % dt,
+            "    %%v = arith.select %%eq, %%one, %%zero : %s" % dt,
+            "    linalg.yield %%v : %s" % dt,
+            "  } -> %s" % self.ty(shape),
+            "  return %%r : %s" % self.ty(shape),
+            "}"])
+        return name
+
+    def sum_fn(self, shape):
+        """@sum_<shape>(t) -> dtype: sum of all elements."""
+        name = "sum_" + ("x".join(str(d) for d in shape) or "s")
+        if name in self.helpers:
+            return name
+        r = len(shape)
+        dt = self.dtype
+        dims = ", ".join("d%d" % i for i in range(r))
+        self.helpers[name] = "\n".join([
+            "func.func private @%s(%%t: %s) -> %s {" % (name, self.ty(shape), dt),
+            "  %%zero = arith.constant 0.0 : %s" % dt,
+            "  %%e = tensor.empty() : %s" % self.ty([]),
+            "  %%z = linalg.fill ins(%%zero : %s) outs(%%e : %s) -> %s"
+            % (dt, self.ty([]), self.ty([])),
+            "  %%r = linalg.generic {indexing_maps = [%s, affine_map<(%s) -> ()>], iterator_types = [%s]}"
+            % (ident_map(r), dims, ", ".join(['"reduction"'] * r)),
+            "      ins(%%t : %s) outs(%%z : %s) {" % (self.ty(shape), self.ty([])),
+            "  ^bb0(%%in: %s, %%acc: %s):" % (dt, dt),
+            "    %%s = arith.addf %%in, %%acc : %s" % dt,
+            "    linalg.yield %%s : %s" % dt,
+            "  } -> %s" % self.ty([]),
+            "  %%v = tensor.extract %%r[] : %s" % self.ty([]),
+            "  return %%v : %s" % dt,
+            "}"])
+        return name
+
+    def axpy_fn(self, shape):
+        """@axpy_<shape>(a, x, y) -> a * x + y."""
+        name = "axpy_" + "x".join(str(d) for d in shape)
+        if name in self.helpers:
+            return name
+        r = len(shape)
+        dt = self.dtype
+        t = self.ty(shape)
+        self.helpers[name] = "\n".join([
+            "func.func private @%s(%%a: %s, %%x: %s, %%y: %s) -> %s {" % (name, dt, t, t, t),
+            "  %%e = tensor.empty() : %s" % t,
+            "  %%r = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = [%s]}"
+            % (ident_map(r), ident_map(r), ident_map(r), ", ".join(['"parallel"'] * r)),
+            "      ins(%%x, %%y : %s, %s) outs(%%e : %s) {" % (t, t, t),
+            "  ^bb0(%%xv: %s, %%yv: %s, %%out: %s):" % (dt, dt, dt),
+            "    %%m = arith.mulf %%a, %%xv : %s" % dt,
+            "    %%s = arith.addf %%m, %%yv : %s" % dt,
+            "    linalg.yield %%s : %s" % dt,
+            "  } -> %s" % t,
+            "  return %%r : %s" % t,
+            "}"])
+        return name
+
+    def const(self, v):
+        c = self.fresh()
+        self.emit("%s = arith.constant %s : %s" % (c, fmt_float(v), self.dtype))
+        return c
+
+    def build_args(self, args, nparams):
+        vals = []
+        for i, (name, shape) in enumerate(args):
+            if i >= nparams and name.startswith("y") and len(shape) == 2:
+                v = self.fresh()
+                self.emit("%s = func.call @%s() : () -> %s" %
+                          (v, self.onehot_fn(shape), self.ty(shape)))
+            else:
+                f = self.const(0.37)
+                p = self.const(0.5 * i + 0.25)
+                s = self.const(scale_for(i, name, shape, nparams))
+                v = self.fresh()
+                self.emit("%s = func.call @%s(%s, %s, %s) : (%s, %s, %s) -> %s" %
+                          (v, self.init_fn(shape), f, p, s, self.dtype, self.dtype,
+                           self.dtype, self.ty(shape)))
+            vals.append(v)
+        return vals
+
+    def call(self, fn, args, arg_shapes, results):
+        v = self.fresh()
+        self.emit("%s:%d = func.call @%s(%s) : (%s) -> (%s)" %
+                  (v, len(results), fn, ", ".join(args),
+                   ", ".join(self.ty(s) for s in arg_shapes),
+                   ", ".join(self.ty(s) for s in results)))
+        return [v + "#%d" % i for i in range(len(results))]
+
+    def scalar(self, t):
+        v = self.fresh()
+        self.emit("%s = tensor.extract %s[] : %s" % (v, t, self.ty([])))
+        return v
+
+    def finish(self):
+        out = ["func.func @main() {"] + self.lines + ["  return", "}"]
+        return "\n".join(list(self.helpers.values()) + out) + "\n"
+
+
+def gen_run_main(fn, args, results, dtype):
+    """Prints loss, loss after one SGD step, and the sum of all updated params."""
+    d = Driver(dtype)
+    nparams = len(results) - 1
+    shapes = [s for _, s in args]
+    vals = d.build_args(args, nparams)
+    r = d.call(fn, vals, shapes, results)
+    loss0 = d.scalar(r[0])
+    new = r[1:]
+    r2 = d.call(fn, new + vals[nparams:], shapes, results)
+    loss1 = d.scalar(r2[0])
+    acc = None
+    for v, s in zip(new, results[1:]):
+        x = d.fresh()
+        d.emit("%s = func.call @%s(%s) : (%s) -> %s" % (x, d.sum_fn(s), v, d.ty(s), dtype))
+        if acc is None:
+            acc = x
+        else:
+            y = d.fresh()
+            d.emit("%s = arith.addf %s, %s : %s" % (y, acc, x, dtype))
+            acc = y
+    d.emit('vector.print str "loss = "')
+    d.emit("vector.print %s : %s" % (loss0, dtype))
+    d.emit('vector.print str "loss after one step = "')
+    d.emit("vector.print %s : %s" % (loss1, dtype))
+    d.emit('vector.print str "sum of updated parameters = "')
+    d.emit("vector.print %s : %s" % (acc, dtype))
+    return d.finish()
+
+
+def gen_gradcheck_main(fn, args, results, dtype, eps, tol):
+    """Per parameter P: directional derivative <(P - P')/lr, D> against the
+    central difference of the loss along D; prints both, then PASS/FAIL."""
+    d = Driver(dtype)
+    nparams = len(results) - 1
+    shapes = [s for _, s in args]
+    vals = d.build_args(args, nparams)
+    r = d.call(fn, vals, shapes, results)
+    inv_lr = d.const(-1.0 / LR)
+    eps_c = d.const(eps)
+    neg_eps = d.const(-eps)
+    inv_2eps = d.const(1.0 / (2 * eps))
+    tiny = d.const(1e-30)
+    worst = d.const(0.0)
+    for i in range(nparams):
+        s = shapes[i]
+        f = d.const(0.73)
+        p = d.const(1.1 + i)
+        one = d.const(1.0)
+        dirn = d.fresh()
+        d.emit("%s = func.call @%s(%s, %s, %s) : (%s, %s, %s) -> %s" %
+               (dirn, d.init_fn(s), f, p, one, dtype, dtype, dtype, d.ty(s)))
+        # grad = (P' - P) * (-1/lr)
+        diff = d.fresh()
+        d.emit("%s = func.call @%s(%s, %s, %s) : (%s, %s, %s) -> %s" %
+               (diff, d.axpy_fn(s), d.const(-1.0), vals[i], r[1 + i], dtype, d.ty(s),
+                d.ty(s), d.ty(s)))
+        grad = d.fresh()
+        d.emit("%s = func.call @%s(%s, %s) : (%s, %s) -> %s" %
+               (grad, d.mulall_fn(s), diff, inv_lr, d.ty(s), dtype, d.ty(s)))
+        prod = d.fresh()
+        d.emit("%s = func.call @%s(%s, %s) : (%s, %s) -> %s" %
+               (prod, d.dot_fn(s), grad, dirn, d.ty(s), d.ty(s), dtype))
+        losses = []
+        for e in (eps_c, neg_eps):
+            moved = d.fresh()
+            d.emit("%s = func.call @%s(%s, %s, %s) : (%s, %s, %s) -> %s" %
+                   (moved, d.axpy_fn(s), e, dirn, vals[i], dtype, d.ty(s), d.ty(s), d.ty(s)))
+            a = list(vals)
+            a[i] = moved
+            rr = d.call(fn, a, shapes, results)
+            losses.append(d.scalar(rr[0]))
+        fd = d.fresh()
+        d.emit("%s = arith.subf %s, %s : %s" % (fd, losses[0], losses[1], dtype))
+        fd2 = d.fresh()
+        d.emit("%s = arith.mulf %s, %s : %s" % (fd2, fd, inv_2eps, dtype))
+        err = d.fresh()
+        d.emit("%s = arith.subf %s, %s : %s" % (err, fd2, prod, dtype))
+        aerr = d.fresh()
+        d.emit("%s = math.absf %s : %s" % (aerr, err, dtype))
+        mag = d.fresh()
+        d.emit("%s = math.absf %s : %s" % (mag, prod, dtype))
+        mag2 = d.fresh()
+        d.emit("%s = arith.maximumf %s, %s : %s" % (mag2, mag, tiny, dtype))
+        rel = d.fresh()
+        d.emit("%s = arith.divf %s, %s : %s" % (rel, aerr, mag2, dtype))
+        w = d.fresh()
+        d.emit("%s = arith.maximumf %s, %s : %s" % (w, worst, rel, dtype))
+        worst = w
+        d.emit('vector.print str "%s: analytic = "' % args[i][0])
+        d.emit("vector.print %s : %s" % (prod, dtype))
+        d.emit('vector.print str "%s: finite-difference = "' % args[i][0])
+        d.emit("vector.print %s : %s" % (fd2, dtype))
+    tol_c = d.const(tol)
+    ok = d.fresh()
+    d.emit("%s = arith.cmpf olt, %s, %s : %s" % (ok, worst, tol_c, dtype))
+    d.emit('vector.print str "max relative error = "')
+    d.emit("vector.print %s : %s" % (worst, dtype))
+    d.emit("scf.if %s {" % ok)
+    d.emit('  vector.print str "gradcheck PASS\\n"')
+    d.emit("} else {")
+    d.emit('  vector.print str "gradcheck FAIL\\n"')
+    d.emit("}")
+    return d.finish()
+
+
+def _mulall_fn(self, shape):
+    """@scale_<shape>(t, a) -> a * t."""
+    name = "scale_" + "x".join(str(d) for d in shape)
+    if name in self.helpers:
+        return name
+    r = len(shape)
+    dt = self.dtype
+    t = self.ty(shape)
+    self.helpers[name] = "\n".join([
+        "func.func private @%s(%%x: %s, %%a: %s) -> %s {" % (name, t, dt, t),
+        "  %%e = tensor.empty() : %s" % t,
+        "  %%r = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]}"
+        % (ident_map(r), ident_map(r), ", ".join(['"parallel"'] * r)),
+        "      ins(%%x : %s) outs(%%e : %s) {" % (t, t),
+        "  ^bb0(%%xv: %s, %%out: %s):" % (dt, dt),
+        "    %%m = arith.mulf %%a, %%xv : %s" % dt,
+        "    linalg.yield %%m : %s" % dt,
+        "  } -> %s" % t,
+        "  return %%r : %s" % t,
+        "}"])
+    return name
+
+
+def _dot_fn(self, shape):
+    """@dot_<shape>(x, y) -> sum(x * y)."""
+    name = "dot_" + "x".join(str(d) for d in shape)
+    if name in self.helpers:
+        return name
+    r = len(shape)
+    dt = self.dtype
+    t = self.ty(shape)
+    dims = ", ".join("d%d" % i for i in range(r))
+    self.helpers[name] = "\n".join([
+        "func.func private @%s(%%x: %s, %%y: %s) -> %s {" % (name, t, t, dt),
+        "  %%zero = arith.constant 0.0 : %s" % dt,
+        "  %%e = tensor.empty() : %s" % self.ty([]),
+        "  %%z = linalg.fill ins(%%zero : %s) outs(%%e : %s) -> %s"
+        % (dt, self.ty([]), self.ty([])),
+        "  %%r = linalg.generic {indexing_maps = [%s, %s, affine_map<(%s) -> ()>], iterator_types = [%s]}"
+        % (ident_map(r), ident_map(r), dims, ", ".join(['"reduction"'] * r)),
+        "      ins(%%x, %%y : %s, %s) outs(%%z : %s) {" % (t, t, self.ty([])),
+        "  ^bb0(%%xv: %s, %%yv: %s, %%acc: %s):" % (dt, dt, dt),
+        "    %%m = arith.mulf %%xv, %%yv : %s" % dt,
+        "    %%s = arith.addf %%m, %%acc : %s" % dt,
+        "    linalg.yield %%s : %s" % dt,
+        "  } -> %s" % self.ty([]),
+        "  %%v = tensor.extract %%r[] : %s" % self.ty([]),
+        "  return %%v : %s" % dt,
+        "}"])
+    return name
+
+
+Driver.mulall_fn = _mulall_fn
+Driver.dot_fn = _dot_fn
+
+
+# ===----------------------------------------------------------------------===#
+# Command line.
+# ===----------------------------------------------------------------------===#
+
+
+def emit_driver(text, o, name=None):
+    fn, args, results, dtype = parse_signature(text, name)
+    if o.main == "run":
+        return gen_run_main(fn, args, results, dtype)
+    return gen_gradcheck_main(fn, args, results, dtype, o.eps, o.tol)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__ if __doc__ else "",
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model", choices=sorted(MODELS) + ["driver"],
+                    help="model to generate, or 'driver' to emit only a driver "
+                         "for the step function in FILE")
+    ap.add_argument("file", nargs="?", help="step function file (driver mode)")
+    ap.add_argument("--name", help="step function name (default <model>_step)")
+    ap.add_argument("--dtype", choices=["f32", "f64"], default="f32")
+    ap.add_argument("--main", choices=["none", "run", "gradcheck"], default="none",
+                    help="also emit a @main driver (in driver mode: default run)")
+    ap.add_argument("--blocks", type=int, default=4, help="resnet/transformer blocks")
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--seq", type=int, default=8, help="transformer sequence length")
+    ap.add_argument("--width", type=int, default=32)
+    ap.add_argument("--hidden", type=int, default=64)
+    ap.add_argument("--classes", type=int, default=10)
+    ap.add_argument("--widths", default="64,48,32,16",
+                    help="unet widths, outermost first (comma separated)")
+    ap.add_argument("--eps", type=float, default=1e-6, help="gradcheck step")
+    ap.add_argument("--tol", type=float, default=1e-5, help="gradcheck relative tolerance")
+    o = ap.parse_args(argv)
+    o.widths = [int(w) for w in o.widths.split(",")]
+    if o.model == "driver":
+        if not o.file:
+            ap.error("driver mode needs FILE")
+        with open(o.file) as f:
+            text = f.read()
+        if o.dtype == "f64":
+            text = text.replace("f32", "f64")
+        if o.main == "none":
+            o.main = "run"
+        body = emit_driver(text, o, o.name)
+        header = ("// Driver generated by examples/gen/gen_training_step.py %s\n"
+                  "// (inputs: see examples/README.md).\n"
+                  % " ".join(a if a != o.file else o.file.split("/")[-1] for a in argv))
+        sys.stdout.write(header + body if o.main == "run" else text + header + body)
+        return 0
+    if o.name is None:
+        o.name = o.model + "_step"
+    header = ("// Generated by examples/gen/gen_training_step.py %s; do not edit.\n"
+              % " ".join(argv))
+    step = gen_step(o)
+    out = header + step
+    if o.main != "none":
+        out += "\n" + emit_driver(step, o, o.name)
+    sys.stdout.write(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

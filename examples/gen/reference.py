@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+# ===- reference.py - Independent loss values for the examples -------------===#
+#
+# Pure-Python (double precision, standard library only) forward passes of the
+# hand-written examples in examples/, on the same deterministic inputs the
+# drivers build (see examples/README.md, "Inputs"):
+#
+#   argument i of the step, flat row-major index k:
+#     parameters:  scale_i * sin(0.37 k + 0.5 i + 0.25), scale_i = 0.1 for
+#                  rank-1 tensors, 1/sqrt(prod(shape[:-1])) otherwise;
+#     inputs:      sin(0.37 k + 0.5 i + 0.25), except `y` (one-hot labels):
+#                  y[b, c] = 1 if c == (3 b + 1) mod C else 0.
+#
+# It shares no code with the MLIR: it is the hand check of the loss that the
+# lit tests in test/Examples/ compare against. The gradients are checked
+# separately by the `--main gradcheck` drivers of gen_training_step.py.
+#
+# Usage: reference.py mlp|cnn|residual
+#
+# ===----------------------------------------------------------------------===#
+
+import math
+import sys
+
+
+def init(i, shape, param):
+    n = 1
+    for d in shape:
+        n *= d
+    if not param:
+        scale = 1.0
+    elif len(shape) == 1:
+        scale = 0.1
+    else:
+        fan_in = n // shape[-1]
+        scale = 1.0 / math.sqrt(fan_in)
+    flat = [scale * math.sin(0.37 * k + 0.5 * i + 0.25) for k in range(n)]
+    return reshape(flat, shape)
+
+
+def reshape(flat, shape):
+    if len(shape) == 1:
+        return list(flat)
+    step = len(flat) // shape[0]
+    return [reshape(flat[j * step:(j + 1) * step], shape[1:]) for j in range(shape[0])]
+
+
+def onehot(rows, classes):
+    return [[1.0 if c == (3 * b + 1) % classes else 0.0 for c in range(classes)]
+            for b in range(rows)]
+
+
+def linear(x, w, b):
+    return [[sum(xr[k] * w[k][j] for k in range(len(w))) + b[j] for j in range(len(b))]
+            for xr in x]
+
+
+def matmul(x, w):
+    return [[sum(xr[k] * w[k][j] for k in range(len(w))) for j in range(len(w[0]))]
+            for xr in x]
+
+
+def relu(x):
+    if isinstance(x, list):
+        return [relu(v) for v in x]
+    return max(x, 0.0)
+
+
+def softmax_ce(logits, y):
+    total = 0.0
+    for z, t in zip(logits, y):
+        m = max(z)
+        lse = m + math.log(sum(math.exp(v - m) for v in z))
+        total -= sum(tc * (v - lse) for v, tc in zip(z, t))
+    return total / len(logits)
+
+
+def mlp():
+    shapes = [[32, 64], [64], [64, 64], [64], [64, 10], [10]]
+    p = [init(i, s, True) for i, s in enumerate(shapes)]
+    x = init(6, [8, 32], False)
+    y = onehot(8, 10)
+    a1 = relu(linear(x, p[0], p[1]))
+    a2 = relu(linear(a1, p[2], p[3]))
+    return softmax_ce(linear(a2, p[4], p[5]), y)
+
+
+def conv_nhwc_hwcf(x, w, b):
+    n, h, wd, c = len(x), len(x[0]), len(x[0][0]), len(x[0][0][0])
+    kh, kw, f = len(w), len(w[0]), len(w[0][0][0])
+    oh, ow = h - kh + 1, wd - kw + 1
+    return [[[[b[fi] + sum(x[ni][i + a][j + e][ci] * w[a][e][ci][fi]
+                            for a in range(kh) for e in range(kw) for ci in range(c))
+               for fi in range(f)] for j in range(ow)] for i in range(oh)]
+            for ni in range(n)]
+
+
+def maxpool2(x):
+    return [[[[max(img[2 * i + a][2 * j + e][fi] for a in range(2) for e in range(2))
+               for fi in range(len(img[0][0]))] for j in range(len(img[0]) // 2)]
+             for i in range(len(img) // 2)] for img in x]
+
+
+def cnn():
+    shapes = [[3, 3, 3, 4], [4], [3, 3, 4, 8], [8], [72, 10], [10]]
+    p = [init(i, s, True) for i, s in enumerate(shapes)]
+    x = init(6, [4, 10, 10, 3], False)
+    y = onehot(4, 10)
+    a1 = relu(conv_nhwc_hwcf(x, p[0], p[1]))
+    a2 = relu(conv_nhwc_hwcf(a1, p[2], p[3]))
+    pooled = maxpool2(a2)
+    flat = [[v for row in img for col in row for v in col] for img in pooled]
+    return softmax_ce(linear(flat, p[4], p[5]), y)
+
+
+def residual():
+    blocks, d, h = 5, 32, 64
+    shapes = []
+    for _ in range(blocks):
+        shapes += [[d, h], [h, d]]
+    p = [init(i, s, True) for i, s in enumerate(shapes)]
+    x = init(2 * blocks, [8, d], False)
+    target = init(2 * blocks + 1, [8, d], False)
+    for i in range(blocks):
+        u = relu(matmul(x, p[2 * i]))
+        v = matmul(u, p[2 * i + 1])
+        x = [[a + c for a, c in zip(r, s)] for r, s in zip(x, v)]
+    return 0.5 / len(x) * sum((a - t) ** 2 for r, s in zip(x, target) for a, t in zip(r, s))
+
+
+if __name__ == "__main__":
+    which = sys.argv[1] if len(sys.argv) > 1 else "mlp"
+    print("%s loss = %.9g" % (which, {"mlp": mlp, "cnn": cnn, "residual": residual}[which]()))
