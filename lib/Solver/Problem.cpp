@@ -1,1 +1,113 @@
-// PLACEHOLDER: replaced by the implementation.
+//===- Problem.cpp - checkpointing problem model --------------------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Problem.h"
+
+#include <cmath>
+#include <sstream>
+
+using namespace remat;
+
+static std::string describeNode(const Graph &graph, int id) {
+  std::ostringstream os;
+  os << "node " << id;
+  const std::string &name = graph.nodes[id].name;
+  if (!name.empty())
+    os << " ('" << name << "')";
+  return os.str();
+}
+
+std::string Graph::check() const {
+  for (int id = 0, e = size(); id < e; ++id) {
+    const Node &node = nodes[id];
+    std::ostringstream os;
+    if (node.bytes < 0) {
+      os << describeNode(*this, id) << " has negative size " << node.bytes;
+      return os.str();
+    }
+    if (!(node.cost >= 0) || !std::isfinite(node.cost)) {
+      os << describeNode(*this, id) << " has invalid cost " << node.cost
+         << " (must be finite and non-negative)";
+      return os.str();
+    }
+    for (int dep : node.deps) {
+      if (dep < 0 || dep >= e) {
+        os << describeNode(*this, id) << " depends on node " << dep
+           << ", which does not exist (the graph has " << e << " nodes)";
+        return os.str();
+      }
+      if (dep == id) {
+        os << describeNode(*this, id) << " depends on itself (cycle)";
+        return os.str();
+      }
+      if (dep > id) {
+        os << describeNode(*this, id) << " depends on later node " << dep
+           << ": nodes must be in topological order (cycle or misordered "
+              "graph)";
+        return os.str();
+      }
+    }
+    if (node.aliasOf >= 0) {
+      if (node.aliasOf >= id) {
+        os << describeNode(*this, id) << " is a view of node " << node.aliasOf
+           << ", which is not an earlier node";
+        return os.str();
+      }
+      if (node.isResident() != nodes[node.aliasOf].isResident() &&
+          node.isResident()) {
+        os << describeNode(*this, id)
+           << " is an input/param view of a computed node";
+        return os.str();
+      }
+    } else if (node.aliasOf != -1) {
+      os << describeNode(*this, id) << " has invalid alias " << node.aliasOf;
+      return os.str();
+    }
+    if (node.isResident() && !node.deps.empty()) {
+      os << describeNode(*this, id)
+         << " is an input/param but has dependencies";
+      return os.str();
+    }
+  }
+  if (fixedBytes < 0)
+    return "fixed_bytes is negative";
+  for (int out : outputs)
+    if (out < 0 || out >= size()) {
+      std::ostringstream os;
+      os << "output " << out << " does not exist (the graph has " << size()
+         << " nodes)";
+      return os.str();
+    }
+  return "";
+}
+
+std::vector<std::vector<int>> Graph::users() const {
+  std::vector<std::vector<int>> result(nodes.size());
+  for (int id = 0, e = size(); id < e; ++id)
+    for (int dep : nodes[id].deps)
+      if (dep >= 0 && dep < e &&
+          (result[dep].empty() || result[dep].back() != id))
+        result[dep].push_back(id);
+  return result;
+}
+
+int Graph::storageOf(int id) const {
+  // Views point strictly backwards in a checked graph; the step bound keeps
+  // an unchecked graph from looping.
+  for (int steps = 0; steps <= size() && nodes[id].aliasOf >= 0 &&
+                      nodes[id].aliasOf < id;
+       ++steps)
+    id = nodes[id].aliasOf;
+  return id;
+}
+
+int64_t Graph::residentBytes() const {
+  int64_t total = fixedBytes;
+  for (const Node &node : nodes)
+    if (node.isResident() && !node.isView())
+      total += node.bytes;
+  return total;
+}

@@ -1,0 +1,87 @@
+//===- SolverSupport.h - helpers every checkpoint solver shares -*- C++ -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The pieces every solver uses to turn its answer into a `SolveResult`: a
+// stopwatch, the checkpoint-all reference cost, the compute limit of the
+// MinPeakUnderOverhead objective, and `finishSolve`, which simulates the
+// schedule and never lets an unverified or over-budget schedule through with
+// a feasible status.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_SOLVER_SOLVERSUPPORT_H
+#define REMAT_SOLVER_SOLVERSUPPORT_H
+
+#include "remat/Solver/Solver.h"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace remat {
+
+/// Wall-clock time since construction.
+class Stopwatch {
+public:
+  Stopwatch() : start(std::chrono::steady_clock::now()) {}
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  }
+
+private:
+  std::chrono::steady_clock::time_point start;
+};
+
+/// Marks the nodes a schedule must compute at least once: the non-resident
+/// ancestors of the outputs (outputs included). Other nodes are dead code.
+std::vector<char> neededNodes(const Graph &graph);
+
+/// Cost of computing every needed node exactly once: the checkpoint-all
+/// cost, and a lower bound on the cost of any valid schedule.
+double checkpointAllCost(const Graph &graph);
+
+/// Cost of computing every needed forward node once (one forward pass).
+double forwardPassCost(const Graph &graph);
+
+/// For MinPeakUnderOverhead: the largest allowed total cost,
+/// checkpointAllCost * (1 + maxOverhead), or checkpointAllCost plus one
+/// forward pass when maxOverhead is negative. Infinity for other objectives.
+double costLimit(const Graph &graph, const SolveOptions &options);
+
+/// A lower bound on the peak of any valid schedule: resident bytes plus, for
+/// every needed node, its own storage and its dependencies' storage (all
+/// live when it is computed), and the outputs' storage (all live at the end).
+int64_t peakLowerBound(const Graph &graph);
+
+/// Whether a schedule with (peakA, costA) is preferable to (peakB, costB)
+/// under `options`: one that meets the constraints (budget, cost limit)
+/// beats one that does not; among those that do, the objective decides
+/// (ties broken by the other quantity); among those that do not, the one
+/// closer to meeting them.
+bool isBetter(const SolveOptions &options, double limit, int64_t peakA,
+              double costA, int64_t peakB, double costB);
+
+/// Simulates `schedule` and builds the result `solver` returns: peak, cost
+/// and seconds filled in; status `claimed` (Optimal or Feasible) only when
+/// the simulator accepts the schedule, the peak is within the budget and,
+/// for MinPeakUnderOverhead, the cost within `costLimit`; Infeasible with a
+/// message saying why otherwise. The schedule is kept either way, for
+/// diagnostics.
+SolveResult finishSolve(const Graph &graph, const SolveOptions &options,
+                        const std::string &solver, Schedule schedule,
+                        SolveStatus claimed, const Stopwatch &watch,
+                        const std::string &message = "");
+
+/// A result without a schedule (Unsupported, Infeasible, Timeout).
+SolveResult failSolve(const std::string &solver, SolveStatus status,
+                      const std::string &message, const Stopwatch &watch);
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_SOLVERSUPPORT_H

@@ -1,0 +1,165 @@
+//===- SolverSupport.cpp - helpers every checkpoint solver shares ---------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/SolverSupport.h"
+
+#include "remat/Solver/Simulator.h"
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+
+using namespace remat;
+
+std::vector<char> remat::neededNodes(const Graph &graph) {
+  std::vector<char> needed(graph.size(), 0);
+  for (int out : graph.outputs)
+    if (out >= 0 && out < graph.size())
+      needed[out] = 1;
+  for (int id = graph.size() - 1; id >= 0; --id) {
+    if (!needed[id])
+      continue;
+    for (int dep : graph.nodes[id].deps)
+      needed[dep] = 1;
+    if (graph.nodes[id].isView())
+      needed[graph.nodes[id].aliasOf] = 1;
+  }
+  for (int id = 0; id < graph.size(); ++id)
+    if (graph.nodes[id].isResident())
+      needed[id] = 0;
+  return needed;
+}
+
+double remat::checkpointAllCost(const Graph &graph) {
+  std::vector<char> needed = neededNodes(graph);
+  double total = 0;
+  for (int id = 0; id < graph.size(); ++id)
+    if (needed[id])
+      total += graph.nodes[id].cost;
+  return total;
+}
+
+double remat::forwardPassCost(const Graph &graph) {
+  std::vector<char> needed = neededNodes(graph);
+  double total = 0;
+  for (int id = 0; id < graph.size(); ++id)
+    if (needed[id] && graph.nodes[id].kind == NodeKind::Forward)
+      total += graph.nodes[id].cost;
+  return total;
+}
+
+double remat::costLimit(const Graph &graph, const SolveOptions &options) {
+  if (options.objective != Objective::MinPeakUnderOverhead)
+    return std::numeric_limits<double>::infinity();
+  double base = checkpointAllCost(graph);
+  if (options.maxOverhead < 0)
+    return base + forwardPassCost(graph);
+  return base * (1 + options.maxOverhead);
+}
+
+int64_t remat::peakLowerBound(const Graph &graph) {
+  std::vector<char> needed = neededNodes(graph);
+  const int64_t resident = graph.residentBytes();
+  auto storageBytes = [&](int id) -> int64_t {
+    int root = graph.storageOf(id);
+    return graph.nodes[root].isResident() ? 0 : graph.nodes[root].bytes;
+  };
+  int64_t best = resident;
+  std::vector<int> roots;
+  for (int id = 0; id < graph.size(); ++id) {
+    if (!needed[id])
+      continue;
+    roots.clear();
+    roots.push_back(graph.storageOf(id));
+    for (int dep : graph.nodes[id].deps)
+      roots.push_back(graph.storageOf(dep));
+    std::sort(roots.begin(), roots.end());
+    roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+    int64_t sum = resident;
+    for (int root : roots)
+      sum += storageBytes(root);
+    best = std::max(best, sum);
+  }
+  roots.clear();
+  for (int out : graph.outputs)
+    if (out >= 0 && out < graph.size())
+      roots.push_back(graph.storageOf(out));
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  int64_t atEnd = resident;
+  for (int root : roots)
+    atEnd += storageBytes(root);
+  return std::max(best, atEnd);
+}
+
+bool remat::isBetter(const SolveOptions &options, double limit, int64_t peakA,
+                     double costA, int64_t peakB, double costB) {
+  const double slack = 1e-9 * std::max(1.0, std::abs(limit));
+  auto meets = [&](int64_t peak, double cost) {
+    return peak <= options.budget && cost <= limit + slack;
+  };
+  bool okA = meets(peakA, costA), okB = meets(peakB, costB);
+  if (okA != okB)
+    return okA;
+  bool minPeak = options.objective == Objective::MinPeakUnderOverhead;
+  if (!okA) {
+    // Neither meets the constraints: prefer the one closer to them.
+    if (minPeak && (costA > limit + slack || costB > limit + slack))
+      return costA != costB ? costA < costB : peakA < peakB;
+    return peakA != peakB ? peakA < peakB : costA < costB;
+  }
+  if (minPeak)
+    return peakA != peakB ? peakA < peakB : costA < costB;
+  return costA != costB ? costA < costB : peakA < peakB;
+}
+
+SolveResult remat::finishSolve(const Graph &graph, const SolveOptions &options,
+                               const std::string &solver, Schedule schedule,
+                               SolveStatus claimed, const Stopwatch &watch,
+                               const std::string &message) {
+  SolveResult result;
+  result.solver = solver;
+  result.message = message;
+  Simulation sim = simulate(graph, schedule);
+  result.schedule = std::move(schedule);
+  result.peakBytes = sim.peakBytes;
+  result.cost = sim.cost;
+  result.status = claimed;
+  if (claimed != SolveStatus::Optimal && claimed != SolveStatus::Feasible)
+    result.status = SolveStatus::Feasible;
+  std::ostringstream why;
+  if (!sim.valid()) {
+    result.status = SolveStatus::Infeasible;
+    why << "internal error: the simulator rejected the schedule: "
+        << sim.error;
+  } else if (sim.peakBytes > options.budget) {
+    result.status = SolveStatus::Infeasible;
+    why << "the best schedule found peaks at " << sim.peakBytes
+        << " bytes, over the budget of " << options.budget << " bytes";
+  } else {
+    double limit = costLimit(graph, options);
+    if (sim.cost > limit + 1e-9 * std::max(1.0, limit)) {
+      result.status = SolveStatus::Infeasible;
+      why << "the best schedule found costs " << sim.cost
+          << ", over the allowed " << limit;
+    }
+  }
+  if (!why.str().empty())
+    result.message = message.empty() ? why.str() : why.str() + "; " + message;
+  result.seconds = watch.seconds();
+  return result;
+}
+
+SolveResult remat::failSolve(const std::string &solver, SolveStatus status,
+                             const std::string &message,
+                             const Stopwatch &watch) {
+  SolveResult result;
+  result.solver = solver;
+  result.status = status;
+  result.message = message;
+  result.seconds = watch.seconds();
+  return result;
+}
