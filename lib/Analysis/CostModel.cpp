@@ -1,1 +1,473 @@
-// PLACEHOLDER: replaced by the implementation.
+//===- CostModel.cpp - memory and compute cost of tensor ops --------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Implements the rules documented in CostModel.h and docs/CostModel.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Analysis/CostModel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/CastInterfaces.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace remat;
+
+//===----------------------------------------------------------------------===//
+// Classification
+//===----------------------------------------------------------------------===//
+
+bool remat::producesTensor(Operation *op) {
+  return llvm::any_of(op->getResultTypes(),
+                      [](Type type) { return isa<TensorType>(type); });
+}
+
+bool remat::isViewOp(Operation *op) {
+  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+             tensor::ExtractSliceOp, tensor::CastOp, tensor::ReshapeOp,
+             tensor::BitcastOp, bufferization::ToTensorOp>(op);
+}
+
+/// Returns true if `op`'s tensor results own no storage although they are not
+/// views: their buffer is either static data or accounted to another op.
+static bool ownsNoStorage(Operation *op) {
+  if (isViewOp(op))
+    return true;
+  // The buffer of an uninitialized tensor is the one its destination-passing
+  // consumer writes into; that consumer's result owns it.
+  if (isa<tensor::EmptyOp>(op))
+    return true;
+  if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(op))
+    return !alloc.getCopy();
+  // Constants become read-only globals, not heap buffers.
+  return isa<arith::ConstantOp>(op);
+}
+
+std::optional<int64_t> remat::getElementByteWidth(Type type) {
+  if (isa<IndexType>(type))
+    return 8;
+  if (type.isIntOrFloat())
+    return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+  if (auto complex = dyn_cast<ComplexType>(type)) {
+    std::optional<int64_t> part = getElementByteWidth(complex.getElementType());
+    if (!part)
+      return std::nullopt;
+    return 2 * *part;
+  }
+  if (auto vector = dyn_cast<VectorType>(type)) {
+    if (vector.isScalable())
+      return std::nullopt;
+    std::optional<int64_t> lane = getElementByteWidth(vector.getElementType());
+    if (!lane)
+      return std::nullopt;
+    return vector.getNumElements() * *lane;
+  }
+  return std::nullopt;
+}
+
+int64_t remat::getScalarOpFlops(Operation *op) {
+  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return 0;
+  // Data movement and type conversion, not arithmetic.
+  if (isa<arith::ConstantOp, arith::SelectOp, CastOpInterface>(op))
+    return 0;
+  // Address arithmetic on indices is not part of the model's computation.
+  if (llvm::any_of(op->getResultTypes(), [](Type type) {
+        return isa<IndexType>(getElementTypeOrSelf(type));
+      }))
+    return 0;
+  if (isa<math::FmaOp>(op))
+    return 2;
+  return 1;
+}
+
+/// Sums getScalarOpFlops over every op nested in `region`.
+static int64_t countPayloadFlops(Region &region) {
+  int64_t count = 0;
+  region.walk([&](Operation *nested) { count += getScalarOpFlops(nested); });
+  return count;
+}
+
+//===----------------------------------------------------------------------===//
+// computeOpCost
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Computes the cost of one op, emitting diagnostics on it.
+class OpCostComputer {
+public:
+  OpCostComputer(Operation *op, const CostModelOptions &options)
+      : op(op), options(options) {}
+
+  FailureOr<CostAttr> compute();
+
+private:
+  /// Replaces a dynamic `size` by the hint, or fails with an error that says
+  /// which size (`what`) is dynamic.
+  LogicalResult resolve(int64_t &size, const llvm::Twine &what);
+  /// `acc *= factor`, failing on int64_t overflow.
+  LogicalResult multiply(int64_t &acc, int64_t factor);
+  /// Element count of the shaped `type` (`what` names it in messages).
+  FailureOr<int64_t> getNumElements(ShapedType type, const llvm::Twine &what);
+  /// Bytes owned by each result.
+  LogicalResult computeBytes(SmallVectorImpl<int64_t> &bytes);
+  /// FLOPs; std::nullopt if the op is unknown to the model.
+  FailureOr<std::optional<int64_t>> computeFlops();
+  /// Iteration-domain size x payload op count of a LinalgOp.
+  FailureOr<int64_t> computeLinalgFlops(linalg::LinalgOp linalgOp);
+
+  Operation *op;
+  const CostModelOptions &options;
+  bool usedHint = false;
+};
+
+} // namespace
+
+LogicalResult OpCostComputer::resolve(int64_t &size, const llvm::Twine &what) {
+  if (!ShapedType::isDynamic(size))
+    return success();
+  if (!options.dynamicSizeHint)
+    return op->emitOpError()
+           << "has a dynamic " << what
+           << "; its cost needs static shapes (set a size hint for dynamic "
+              "dimensions with remat-annotate-costs{dynamic-size-hint=N})";
+  size = *options.dynamicSizeHint;
+  usedHint = true;
+  return success();
+}
+
+LogicalResult OpCostComputer::multiply(int64_t &acc, int64_t factor) {
+  int64_t product;
+  if (llvm::MulOverflow(acc, factor, product))
+    return op->emitOpError() << "has a cost that overflows a 64-bit integer";
+  acc = product;
+  return success();
+}
+
+FailureOr<int64_t> OpCostComputer::getNumElements(ShapedType type,
+                                                  const llvm::Twine &what) {
+  if (!type.hasRank())
+    return op->emitOpError() << "has an unranked " << what << " (" << type
+                             << "); the cost model needs ranked shapes";
+  int64_t count = 1;
+  for (auto [dim, staticSize] : llvm::enumerate(type.getShape())) {
+    int64_t size = staticSize;
+    std::string description;
+    llvm::raw_string_ostream os(description);
+    os << "dimension " << dim << " in " << what << " (" << type << ")";
+    if (failed(resolve(size, description)))
+      return failure();
+    if (failed(multiply(count, size)))
+      return failure();
+  }
+  return count;
+}
+
+LogicalResult OpCostComputer::computeBytes(SmallVectorImpl<int64_t> &bytes) {
+  bool noStorage = ownsNoStorage(op);
+  for (OpResult result : op->getResults()) {
+    auto tensorType = dyn_cast<TensorType>(result.getType());
+    // Scalars (and any non-tensor result) live in registers.
+    if (!tensorType || noStorage) {
+      bytes.push_back(0);
+      continue;
+    }
+    std::string what = "result #" + std::to_string(result.getResultNumber());
+    std::optional<int64_t> width =
+        getElementByteWidth(tensorType.getElementType());
+    if (!width)
+      return op->emitOpError()
+             << "has " << what << " of element type "
+             << tensorType.getElementType()
+             << " whose size in bytes the cost model does not know";
+    FailureOr<int64_t> count = getNumElements(tensorType, what);
+    if (failed(count))
+      return failure();
+    int64_t size = *count;
+    if (failed(multiply(size, *width)))
+      return failure();
+    bytes.push_back(size);
+  }
+  return success();
+}
+
+FailureOr<int64_t>
+OpCostComputer::computeLinalgFlops(linalg::LinalgOp linalgOp) {
+  // Each loop's range is the size of an operand dimension indexed by exactly
+  // that loop (a pure AffineDimExpr); prefer a static one when several are.
+  unsigned numLoops = linalgOp.getNumLoops();
+  SmallVector<int64_t> ranges(numLoops, ShapedType::kDynamic);
+  SmallVector<bool> indexed(numLoops, false);
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+    ArrayRef<int64_t> shape = linalgOp.getShape(&operand);
+    for (auto [index, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim || index >= shape.size())
+        continue;
+      unsigned loop = dim.getPosition();
+      indexed[loop] = true;
+      if (ShapedType::isDynamic(ranges[loop]))
+        ranges[loop] = shape[index];
+    }
+  }
+  int64_t domain = 1;
+  for (unsigned loop = 0; loop < numLoops; ++loop) {
+    if (!indexed[loop])
+      return op->emitOpError()
+             << "has loop d" << loop
+             << " whose range is not the size of any operand dimension; the "
+                "cost model cannot size its iteration domain";
+    if (failed(resolve(ranges[loop], "range of loop d" + llvm::Twine(loop))) ||
+        failed(multiply(domain, ranges[loop])))
+      return failure();
+  }
+  int64_t flops = domain;
+  if (failed(multiply(flops, countPayloadFlops(op->getRegion(0)))))
+    return failure();
+  return flops;
+}
+
+FailureOr<std::optional<int64_t>> OpCostComputer::computeFlops() {
+  if (isViewOp(op))
+    return std::optional<int64_t>(0);
+
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    FailureOr<int64_t> flops = computeLinalgFlops(linalgOp);
+    if (failed(flops))
+      return failure();
+    return std::optional<int64_t>(*flops);
+  }
+
+  // softmax(x) along one dimension = max-reduce, subtract, exp, sum-reduce
+  // and divide: 5 operations per element of the output.
+  if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+    FailureOr<int64_t> count =
+        getNumElements(cast<ShapedType>(softmax.getOutput().getType()),
+                       "output");
+    int64_t flops = 5;
+    if (failed(count) || failed(multiply(flops, *count)))
+      return failure();
+    return std::optional<int64_t>(flops);
+  }
+
+  // Elementwise arith/math applied to whole tensors.
+  if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+      !isa<arith::ConstantOp>(op)) {
+    if (!op->hasTrait<OpTrait::Elementwise>())
+      return std::optional<int64_t>();
+    FailureOr<int64_t> count =
+        getNumElements(cast<ShapedType>(op->getResult(0).getType()),
+                       "result #0");
+    int64_t flops = getScalarOpFlops(op);
+    if (failed(count) || failed(multiply(flops, *count)))
+      return failure();
+    return std::optional<int64_t>(flops);
+  }
+
+  // tensor.generate evaluates its body once per element.
+  if (auto generate = dyn_cast<tensor::GenerateOp>(op)) {
+    FailureOr<int64_t> count =
+        getNumElements(generate.getType(), "result #0");
+    int64_t flops = countPayloadFlops(generate.getBody());
+    if (failed(count) || failed(multiply(flops, *count)))
+      return failure();
+    return std::optional<int64_t>(flops);
+  }
+
+  // Allocation, constants and pure data movement: no arithmetic.
+  if (isa<arith::ConstantOp, tensor::EmptyOp, tensor::SplatOp,
+          tensor::FromElementsOp, tensor::InsertOp, tensor::InsertSliceOp,
+          tensor::PadOp, tensor::ConcatOp, tensor::GatherOp,
+          tensor::ScatterOp, linalg::PackOp, linalg::UnPackOp,
+          bufferization::AllocTensorOp,
+          bufferization::MaterializeInDestinationOp>(op))
+    return std::optional<int64_t>(0);
+
+  return std::optional<int64_t>();
+}
+
+FailureOr<CostAttr> OpCostComputer::compute() {
+  FailureOr<std::optional<int64_t>> flops = computeFlops();
+  if (failed(flops))
+    return failure();
+  bool unknown = !flops->has_value();
+  if (unknown && !options.allowUnknown)
+    return op->emitOpError()
+           << "is not supported by the cost model (use "
+              "remat-annotate-costs{allow-unknown} to cost it from its result "
+              "types with 0 FLOPs, or attach a remat.cost by hand)";
+
+  SmallVector<int64_t> bytes;
+  if (failed(computeBytes(bytes)))
+    return failure();
+
+  if (options.emitWarnings) {
+    if (unknown)
+      op->emitWarning() << "'" << op->getName()
+                        << "' is not supported by the cost model; assuming "
+                           "bytes from its result types and 0 FLOPs";
+    if (usedHint)
+      op->emitWarning() << "cost assumes every dynamic dimension has size "
+                        << *options.dynamicSizeHint;
+  }
+  return CostAttr::get(op->getContext(), bytes, flops->value_or(0),
+                       /*time_ns=*/std::nullopt);
+}
+
+FailureOr<CostAttr> remat::computeOpCost(Operation *op,
+                                         const CostModelOptions &options) {
+  return OpCostComputer(op, options).compute();
+}
+
+//===----------------------------------------------------------------------===//
+// CostProfile
+//===----------------------------------------------------------------------===//
+
+static llvm::Error makeProfileError(llvm::StringRef path,
+                                    const llvm::Twine &message) {
+  return llvm::make_error<llvm::StringError>(
+      "profile '" + path + "': " + message, llvm::inconvertibleErrorCode());
+}
+
+llvm::Expected<CostProfile> CostProfile::load(llvm::StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return makeProfileError(path, "cannot read the file: " +
+                                      buffer.getError().message());
+  return parse((*buffer)->getBuffer(), path);
+}
+
+llvm::Expected<CostProfile> CostProfile::parse(llvm::StringRef contents,
+                                               llvm::StringRef path) {
+  llvm::Expected<llvm::json::Value> root = llvm::json::parse(contents);
+  if (!root)
+    return makeProfileError(path, "malformed JSON: " +
+                                      llvm::toString(root.takeError()));
+  const llvm::json::Object *object = root->getAsObject();
+  if (!object)
+    return makeProfileError(path, "expected a JSON object with an \"ops\" "
+                                  "array at the top level");
+  const llvm::json::Array *ops = object->getArray("ops");
+  if (!ops)
+    return makeProfileError(path, "expected an \"ops\" array at the top level");
+
+  CostProfile profile;
+  for (auto [index, entryValue] : llvm::enumerate(*ops)) {
+    std::string where = "ops[" + std::to_string(index) + "]: ";
+    const llvm::json::Object *entry = entryValue.getAsObject();
+    if (!entry)
+      return makeProfileError(path, where + "expected an object");
+
+    const llvm::json::Value *locValue = entry->get("loc");
+    const llvm::json::Value *nameValue = entry->get("name");
+    if ((locValue != nullptr) == (nameValue != nullptr))
+      return makeProfileError(path, where + "expected exactly one of \"loc\" "
+                                            "and \"name\"");
+    const llvm::json::Value *keyValue = locValue ? locValue : nameValue;
+    std::optional<llvm::StringRef> key = keyValue->getAsString();
+    if (!key || key->empty())
+      return makeProfileError(path, where + "\"" +
+                                        (locValue ? "loc" : "name") +
+                                        "\" must be a non-empty string");
+
+    std::optional<double> time = entry->getNumber("time_ns");
+    if (!time)
+      return makeProfileError(path, where + "expected a number \"time_ns\"");
+    if (!std::isfinite(*time) || *time < 0 || *time > 9.0e18)
+      return makeProfileError(path, where + "\"time_ns\" must be a "
+                                            "non-negative number below 9e18");
+
+    llvm::StringMap<int64_t> &map = locValue ? profile.byLoc : profile.byName;
+    if (!map.try_emplace(*key, static_cast<int64_t>(std::llround(*time)))
+             .second)
+      return makeProfileError(path, where + "duplicate entry for \"" + *key +
+                                        "\"");
+  }
+  return profile;
+}
+
+std::optional<int64_t> CostProfile::lookup(Operation *op) const {
+  SmallVector<FileLineColLoc> fileLocs;
+  SmallVector<StringRef> names;
+  LocationAttr(op->getLoc()).walk([&](Location loc) {
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+      fileLocs.push_back(fileLoc);
+    else if (auto nameLoc = dyn_cast<NameLoc>(loc))
+      names.push_back(nameLoc.getName().getValue());
+    return WalkResult::advance();
+  });
+
+  auto find = [](const llvm::StringMap<int64_t> &map,
+                 StringRef key) -> std::optional<int64_t> {
+    auto it = map.find(key);
+    if (it == map.end())
+      return std::nullopt;
+    return it->second;
+  };
+
+  // Exact "file:line:col" first, then "file:line".
+  for (bool withColumn : {true, false}) {
+    for (FileLineColLoc fileLoc : fileLocs) {
+      SmallString<128> key;
+      llvm::raw_svector_ostream os(key);
+      os << fileLoc.getFilename().getValue() << ':' << fileLoc.getLine();
+      if (withColumn)
+        os << ':' << fileLoc.getColumn();
+      if (std::optional<int64_t> time = find(byLoc, key))
+        return time;
+    }
+  }
+  for (StringRef name : names)
+    if (std::optional<int64_t> time = find(byName, name))
+      return time;
+  return find(byName, op->getName().getStringRef());
+}
+
+//===----------------------------------------------------------------------===//
+// annotateCosts
+//===----------------------------------------------------------------------===//
+
+LogicalResult remat::annotateCosts(Operation *root,
+                                   const CostModelOptions &options,
+                                   const CostProfile *profile) {
+  bool anyFailed = false;
+  root->walk([&](Operation *op) {
+    if (!producesTensor(op))
+      return;
+    auto cost = op->getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
+    if (!cost) {
+      FailureOr<CostAttr> computed = computeOpCost(op, options);
+      if (failed(computed)) {
+        anyFailed = true;
+        return;
+      }
+      cost = *computed;
+    }
+    if (profile)
+      if (std::optional<int64_t> timeNs = profile->lookup(op))
+        cost = CostAttr::get(op->getContext(), cost.getBytes(),
+                             cost.getFlops(), *timeNs);
+    op->setAttr(RematDialect::kCostAttrName, cost);
+  });
+  return failure(anyFailed);
+}

@@ -1,9 +1,70 @@
-// PLACEHOLDER: replaced by the implementation.
+//===- AnnotateCosts.cpp - attach #remat.cost to tensor ops ---------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The `remat-annotate-costs` pass: a thin shell over remat::annotateCosts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Analysis/CostModel.h"
 #include "remat/Transforms/Passes.h"
+
+#include <memory>
+
 namespace remat {
 #define GEN_PASS_DEF_REMATANNOTATECOSTS
 #include "remat/Transforms/Passes.h.inc"
 } // namespace remat
+
+using namespace mlir;
+using namespace remat;
+
 namespace {
-struct P : remat::impl::RematAnnotateCostsBase<P> { void runOnOperation() override {} };
+
+struct RematAnnotateCostsPass
+    : public remat::impl::RematAnnotateCostsBase<RematAnnotateCostsPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    // Read the profile once; errors are reported on each function, where a
+    // located diagnostic can be emitted.
+    profile.reset();
+    profileError.clear();
+    if (profilePath.empty())
+      return success();
+    llvm::Expected<CostProfile> loaded = CostProfile::load(profilePath);
+    if (!loaded) {
+      profileError = llvm::toString(loaded.takeError());
+      return success();
+    }
+    profile = std::make_shared<const CostProfile>(std::move(*loaded));
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (!profileError.empty()) {
+      func.emitError() << profileError;
+      return signalPassFailure();
+    }
+    if (dynamicSizeHint < 0) {
+      func.emitError() << "remat-annotate-costs: dynamic-size-hint must be "
+                          "positive (or 0 for none), got "
+                       << dynamicSizeHint;
+      return signalPassFailure();
+    }
+    CostModelOptions options;
+    if (dynamicSizeHint > 0)
+      options.dynamicSizeHint = dynamicSizeHint;
+    options.allowUnknown = allowUnknown;
+    if (failed(annotateCosts(func, options, profile.get())))
+      return signalPassFailure();
+  }
+
+  std::shared_ptr<const CostProfile> profile;
+  std::string profileError;
+};
+
 } // namespace

@@ -1,9 +1,41 @@
-// PLACEHOLDER: replaced by the implementation.
+//===- InferPhases.cpp - mark ops forward or backward ---------------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The `remat-infer-phases` pass: a thin shell over remat::annotatePhases.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Analysis/Phases.h"
 #include "remat/Transforms/Passes.h"
+
 namespace remat {
 #define GEN_PASS_DEF_REMATINFERPHASES
 #include "remat/Transforms/Passes.h.inc"
 } // namespace remat
+
+using namespace mlir;
+using namespace remat;
+
 namespace {
-struct P : remat::impl::RematInferPhasesBase<P> { void runOnOperation() override {} };
+
+struct RematInferPhasesPass
+    : public remat::impl::RematInferPhasesBase<RematInferPhasesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isDeclaration())
+      return markAllAnalysesPreserved();
+    if (!functions.empty() && !llvm::is_contained(functions, func.getName()))
+      return markAllAnalysesPreserved();
+    SmallVector<unsigned> indices(forwardResults.begin(),
+                                  forwardResults.end());
+    if (failed(annotatePhases(func, indices)))
+      return signalPassFailure();
+  }
+};
+
 } // namespace

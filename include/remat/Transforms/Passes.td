@@ -12,12 +12,28 @@ include "mlir/Pass/PassBase.td"
 def RematAnnotateCosts : Pass<"remat-annotate-costs", "::mlir::func::FuncOp"> {
   let summary = "Attach #remat.cost (bytes per result, FLOPs) to tensor ops";
   let description = [{
-    Computes, for every tensor-producing operation of a function, the bytes
-    each result occupies once bufferized and the FLOPs the operation performs,
-    and records them as a `remat.cost` attribute. Views (`tensor.expand_shape`,
-    `tensor.collapse_shape`, `tensor.extract_slice`) own no storage and get
-    `bytes = [0]`. A profile file can override the compute cost with measured
-    times.
+    Computes, for every tensor-producing operation of a function (nested ones
+    included), the bytes each result occupies once bufferized and the FLOPs
+    the operation performs, and records them as a `remat.cost` attribute.
+    Views that alias their source once bufferized (`tensor.expand_shape`,
+    `tensor.collapse_shape`, `tensor.extract_slice`, `tensor.cast`,
+    `tensor.reshape`, `tensor.bitcast`, `bufferization.to_tensor`) own no
+    storage and get `bytes = [0]`; so do `tensor.empty` (its buffer belongs
+    to the op that writes it) and constants (read-only globals). FLOPs of a
+    linalg op are its iteration-domain size times the arithmetic ops of its
+    payload (a multiply-add counts 2); elementwise arith/math on tensors
+    count one per element. docs/CostModel.md lists every rule.
+
+    An op that already carries a `remat.cost` keeps it: users can cost ops
+    the model does not know by hand. An unsupported tensor-producing op, a
+    dynamic shape (without `dynamic-size-hint`) or a size that overflows
+    64 bits is an error at the op's location.
+
+    With `profile=<path>`, a JSON file of measured times
+    (`{"ops": [ {"loc": "model.py:12:3", "time_ns": 1500},
+    {"name": "fc1", "time_ns": 800} ]}`) sets `time_ns` on the ops it
+    matches: by file location first, then by `NameLoc` name, then by
+    operation name (e.g. `"linalg.matmul"`).
 
     Before:
     ```mlir
@@ -30,8 +46,21 @@ def RematAnnotateCosts : Pass<"remat-annotate-costs", "::mlir::func::FuncOp"> {
            ins(%a, %b : tensor<32x64xf32>, tensor<64x32xf32>)
            outs(%i : tensor<32x32xf32>) -> tensor<32x32xf32>
     ```
+    (4096 = 32 * 32 * 4 bytes; 131072 = 2 * 32 * 32 * 64.)
   }];
   let dependentDialects = ["::remat::RematDialect"];
+  let options = [
+    Option<"dynamicSizeHint", "dynamic-size-hint", "int64_t",
+           /*default=*/"0",
+           "Size assumed for every dynamic dimension, with a warning on each "
+           "op it affects (0: dynamic shapes are an error)">,
+    Option<"allowUnknown", "allow-unknown", "bool", /*default=*/"false",
+           "Cost unsupported tensor-producing ops from their result types "
+           "with 0 FLOPs and a warning, instead of failing">,
+    Option<"profilePath", "profile", "std::string", /*default=*/"\"\"",
+           "JSON file of measured op times (see docs/CostModel.md) that "
+           "sets time_ns on the ops it matches">,
+  ];
 }
 
 def RematInferPhases : Pass<"remat-infer-phases", "::mlir::func::FuncOp"> {
@@ -40,10 +69,43 @@ def RematInferPhases : Pass<"remat-infer-phases", "::mlir::func::FuncOp"> {
     In a training-step function (forward and backward in one `func.func` on
     tensors), the forward pass is every op that the forward outputs depend
     on — by default the first returned value, the loss — and the backward
-    pass is the rest. Records the result as `remat.phase` on each op;
-    explicit `remat.phase` marks are kept and win over inference.
+    pass is the rest. Records the result as `remat.phase` on each top-level
+    op of the body (ops nested in regions share their ancestor's phase);
+    explicit `remat.phase` marks are kept and win over inference, and an
+    op explicitly marked forward makes everything it depends on forward.
+    Function arguments are not ops and get no mark.
+
+    A function with no results, with a multi-block body, or given an
+    out-of-range result index is an error at the function's location.
+    Declarations are skipped.
+
+    Before:
+    ```mlir
+    func.func @step(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+      %y = math.exp %x : tensor<4xf32>
+      %g = arith.mulf %y, %y : tensor<4xf32>
+      return %y, %g : tensor<4xf32>, tensor<4xf32>
+    }
+    ```
+    After:
+    ```mlir
+      %y = math.exp %x {remat.phase = #remat.phase<forward>} : tensor<4xf32>
+      %g = arith.mulf %y, %y {remat.phase = #remat.phase<backward>} : tensor<4xf32>
+    ```
   }];
   let dependentDialects = ["::remat::RematDialect"];
+  let options = [
+    ListOption<"forwardResults", "forward-results", "unsigned",
+               "Indices of the results that are forward outputs (default: "
+               "0, the loss)">,
+    ListOption<"functions", "functions", "std::string",
+               "Names of the functions to classify (default: every function "
+               "with a body)">,
+  ];
 }
+
+//===----------------------------------------------------------------------===//
+// Rematerialization (docs/Rematerialization.md)
+//===----------------------------------------------------------------------===//
 
 #endif // REMAT_TRANSFORMS_PASSES_TD

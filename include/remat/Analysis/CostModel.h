@@ -1,0 +1,132 @@
+//===- CostModel.h - memory and compute cost of tensor ops ------*- C++ -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The cost model behind `#remat.cost`: for one tensor-producing operation, the
+// bytes of storage each result owns once bufferized and the FLOPs the
+// operation performs, plus an optional measured time from a profile file.
+//
+// The rules (docs/CostModel.md gives the rationale for each):
+//   * bytes of a tensor result = element count x element byte width, where an
+//     integer or float of W bits takes ceil(W / 8) bytes (i1 -> 1), `index`
+//     takes 8 and `complex<T>` twice T; non-tensor results take 0;
+//   * views that alias their source once bufferized (tensor.expand_shape,
+//     tensor.collapse_shape, tensor.extract_slice, tensor.cast,
+//     tensor.reshape, tensor.bitcast, bufferization.to_tensor) own 0 bytes,
+//     and so do tensor.empty / bufferization.alloc_tensor without a copy
+//     (their buffer is accounted to the op that writes it) and constants
+//     (read-only global data, never on the heap);
+//   * FLOPs of a LinalgOp (named or generic) = iteration-domain size x
+//     arithmetic ops in its payload: matmul = 2*M*N*K, conv_2d_nhwc_hwcf =
+//     2*N*OH*OW*F*KH*KW*C, fill/copy/transpose/broadcast = 0;
+//   * FLOPs of an elementwise arith/math op on tensors = elements x the same
+//     per-op weight as in a payload (1, math.fma 2, casts and selects 0).
+//
+// Usage:
+//
+//   CostModelOptions options;
+//   options.dynamicSizeHint = 128;
+//   FailureOr<CostAttr> cost = computeOpCost(op, options);
+//   if (failed(cost))
+//     return failure(); // a located error was emitted on `op`
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_ANALYSIS_COSTMODEL_H
+#define REMAT_ANALYSIS_COSTMODEL_H
+
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+
+namespace remat {
+
+/// Knobs of the cost model.
+struct CostModelOptions {
+  /// Size assumed for every dynamic dimension. Without it, an op whose cost
+  /// depends on a dynamic dimension is an error.
+  std::optional<int64_t> dynamicSizeHint;
+  /// Give ops the model does not know bytes from their result types and
+  /// 0 FLOPs (with a warning) instead of failing.
+  bool allowUnknown = false;
+  /// Emit a warning on each op whose cost used `dynamicSizeHint` or the
+  /// `allowUnknown` fallback. Errors are always emitted.
+  bool emitWarnings = true;
+};
+
+/// Returns true if `op` produces at least one tensor (ranked or not), i.e. if
+/// the cost model gives it a `#remat.cost`.
+bool producesTensor(mlir::Operation *op);
+
+/// Returns true if `op`'s tensor results alias its source operand once
+/// bufferized, so that they own no storage (bytes = 0).
+bool isViewOp(mlir::Operation *op);
+
+/// Returns the bytes one element of `type` occupies once bufferized, or
+/// std::nullopt if the model does not know the type.
+std::optional<int64_t> getElementByteWidth(mlir::Type type);
+
+/// Returns the FLOPs one execution of the scalar operation `op` (found in a
+/// linalg payload, or applied elementwise to tensors) counts for: 0 for
+/// constants, casts, selects, index arithmetic and ops outside the arith and
+/// math dialects, 2 for `math.fma`, 1 for any other arith/math op.
+int64_t getScalarOpFlops(mlir::Operation *op);
+
+/// Computes the cost of the tensor-producing operation `op`. On failure (an
+/// op the model does not know, a dynamic shape without a size hint, a size
+/// that overflows int64_t) emits a located error on `op` and returns failure.
+/// Must not be called on ops for which producesTensor() is false.
+mlir::FailureOr<CostAttr> computeOpCost(mlir::Operation *op,
+                                        const CostModelOptions &options);
+
+/// Measured execution times, read from a JSON profile of the form
+///
+///   {"ops": [{"loc": "model.mlir:12:8", "time_ns": 1500},
+///            {"name": "fc1", "time_ns": 800},
+///            {"name": "linalg.matmul", "time_ns": 1200}]}
+///
+/// Each entry has exactly one key of `loc` ("file:line:col" or "file:line")
+/// or `name` (a NameLoc name, or an operation name as a per-kind default),
+/// and a non-negative number `time_ns` (rounded to the nearest integer).
+class CostProfile {
+public:
+  /// Reads and validates the profile at `path`. The error message names the
+  /// path and, for a malformed entry, its index.
+  static llvm::Expected<CostProfile> load(llvm::StringRef path);
+
+  /// Parses a profile from `contents`; `path` is only used in messages.
+  static llvm::Expected<CostProfile> parse(llvm::StringRef contents,
+                                           llvm::StringRef path);
+
+  /// Returns the measured time of `op`: first a `loc` entry matching one of
+  /// the file locations in `op`'s location (exact "file:line:col", then
+  /// "file:line"), then a `name` entry matching one of its NameLoc names,
+  /// then a `name` entry equal to the operation name.
+  std::optional<int64_t> lookup(mlir::Operation *op) const;
+
+  /// Number of entries read.
+  size_t size() const { return byLoc.size() + byName.size(); }
+
+private:
+  llvm::StringMap<int64_t> byLoc;
+  llvm::StringMap<int64_t> byName;
+};
+
+/// Attaches `remat.cost` to every tensor-producing op nested in `root`. An op
+/// that already has one keeps it; with a `profile`, every matched op's cost
+/// gets the measured `time_ns`. Visits every op even after an error, so that
+/// all unsupported ops are reported; fails if any was.
+mlir::LogicalResult annotateCosts(mlir::Operation *root,
+                                  const CostModelOptions &options,
+                                  const CostProfile *profile = nullptr);
+
+} // namespace remat
+
+#endif // REMAT_ANALYSIS_COSTMODEL_H
