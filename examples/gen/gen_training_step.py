@@ -567,7 +567,9 @@ class Driver:
         self.lines.append("  " + line)
 
     def init_fn(self, shape):
-        """@init_<shape>(freq, phase, scale): v[k] = scale * sin(freq*k + phase)."""
+        """@init_<shape>(freq, phase, scale): v[k] = scale * sin(freq*k + phase),
+        evaluated in f64 and rounded once to the element type, so that f32 and
+        f64 drivers (and examples/gen/reference.py) start from the same data."""
         name = "init_" + ("x".join(str(d) for d in shape) or "s")
         if name in self.helpers:
             return name
@@ -576,8 +578,8 @@ class Driver:
         strides = [1] * r
         for i in reversed(range(r - 1)):
             strides[i] = strides[i + 1] * shape[i + 1]
-        body = ["func.func private @%s(%%freq: %s, %%phase: %s, %%scale: %s) -> %s {"
-                % (name, dt, dt, dt, self.ty(shape)),
+        body = ["func.func private @%s(%%freq: f64, %%phase: f64, %%scale: f64) -> %s {"
+                % (name, self.ty(shape)),
                 "  %%e = tensor.empty() : %s" % self.ty(shape),
                 "  %%r = linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
                 % (ident_map(r), ", ".join(['"parallel"'] * r)),
@@ -594,13 +596,17 @@ class Driver:
             body.append("    %%k%d = arith.addi %s, %s : index" % (i, acc, terms[i]))
             acc = "%%k%d" % i
         body += ["    %%ki = arith.index_cast %s : index to i64" % acc,
-                 "    %%kf = arith.sitofp %%ki : i64 to %s" % dt,
-                 "    %%a = arith.mulf %%kf, %%freq : %s" % dt,
-                 "    %%b = arith.addf %%a, %%phase : %s" % dt,
-                 "    %%c = math.sin %%b : %s" % dt,
-                 "    %%d = arith.mulf %%c, %%scale : %s" % dt,
-                 "    linalg.yield %%d : %s" % dt,
-                 "  } -> %s" % self.ty(shape),
+                 "    %kf = arith.sitofp %ki : i64 to f64",
+                 "    %a = arith.mulf %kf, %freq : f64",
+                 "    %b = arith.addf %a, %phase : f64",
+                 "    %c = math.sin %b : f64",
+                 "    %d = arith.mulf %c, %scale : f64"]
+        if dt == "f64":
+            body.append("    linalg.yield %d : f64")
+        else:
+            body += ["    %%t = arith.truncf %%d : f64 to %s" % dt,
+                     "    linalg.yield %%t : %s" % dt]
+        body += ["  } -> %s" % self.ty(shape),
                  "  return %%r : %s" % self.ty(shape),
                  "}"]
         self.helpers[name] = "\n".join(body)
@@ -687,10 +693,17 @@ class Driver:
             "}"])
         return name
 
-    def const(self, v):
+    def const(self, v, dtype=None):
         c = self.fresh()
-        self.emit("%s = arith.constant %s : %s" % (c, fmt_float(v), self.dtype))
+        self.emit("%s = arith.constant %s : %s" % (c, fmt_float(v), dtype or self.dtype))
         return c
+
+    def call_init(self, shape, freq, phase, scale):
+        f, p, s = (self.const(v, "f64") for v in (freq, phase, scale))
+        v = self.fresh()
+        self.emit("%s = func.call @%s(%s, %s, %s) : (f64, f64, f64) -> %s" %
+                  (v, self.init_fn(shape), f, p, s, self.ty(shape)))
+        return v
 
     def build_args(self, args, nparams):
         vals = []
@@ -700,13 +713,8 @@ class Driver:
                 self.emit("%s = func.call @%s() : () -> %s" %
                           (v, self.onehot_fn(shape), self.ty(shape)))
             else:
-                f = self.const(0.37)
-                p = self.const(0.5 * i + 0.25)
-                s = self.const(scale_for(i, name, shape, nparams))
-                v = self.fresh()
-                self.emit("%s = func.call @%s(%s, %s, %s) : (%s, %s, %s) -> %s" %
-                          (v, self.init_fn(shape), f, p, s, self.dtype, self.dtype,
-                           self.dtype, self.ty(shape)))
+                v = self.call_init(shape, 0.37, 0.5 * i + 0.25,
+                                   scale_for(i, name, shape, nparams))
             vals.append(v)
         return vals
 
@@ -774,12 +782,7 @@ def gen_gradcheck_main(fn, args, results, dtype, eps, tol):
     worst = d.const(0.0)
     for i in range(nparams):
         s = shapes[i]
-        f = d.const(0.73)
-        p = d.const(1.1 + i)
-        one = d.const(1.0)
-        dirn = d.fresh()
-        d.emit("%s = func.call @%s(%s, %s, %s) : (%s, %s, %s) -> %s" %
-               (dirn, d.init_fn(s), f, p, one, dtype, dtype, dtype, d.ty(s)))
+        dirn = d.call_init(s, 0.73, 1.1 + i, 1.0)
         # grad = (P' - P) * (-1/lr)
         diff = d.fresh()
         d.emit("%s = func.call @%s(%s, %s, %s) : (%s, %s, %s) -> %s" %
@@ -921,10 +924,15 @@ def main(argv):
     ap.add_argument("--classes", type=int, default=10)
     ap.add_argument("--widths", default="64,48,32,16",
                     help="unet widths, outermost first (comma separated)")
+    ap.add_argument("--lr", type=float, default=0.1,
+                    help="SGD learning rate of the step (gradcheck recovers the "
+                         "gradient as (P - P') / lr, so it must match the step's)")
     ap.add_argument("--eps", type=float, default=1e-6, help="gradcheck step")
     ap.add_argument("--tol", type=float, default=1e-5, help="gradcheck relative tolerance")
     o = ap.parse_args(argv)
     o.widths = [int(w) for w in o.widths.split(",")]
+    global LR
+    LR = o.lr
     if o.model == "driver":
         if not o.file:
             ap.error("driver mode needs FILE")
