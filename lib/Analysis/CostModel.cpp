@@ -172,7 +172,7 @@ FailureOr<int64_t> OpCostComputer::getNumElements(ShapedType type,
     int64_t size = staticSize;
     std::string description;
     llvm::raw_string_ostream os(description);
-    os << "dimension " << dim << " in " << what << " (" << type << ")";
+    os << "dimension " << dim << " in " << what << " ('" << type << "')";
     if (failed(resolve(size, description)))
       return failure();
     if (failed(multiply(count, size)))

@@ -49,15 +49,16 @@ struct RematAnnotateCostsPass
       func.emitError() << profileError;
       return signalPassFailure();
     }
-    if (dynamicSizeHint < 0) {
+    int64_t hint = dynamicSizeHint;
+    if (hint < 0) {
       func.emitError() << "remat-annotate-costs: dynamic-size-hint must be "
                           "positive (or 0 for none), got "
-                       << dynamicSizeHint;
+                       << hint;
       return signalPassFailure();
     }
     CostModelOptions options;
-    if (dynamicSizeHint > 0)
-      options.dynamicSizeHint = dynamicSizeHint;
+    if (hint > 0)
+      options.dynamicSizeHint = hint;
     options.allowUnknown = allowUnknown;
     if (failed(annotateCosts(func, options, profile.get())))
       return signalPassFailure();

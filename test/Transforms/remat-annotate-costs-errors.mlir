@@ -1,0 +1,72 @@
+// RUN: remat-opt %s --split-input-file --remat-annotate-costs --verify-diagnostics
+
+// An op the cost model does not know is an error that names it.
+
+func.func private @callee(tensor<4xf32>) -> tensor<4xf32>
+
+func.func @unsupported_call(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'func.call' op is not supported by the cost model (use remat-annotate-costs{allow-unknown} to cost it from its result types with 0 FLOPs, or attach a remat.cost by hand)}}
+  %0 = func.call @callee(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Every unsupported op is reported, not only the first.
+func.func @unsupported_loop(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @below {{'scf.for' op is not supported by the cost model}}
+  %0 = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %x) -> (tensor<4xf32>) {
+    %1 = arith.addf %acc, %acc : tensor<4xf32>
+    scf.yield %1 : tensor<4xf32>
+  }
+  // expected-error @below {{'scf.execute_region' op is not supported by the cost model}}
+  %2 = scf.execute_region -> tensor<4xf32> {
+    scf.yield %0 : tensor<4xf32>
+  }
+  return %2 : tensor<4xf32>
+}
+
+// -----
+
+func.func @dynamic_result(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @below {{'arith.addf' op has a dynamic dimension 0 in result #0 ('tensor<?x4xf32>'); its cost needs static shapes (set a size hint for dynamic dimensions with remat-annotate-costs{dynamic-size-hint=N})}}
+  %0 = arith.addf %x, %x : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// The result is static, but the reduction loop of the matmul is not.
+func.func @dynamic_loop(%a: tensor<4x?xf32>, %b: tensor<?x8xf32>, %c: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'linalg.matmul' op has a dynamic range of loop d2; its cost needs static shapes}}
+  %0 = linalg.matmul ins(%a, %b : tensor<4x?xf32>, tensor<?x8xf32>) outs(%c : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @unranked(%x: tensor<*xf32>) -> tensor<*xf32> {
+  // expected-error @below {{'arith.addf' op has an unranked result #0 ('tensor<*xf32>'); the cost model needs ranked shapes}}
+  %0 = arith.addf %x, %x : tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @overflow(%x: tensor<1000000000x1000000000x100xf32>) -> tensor<1000000000x1000000000x100xf32> {
+  // 1e9 * 1e9 * 100 = 1e20 elements > 2^63 - 1.
+  // expected-error @below {{'arith.negf' op has a cost that overflows a 64-bit integer}}
+  %0 = arith.negf %x : tensor<1000000000x1000000000x100xf32>
+  return %0 : tensor<1000000000x1000000000x100xf32>
+}
+
+// -----
+
+func.func @unknown_element_type(%p: !llvm.ptr) -> tensor<1x!llvm.ptr> {
+  // expected-error @below {{'tensor.from_elements' op has result #0 of element type '!llvm.ptr' whose size in bytes the cost model does not know}}
+  %0 = tensor.from_elements %p : tensor<1x!llvm.ptr>
+  return %0 : tensor<1x!llvm.ptr>
+}
