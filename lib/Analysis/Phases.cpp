@@ -44,10 +44,6 @@ FailureOr<PhaseMap> remat::inferPhases(func::FuncOp func,
       return func.emitOpError()
              << "has " << numResults << " result(s); forward result index "
              << index << " is out of range";
-  if (terminator->getNumOperands() != numResults)
-    return func.emitOpError()
-           << "returns " << terminator->getNumOperands()
-           << " value(s) but declares " << numResults << " result(s)";
 
   // Backward slice, on top-level ops, of the forward outputs and of the ops
   // explicitly marked forward (anything a forward op reads is forward).
