@@ -7,13 +7,17 @@
 #ifndef REMAT_INITALLPASSES_H
 #define REMAT_INITALLPASSES_H
 
+#include "remat/Pipelines/Pipelines.h"
 #include "remat/Transforms/Passes.h"
 
 namespace remat {
 
 /// Registers every remat-opt pass and pipeline with the global registry, so
 /// that tools (remat-opt, plugins) expose them on the command line.
-inline void registerAllPasses() { registerRematPasses(); }
+inline void registerAllPasses() {
+  registerRematPasses();
+  registerRematPipelines();
+}
 
 } // namespace remat
 

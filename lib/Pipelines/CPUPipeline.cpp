@@ -1,0 +1,81 @@
+//===- CPUPipeline.cpp - remat-lower-to-cpu pipeline ----------------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Lowers a linalg-on-tensors training step to the LLVM dialect for CPU
+// execution. The pipeline only strings upstream passes together; what it
+// decides is how buffers are allocated and freed, which is what makes the
+// executed program's heap usage comparable to remat's memory model:
+//
+//  * one-shot-bufferize with function boundaries and identity layouts: every
+//    tensor result that cannot be written in place becomes one memref.alloc
+//    of exactly its byte size (buffer-alignment=0 adds no padding);
+//  * the ownership-based deallocation pipeline frees every buffer that does
+//    not escape, but at the end of its block;
+//  * optimize-allocation-liveness then moves each dealloc right after the
+//    last use of the buffer or of a view of it -- the model's "a value dies
+//    after its last use";
+//  * finalize-memref-to-llvm{use-generic-functions} routes every allocation
+//    through _mlir_memref_to_llvm_alloc/_free, where the remat allocation
+//    tracker (lib/Runtime) counts live and peak bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+void remat::buildRematLowerToCPUPipeline(
+    OpPassManager &pm, const RematLowerToCPUPipelineOptions &options) {
+  // Tensors -> buffers. Identity layouts at function boundaries keep the
+  // entry's signature plain memrefs (what remat-run builds descriptors for).
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferizeOptions.bufferAlignment = options.bufferAlignment;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+
+  if (options.deallocate) {
+    bufferization::buildBufferDeallocationPipeline(pm);
+    // Ownership-based deallocation frees buffers at the end of their block;
+    // free them right after their last use instead.
+    if (options.earlyDealloc)
+      pm.addNestedPass<func::FuncOp>(
+          bufferization::createOptimizeAllocationLivenessPass());
+  }
+  pm.addPass(createConvertBufferizationToMemRefPass());
+
+  // Buffers -> loops -> control flow.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+
+  // -> LLVM dialect.
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useGenericFunctions = options.useGenericFunctions;
+  memrefOptions.useAlignedAlloc = options.useAlignedAlloc;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void remat::registerRematLowerToCPUPipeline() {
+  PassPipelineRegistration<RematLowerToCPUPipelineOptions>(
+      "remat-lower-to-cpu",
+      "Lower a linalg-on-tensors training step to the LLVM dialect for CPU "
+      "execution, with buffers freed right after their last use and every "
+      "allocation routed through _mlir_memref_to_llvm_alloc/_free.",
+      buildRematLowerToCPUPipeline);
+}
