@@ -8,6 +8,7 @@
 #define REMAT_INITALLPASSES_H
 
 #include "remat/Pipelines/Pipelines.h"
+#include "remat/Conversion/Passes.h"
 #include "remat/Transforms/Passes.h"
 
 namespace remat {
@@ -16,6 +17,7 @@ namespace remat {
 /// that tools (remat-opt, plugins) expose them on the command line.
 inline void registerAllPasses() {
   registerRematPasses();
+  registerRematConversionPasses();
   registerRematPipelines();
 }
 

@@ -1,0 +1,178 @@
+//===- HostAllocToGPU.cpp - Place a function's buffers on the GPU ---------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Implements `remat-host-alloc-to-gpu`: after bufferization, every buffer of
+// a training step becomes device memory, so that the frees the
+// rematerialization plan placed become device frees.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Conversion/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace remat {
+#define GEN_PASS_DEF_REMATHOSTALLOCTOGPU
+#include "remat/Conversion/Passes.h.inc"
+} // namespace remat
+
+using namespace mlir;
+
+namespace {
+
+/// Returns true when `op` is the first op of a region that runs on the
+/// device or only on scalars (linalg payloads, GPU launches), whose body the
+/// host checks must not look into.
+bool isOpaqueToHostChecks(Operation *op) {
+  return isa<linalg::LinalgOp, gpu::LaunchOp>(op);
+}
+
+/// Emits an error at `op` if it reads or writes a memref on the host.
+/// Returns failure when it did.
+LogicalResult checkNoHostAccess(Operation *op) {
+  if (isa<linalg::LinalgOp, memref::CopyOp, memref::DeallocOp>(op) ||
+      isa<gpu::GPUDialect>(op->getDialect()))
+    return success();
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return success();
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  for (const MemoryEffects::EffectInstance &instance : instances) {
+    if (!isa<MemoryEffects::Read, MemoryEffects::Write>(instance.getEffect()))
+      continue;
+    Value value = instance.getValue();
+    if (!value || !isa<BaseMemRefType>(value.getType()))
+      continue;
+    return op->emitOpError()
+           << (isa<MemoryEffects::Read>(instance.getEffect()) ? "reads"
+                                                               : "writes")
+           << " a buffer on the host, but remat-host-alloc-to-gpu places "
+              "every buffer in device memory; only linalg ops, memref.copy "
+              "and GPU ops may access buffers";
+  }
+  return success();
+}
+
+/// Checks that every op of `func` can live with device buffers. Emits one
+/// error per offending op.
+LogicalResult checkFunction(func::FuncOp func) {
+  bool hasError = false;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<memref::AllocaOp>(op)) {
+      op->emitOpError("is a host stack buffer; remat-host-alloc-to-gpu "
+                      "supports heap buffers only (bufferize with "
+                      "memref.alloc)");
+      hasError = true;
+    } else if (isa<memref::ReallocOp>(op)) {
+      op->emitOpError("cannot resize a device buffer");
+      hasError = true;
+    } else if (isa<bufferization::BufferizationDialect>(op->getDialect()) &&
+               llvm::any_of(op->getOperandTypes(),
+                            llvm::IsaPred<BaseMemRefType>)) {
+      op->emitOpError("still holds buffers; run "
+                      "convert-bufferization-to-memref before "
+                      "remat-host-alloc-to-gpu");
+      hasError = true;
+    } else if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
+      if (!global.getType().getLayout().isIdentity()) {
+        op->emitOpError("reads a global with a non-identity layout, which "
+                        "cannot be uploaded with gpu.memcpy");
+        hasError = true;
+      }
+    } else if (failed(checkNoHostAccess(op))) {
+      hasError = true;
+    }
+    return isOpaqueToHostChecks(op) ? WalkResult::skip()
+                                    : WalkResult::advance();
+  });
+  return failure(hasError);
+}
+
+/// Replaces `memref.get_global` by a device buffer holding a copy of the
+/// global, released before every return unless it is returned itself.
+void uploadGlobal(memref::GetGlobalOp global,
+                  ArrayRef<func::ReturnOp> returns) {
+  if (global->use_empty())
+    return;
+  OpBuilder b(global->getContext());
+  b.setInsertionPointAfter(global);
+  Location loc = global.getLoc();
+  auto alloc = gpu::AllocOp::create(b, loc, global.getType(), Type(),
+                                    ValueRange(), ValueRange(), ValueRange());
+  Value device = alloc.getMemref();
+  global.getResult().replaceAllUsesWith(device);
+  gpu::MemcpyOp::create(b, loc, Type(), ValueRange(), device,
+                        global.getResult());
+  for (func::ReturnOp ret : returns) {
+    if (llvm::is_contained(ret.getOperands(), device))
+      continue;
+    b.setInsertionPoint(ret);
+    gpu::DeallocOp::create(b, loc, Type(), ValueRange(), device);
+  }
+}
+
+struct RematHostAllocToGPUPass
+    : public remat::impl::RematHostAllocToGPUBase<RematHostAllocToGPUPass> {
+  void runOnOperation() override {
+    if (failed(remat::moveHostAllocationsToGPU(getOperation())))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+LogicalResult remat::moveHostAllocationsToGPU(func::FuncOp func) {
+  if (failed(checkFunction(func)))
+    return failure();
+
+  SmallVector<memref::AllocOp> allocs;
+  SmallVector<memref::DeallocOp> deallocs;
+  SmallVector<memref::CopyOp> copies;
+  SmallVector<memref::GetGlobalOp> globals;
+  SmallVector<func::ReturnOp> returns;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op))
+      allocs.push_back(alloc);
+    else if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
+      deallocs.push_back(dealloc);
+    else if (auto copy = dyn_cast<memref::CopyOp>(op))
+      copies.push_back(copy);
+    else if (auto global = dyn_cast<memref::GetGlobalOp>(op))
+      globals.push_back(global);
+    else if (auto ret = dyn_cast<func::ReturnOp>(op))
+      returns.push_back(ret);
+    return isOpaqueToHostChecks(op) ? WalkResult::skip()
+                                    : WalkResult::advance();
+  });
+
+  OpBuilder b(func.getContext());
+  for (memref::AllocOp alloc : allocs) {
+    b.setInsertionPoint(alloc);
+    auto device = gpu::AllocOp::create(
+        b, alloc.getLoc(), alloc.getType(), Type(), ValueRange(),
+        alloc.getDynamicSizes(), alloc.getSymbolOperands());
+    alloc.getResult().replaceAllUsesWith(device.getMemref());
+    alloc.erase();
+  }
+  for (memref::DeallocOp dealloc : deallocs) {
+    b.setInsertionPoint(dealloc);
+    gpu::DeallocOp::create(b, dealloc.getLoc(), Type(), ValueRange(),
+                           dealloc.getMemref());
+    dealloc.erase();
+  }
+  for (memref::CopyOp copy : copies) {
+    b.setInsertionPoint(copy);
+    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                           copy.getTarget());
+    copy.erase();
+  }
+  for (memref::GetGlobalOp global : globals)
+    uploadGlobal(global, returns);
+  return success();
+}

@@ -1,0 +1,133 @@
+// RUN: remat-opt %s --split-input-file --remat-host-alloc-to-gpu | FileCheck %s
+// RUN: remat-opt %s --split-input-file --remat-host-alloc-to-gpu --gpu-async-region | FileCheck %s --check-prefix=ASYNC
+
+// Allocations and frees placed by bufferization become device allocations
+// and frees at the same program points; linalg ops are untouched.
+
+// CHECK-LABEL: func.func @alloc_dealloc
+//  CHECK-SAME:   (%[[ARG:.*]]: memref<16xf32>)
+//       CHECK:   %[[A:.*]] = gpu.alloc () : memref<16xf32>
+//       CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[A]] : memref<16xf32>)
+//       CHECK:   %[[B:.*]] = gpu.alloc () : memref<16xf32>
+//       CHECK:   linalg.add ins(%[[A]], %[[ARG]] : {{.*}}) outs(%[[B]] : memref<16xf32>)
+//       CHECK:   gpu.dealloc %[[A]] : memref<16xf32>
+//       CHECK:   return %[[B]]
+//   CHECK-NOT:   memref.alloc
+//   CHECK-NOT:   memref.dealloc
+
+// The ops are synchronous; gpu-async-region chains them on one stream.
+// ASYNC-LABEL: func.func @alloc_dealloc
+//       ASYNC:   %[[T0:.*]] = gpu.wait async
+//       ASYNC:   %[[A:.*]], %[[T1:.*]] = gpu.alloc async [%[[T0]]] () : memref<16xf32>
+//       ASYNC:   gpu.dealloc async [%{{.*}}] %[[A]] : memref<16xf32>
+//       ASYNC:   gpu.wait [%{{.*}}]
+//       ASYNC:   return
+func.func @alloc_dealloc(%arg: memref<16xf32>) -> memref<16xf32> {
+  %cst = arith.constant 1.0 : f32
+  %a = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+  linalg.fill ins(%cst : f32) outs(%a : memref<16xf32>)
+  %b = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+  linalg.add ins(%a, %arg : memref<16xf32>, memref<16xf32>) outs(%b : memref<16xf32>)
+  memref.dealloc %a : memref<16xf32>
+  return %b : memref<16xf32>
+}
+
+// -----
+
+// Dynamic sizes and symbol operands carry over.
+
+// CHECK-LABEL: func.func @dynamic
+//  CHECK-SAME:   (%[[N:.*]]: index, %[[S:.*]]: index)
+//       CHECK:   %[[A:.*]] = gpu.alloc (%[[N]]) : memref<?x4xf32>
+//       CHECK:   %[[B:.*]] = gpu.alloc (%[[N]])[%[[S]]] : memref<?xf32, #{{.*}}>
+//       CHECK:   gpu.dealloc %[[B]]
+//       CHECK:   gpu.dealloc %[[A]]
+func.func @dynamic(%n: index, %s: index) {
+  %a = memref.alloc(%n) : memref<?x4xf32>
+  %b = memref.alloc(%n)[%s] : memref<?xf32, affine_map<(d0)[s0] -> (d0 + s0)>>
+  memref.dealloc %b : memref<?xf32, affine_map<(d0)[s0] -> (d0 + s0)>>
+  memref.dealloc %a : memref<?x4xf32>
+  return
+}
+
+// -----
+
+// memref.copy would be a host memcpy on device pointers: it becomes a
+// linalg.copy (a kernel after lowering), also on strided views.
+
+// CHECK-LABEL: func.func @copy
+//       CHECK:   %[[A:.*]] = gpu.alloc () : memref<8x8xf32>
+//       CHECK:   %[[V:.*]] = memref.subview %[[A]][0, 0] [4, 4] [1, 1]
+//       CHECK:   linalg.copy ins(%{{.*}} : memref<4x4xf32>) outs(%[[V]] : memref<4x4xf32, strided<[8, 1]>>)
+//   CHECK-NOT:   memref.copy
+func.func @copy(%src: memref<4x4xf32>) -> memref<8x8xf32> {
+  %a = memref.alloc() : memref<8x8xf32>
+  %v = memref.subview %a[0, 0] [4, 4] [1, 1] : memref<8x8xf32> to memref<4x4xf32, strided<[8, 1]>>
+  memref.copy %src, %v : memref<4x4xf32> to memref<4x4xf32, strided<[8, 1]>>
+  return %a : memref<8x8xf32>
+}
+
+// -----
+
+// A bufferized constant is uploaded once into a device buffer, freed before
+// every return.
+
+memref.global "private" constant @cst : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+
+// CHECK-LABEL: func.func @global
+//       CHECK:   %[[G:.*]] = memref.get_global @cst : memref<4xf32>
+//       CHECK:   %[[D:.*]] = gpu.alloc () : memref<4xf32>
+//       CHECK:   gpu.memcpy %[[D]], %[[G]] : memref<4xf32>, memref<4xf32>
+//       CHECK:   linalg.add ins(%[[D]], %{{.*}} : {{.*}}) outs(%{{.*}} : memref<4xf32>)
+//       CHECK:   cf.cond_br
+//       CHECK:   gpu.dealloc %[[D]] : memref<4xf32>
+//  CHECK-NEXT:   return
+//       CHECK:   gpu.dealloc %[[D]] : memref<4xf32>
+//  CHECK-NEXT:   return
+func.func @global(%x: memref<4xf32>, %c: i1) {
+  %g = memref.get_global @cst : memref<4xf32>
+  linalg.add ins(%g, %x : memref<4xf32>, memref<4xf32>) outs(%x : memref<4xf32>)
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  return
+^bb2:
+  return
+}
+
+// -----
+
+memref.global "private" constant @one : memref<f32> = dense<1.0>
+
+// A returned constant belongs to the caller: no free before that return.
+
+// CHECK-LABEL: func.func @returned_global
+//       CHECK:   %[[D:.*]] = gpu.alloc () : memref<f32>
+//       CHECK:   gpu.memcpy %[[D]]
+//   CHECK-NOT:   gpu.dealloc
+//       CHECK:   return %[[D]]
+func.func @returned_global() -> memref<f32> {
+  %g = memref.get_global @one : memref<f32>
+  return %g : memref<f32>
+}
+
+// -----
+
+// Scalar code inside linalg payloads and metadata queries on the host are
+// fine; nothing else changes.
+
+// CHECK-LABEL: func.func @no_buffers_created
+//       CHECK:   memref.dim
+//       CHECK:   linalg.generic
+//       CHECK:     arith.mulf
+//   CHECK-NOT:   gpu.alloc
+func.func @no_buffers_created(%x: memref<?xf32>) -> index {
+  %c0 = arith.constant 0 : index
+  %d = memref.dim %x, %c0 : memref<?xf32>
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      outs(%x : memref<?xf32>) {
+  ^bb0(%o: f32):
+    %m = arith.mulf %o, %o : f32
+    linalg.yield %m : f32
+  }
+  return %d : index
+}
