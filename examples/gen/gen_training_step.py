@@ -766,9 +766,11 @@ def gen_run_main(fn, args, results, dtype):
     return d.finish()
 
 
-def gen_gradcheck_main(fn, args, results, dtype, eps, tol):
-    """Per parameter P: directional derivative <(P - P')/lr, D> against the
-    central difference of the loss along D; prints both, then PASS/FAIL."""
+def gen_gradcheck_main(fn, args, results, dtype, eps, tol, atol):
+    """Per parameter P: directional derivative an = <(P - P')/lr, D> against
+    the central difference fd of the loss along D; prints both, then PASS when
+    |fd - an| <= tol * |an| + atol for every parameter (atol absorbs the
+    O(ulp(loss) / eps) rounding of fd for parameters with tiny gradients)."""
     d = Driver(dtype)
     nparams = len(results) - 1
     shapes = [s for _, s in args]
@@ -778,7 +780,8 @@ def gen_gradcheck_main(fn, args, results, dtype, eps, tol):
     eps_c = d.const(eps)
     neg_eps = d.const(-eps)
     inv_2eps = d.const(1.0 / (2 * eps))
-    tiny = d.const(1e-30)
+    tol_c = d.const(tol)
+    atol_c = d.const(atol)
     worst = d.const(0.0)
     for i in range(nparams):
         s = shapes[i]
@@ -813,10 +816,12 @@ def gen_gradcheck_main(fn, args, results, dtype, eps, tol):
         d.emit("%s = math.absf %s : %s" % (aerr, err, dtype))
         mag = d.fresh()
         d.emit("%s = math.absf %s : %s" % (mag, prod, dtype))
-        mag2 = d.fresh()
-        d.emit("%s = arith.maximumf %s, %s : %s" % (mag2, mag, tiny, dtype))
+        rtol = d.fresh()
+        d.emit("%s = arith.mulf %s, %s : %s" % (rtol, mag, tol_c, dtype))
+        bound = d.fresh()
+        d.emit("%s = arith.addf %s, %s : %s" % (bound, rtol, atol_c, dtype))
         rel = d.fresh()
-        d.emit("%s = arith.divf %s, %s : %s" % (rel, aerr, mag2, dtype))
+        d.emit("%s = arith.divf %s, %s : %s" % (rel, aerr, bound, dtype))
         w = d.fresh()
         d.emit("%s = arith.maximumf %s, %s : %s" % (w, worst, rel, dtype))
         worst = w
@@ -824,10 +829,10 @@ def gen_gradcheck_main(fn, args, results, dtype, eps, tol):
         d.emit("vector.print %s : %s" % (prod, dtype))
         d.emit('vector.print str "%s: finite-difference = "' % args[i][0])
         d.emit("vector.print %s : %s" % (fd2, dtype))
-    tol_c = d.const(tol)
+    one = d.const(1.0)
     ok = d.fresh()
-    d.emit("%s = arith.cmpf olt, %s, %s : %s" % (ok, worst, tol_c, dtype))
-    d.emit('vector.print str "max relative error = "')
+    d.emit("%s = arith.cmpf ole, %s, %s : %s" % (ok, worst, one, dtype))
+    d.emit('vector.print str "max |fd - an| / (tol |an| + atol) = "')
     d.emit("vector.print %s : %s" % (worst, dtype))
     d.emit("scf.if %s {" % ok)
     d.emit('  vector.print str "gradcheck PASS\\n"')
@@ -902,7 +907,7 @@ def emit_driver(text, o, name=None):
     fn, args, results, dtype = parse_signature(text, name)
     if o.main == "run":
         return gen_run_main(fn, args, results, dtype)
-    return gen_gradcheck_main(fn, args, results, dtype, o.eps, o.tol)
+    return gen_gradcheck_main(fn, args, results, dtype, o.eps, o.tol, o.atol)
 
 
 def main(argv):
@@ -924,15 +929,17 @@ def main(argv):
     ap.add_argument("--classes", type=int, default=10)
     ap.add_argument("--widths", default="64,48,32,16",
                     help="unet widths, outermost first (comma separated)")
-    ap.add_argument("--lr", type=float, default=0.1,
-                    help="SGD learning rate of the step (gradcheck recovers the "
-                         "gradient as (P - P') / lr, so it must match the step's)")
+    ap.add_argument("--lr", type=float, default=None,
+                    help="SGD learning rate (default: 0.01 for unet, else 0.1); "
+                         "gradcheck recovers the gradient as (P - P') / lr, so "
+                         "in driver mode it must match the step's")
     ap.add_argument("--eps", type=float, default=1e-6, help="gradcheck step")
     ap.add_argument("--tol", type=float, default=1e-5, help="gradcheck relative tolerance")
+    ap.add_argument("--atol", type=float, default=1e-8, help="gradcheck absolute tolerance")
     o = ap.parse_args(argv)
     o.widths = [int(w) for w in o.widths.split(",")]
     global LR
-    LR = o.lr
+    LR = o.lr if o.lr is not None else (0.01 if o.model == "unet" else 0.1)
     if o.model == "driver":
         if not o.file:
             ap.error("driver mode needs FILE")
