@@ -36,8 +36,9 @@
 namespace remat {
 
 struct GeneratorOptions {
-  /// Bytes of a unit activation; families scale it per node.
-  int64_t bytes = 1;
+  /// Bytes of a unit activation; families scale it per node. Activations
+  /// outweigh parameters (8 : 1 by default), as they do at real batch sizes.
+  int64_t bytes = 8;
   /// Forward cost of a unit op.
   double cost = 1;
   /// Give every weighted op a parameter of `paramBytes` (whose gradient is

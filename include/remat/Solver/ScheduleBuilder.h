@@ -1,0 +1,117 @@
+//===- ScheduleBuilder.h - schedules from checkpoint sets -------*- C++ -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The one place that turns a solver's decision into a schedule, so that no
+// solver writes its own compute/free bookkeeping:
+//
+//   * `scheduleFromComputeOrder` takes the order in which nodes are computed
+//     (a node may appear several times: recomputation) and adds the frees:
+//     every computed copy is freed right after its last read before the node
+//     is computed again, and the final copy of an output is never freed.
+//   * `computeOrderFromCheckpoints` derives that order from a checkpoint set
+//     (which forward nodes are kept from the forward pass to their last
+//     backward use): the forward pass runs in topological order; each
+//     backward node recomputes the non-kept forward values it needs from the
+//     nearest live values. The forward nodes are split into segments at the
+//     kept nodes (in topological order); consecutive backward nodes that need
+//     recomputation in the same segment form a "run", and a value recomputed
+//     in a run is reused for the rest of that run (seed 002, Appendix B: the
+//     cheapest recomputation for a given retention, with the segment standing
+//     in for the stage). With `reuseLastSegment`, the first backward run may
+//     use the forward pass's values of its own segment (the last segment is
+//     not recomputed, as in Chen et al.).
+//
+// Every solver that produces a checkpoint set (Chen, Feng & Huang, local
+// search) goes through `scheduleFromCheckpoints`; solvers that produce a
+// compute order directly (revolve) go through `scheduleFromComputeOrder`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_SOLVER_SCHEDULEBUILDER_H
+#define REMAT_SOLVER_SCHEDULEBUILDER_H
+
+#include "remat/Solver/Problem.h"
+#include "remat/Solver/SolverSupport.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace remat {
+
+/// Adds the frees to a compute order (see the file comment). Sets `error`
+/// (when non-null) and returns an empty schedule if a node is computed
+/// before one of its dependencies ever was.
+Schedule scheduleFromComputeOrder(const Graph &graph,
+                                  const std::vector<int> &order,
+                                  std::string *error = nullptr);
+
+struct CheckpointOptions {
+  /// Let the first backward run reuse forward values of its segment.
+  bool reuseLastSegment = true;
+  /// Optional segment id per node (forward nodes only; others ignored).
+  /// Empty: segments split at kept nodes in topological order.
+  std::vector<int> segmentOf;
+};
+
+/// The compute order for checkpoint set `keep` (indexed by node; only
+/// forward nodes matter). Outputs and `KeepPolicy::Always` nodes are always
+/// kept; `KeepPolicy::Never` nodes never are (unless they are outputs).
+std::vector<int> computeOrderFromCheckpoints(const Graph &graph,
+                                             const std::vector<char> &keep,
+                                             const CheckpointOptions &options =
+                                                 {});
+
+/// scheduleFromComputeOrder(computeOrderFromCheckpoints(...)).
+Schedule scheduleFromCheckpoints(const Graph &graph,
+                                 const std::vector<char> &keep,
+                                 const CheckpointOptions &options = {});
+
+/// The reference: every needed node computed once in topological order,
+/// each value freed after its last use (nothing is recomputed).
+Schedule checkpointAllSchedule(const Graph &graph);
+
+/// Peak and cost of a checkpoint set, simulated (invalid never happens for
+/// a checked graph; peak is then the simulated peak).
+struct CheckpointEval {
+  int64_t peakBytes = 0;
+  double cost = 0;
+};
+CheckpointEval evaluateCheckpoints(const Graph &graph,
+                                   const std::vector<char> &keep,
+                                   const CheckpointOptions &options = {});
+
+/// Evaluates every checkpoint set in `sets`, keeps the best for `options`
+/// (`isBetter`), and returns it verified by `finishSolve` under the name
+/// `solver` (status Feasible, or Infeasible when even the best misses the
+/// constraints). `bestIndex`, when non-null, receives the winner's index.
+SolveResult solveFromCheckpointSets(const Graph &graph,
+                                    const SolveOptions &options,
+                                    const std::string &solver,
+                                    const std::vector<std::vector<char>> &sets,
+                                    const Stopwatch &watch,
+                                    int *bestIndex = nullptr);
+
+/// The needed forward nodes in topological order.
+std::vector<int> forwardOrder(const Graph &graph);
+
+/// The needed forward nodes no forward-to-forward edge jumps over in
+/// topological order: every path from an earlier forward node to a later
+/// one passes through them (the articulation points of the linearized
+/// forward graph, Chen et al.'s candidate checkpoints).
+std::vector<int> articulationPoints(const Graph &graph);
+
+/// Whether the needed forward nodes form a chain: each reads exactly the
+/// previous one among forward nodes (plus inputs and params). Sets `chain`
+/// to them in order.
+bool isForwardChain(const Graph &graph, std::vector<int> *chain = nullptr);
+
+/// Storage bytes a forward node adds when kept (0 for views).
+int64_t ownedBytes(const Graph &graph, int id);
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_SCHEDULEBUILDER_H

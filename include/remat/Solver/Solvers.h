@@ -1,0 +1,86 @@
+//===- Solvers.h - the checkpoint solvers -----------------------*- C++ -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every solver as a free function with the `SolverFn` signature. Each comment
+// says what the solver does and when it fails. All of them return schedules
+// verified by `finishSolve` (SolverSupport.h); the registry (`allSolvers`)
+// lists them by name. docs/Solvers.md has the longer story.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_SOLVER_SOLVERS_H
+#define REMAT_SOLVER_SOLVERS_H
+
+#include "remat/Solver/Solver.h"
+
+#include <vector>
+
+namespace remat {
+
+/// Keeps every value from its computation to its last use; recomputes
+/// nothing. Optimal for MinComputeUnderBudget whenever it fits (every needed
+/// node must be computed at least once); Infeasible when its peak exceeds
+/// the budget.
+SolveResult solveCheckpointAll(const Graph &graph, const SolveOptions &options);
+
+/// Chen et al. (2016): checkpoints every ~sqrt(n)-th candidate by memory
+/// (greedy walk with segment budget total/sqrt(k) over k candidates).
+/// Candidates are the articulation points of the linearized forward graph
+/// (`Ap`), or every forward node in topological order (`Topo`); on a chain
+/// both are the paper's algorithm. Fails (Infeasible) when the result is
+/// over budget; never searches.
+SolveResult solveChenSqrtAp(const Graph &graph, const SolveOptions &options);
+SolveResult solveChenSqrtTopo(const Graph &graph, const SolveOptions &options);
+
+/// Chen et al.'s greedy algorithm with its segment budget b searched over a
+/// geometric grid, keeping the best verified schedule for the objective.
+/// Same candidate variants. Infeasible when no b fits the constraints.
+SolveResult solveChenGreedyAp(const Graph &graph, const SolveOptions &options);
+SolveResult solveChenGreedyTopo(const Graph &graph,
+                                const SolveOptions &options);
+
+/// Griewank & Walther's binomial checkpointing (revolve) on a forward chain,
+/// with the number of checkpoint slots searched. Unsupported when the
+/// forward graph is not a chain or the backward does not visit the chain in
+/// reverse; optimal in forward recomputations only for unit costs.
+SolveResult solveRevolve(const Graph &graph, const SolveOptions &options);
+
+/// Feng & Huang (2021), linear graphs: accessibility graph + shortest path
+/// for every candidate max-segment cost m; minimizes sum(checkpoints) + m
+/// (their memory model, one extra forward). Unsupported on non-chains.
+SolveResult solveFengHuangLinear(const Graph &graph,
+                                 const SolveOptions &options);
+
+/// Feng & Huang (2021), arbitrary graphs: division tree (linear division at
+/// splitting vertices, branch division into weakly connected components;
+/// the complicate division is not implemented, such subgraphs are
+/// indivisible leaves), solved per candidate m. Infeasible when the result
+/// misses the constraints.
+SolveResult solveFengHuang(const Graph &graph, const SolveOptions &options);
+
+/// Exhaustive exact solver: Dijkstra over sets of live values. Exact for the
+/// model because the live set alone determines which steps are allowed and
+/// the live bytes, and cost is additive. Unsupported with views or more
+/// than 20 needed non-resident nodes.
+SolveResult solveBruteForce(const Graph &graph, const SolveOptions &options);
+
+/// Ours: local search over the checkpoint set (toggle a node, shift a
+/// checkpoint to a neighbour), started from the best of the Chen and Feng &
+/// Huang sets and checkpoint-all, each move verified by simulation, within
+/// the time limit (at most 10 s). Infeasible when nothing found fits.
+SolveResult solveLocalSearch(const Graph &graph, const SolveOptions &options);
+
+/// The checkpoint sets behind the heuristics, for reuse (local search, the
+/// MILP's warm start). Indexed by node; only forward nodes are set.
+std::vector<char> chenGreedyKeep(const Graph &graph,
+                                 const std::vector<int> &candidates,
+                                 double segmentBudget);
+std::vector<char> fengHuangKeep(const Graph &graph,
+                                const SolveOptions &options);
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_SOLVERS_H

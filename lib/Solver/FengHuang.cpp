@@ -1,0 +1,482 @@
+//===- FengHuang.cpp - Feng & Huang optimal gradient checkpoints ----------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Feng & Huang, "Optimal Gradient Checkpoint Search for Arbitrary Computation
+// Graphs" (CVPR 2021); see /work/shared/ALGORITHMS.md. Their model: a
+// checkpoint set costs sum(l(checkpoints)) + m, where m is the largest sum of
+// l over the vertices strictly inside one segment between checkpoints (the
+// memory of re-forwarding that segment during the backward); each segment is
+// re-forwarded once, so the overhead is at most one forward pass.
+//
+// Linear graphs: for each candidate m, the accessibility graph has an edge
+// i -> j when seg(i, j) <= m; a shortest path from the source to the sink
+// (weights l(v_j)) gives the checkpoints. seg(i, j) grows as i decreases, so
+// the admissible predecessors of j form a window and a monotone deque gives
+// each shortest path in O(n).
+//
+// Arbitrary graphs: the division tree. A node of the tree is a subgraph
+// with a source s and a sink t; its splitting vertices (every s-t path
+// passes through them: no edge jumps over them in topological order) divide
+// it into a chain of segments (linear division); the interior of each
+// segment splits into weakly connected components, each a child subgraph
+// between the segment's ends (branch division). A subgraph that neither
+// division splits is an indivisible leaf (the paper's complicate division is
+// not implemented: such subgraphs stay leaves, which is safe but may miss
+// cheaper sets). For each m, a node is solved by the chain algorithm over
+// its splitting vertices, where a segment costing more than m must have both
+// ends checkpointed and its children solved recursively.
+//
+// The checkpoint sets of the few best m (by the model) are then turned into
+// schedules by the shared builder and simulated; the best verified one is
+// returned.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/ScheduleBuilder.h"
+#include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/Solvers.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <map>
+
+using namespace remat;
+
+static constexpr int64_t kInf = std::numeric_limits<int64_t>::max() / 4;
+/// At most this many candidate m are evaluated (quantiles beyond it).
+static constexpr size_t kMaxCandidates = 4096;
+/// The sets of this many best m (by the model) are simulated.
+static constexpr size_t kVerified = 8;
+
+/// Sorted distinct values, thinned to at most kMaxCandidates quantiles.
+static std::vector<int64_t> thin(std::vector<int64_t> values) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  if (values.size() <= kMaxCandidates)
+    return values;
+  std::vector<int64_t> result;
+  for (size_t i = 0; i < kMaxCandidates; ++i)
+    result.push_back(values[i * (values.size() - 1) / (kMaxCandidates - 1)]);
+  result.erase(std::unique(result.begin(), result.end()), result.end());
+  return result;
+}
+
+namespace {
+/// A set found for one m, with the model's memory.
+struct ModelSet {
+  int64_t model;
+  int64_t m;
+  std::vector<int> checkpoints;
+};
+} // namespace
+
+/// Keeps the kVerified sets with the smallest model memory and returns the
+/// verified best.
+static SolveResult verifyBest(const Graph &graph, const SolveOptions &options,
+                              const char *name, std::vector<ModelSet> sets,
+                              const Stopwatch &watch) {
+  std::stable_sort(sets.begin(), sets.end(),
+                   [](const ModelSet &a, const ModelSet &b) {
+                     return a.model < b.model;
+                   });
+  std::vector<std::vector<char>> keeps;
+  for (const ModelSet &set : sets) {
+    if (keeps.size() == kVerified)
+      break;
+    std::vector<char> keep(graph.size(), 0);
+    for (int id : set.checkpoints)
+      keep[id] = 1;
+    if (std::find(keeps.begin(), keeps.end(), keep) == keeps.end())
+      keeps.push_back(std::move(keep));
+  }
+  return solveFromCheckpointSets(graph, options, name, keeps, watch);
+}
+
+//===----------------------------------------------------------------------===//
+// Linear graphs
+//===----------------------------------------------------------------------===//
+
+/// Vertices 0..k (0 = source with weight 0, k = sink); returns the interior
+/// checkpoints of the shortest path for max segment m, or false.
+static bool chainShortestPath(const std::vector<int64_t> &weight, int64_t m,
+                              int64_t &total, std::vector<int> &path) {
+  const int k = static_cast<int>(weight.size()) - 1;
+  std::vector<int64_t> prefix(k + 2, 0); // prefix[i] = sum weight[0..i-1]
+  for (int i = 0; i <= k; ++i)
+    prefix[i + 1] = prefix[i] + weight[i];
+  // seg(i, j) = prefix[j] - prefix[i + 1].
+  std::vector<int64_t> dist(k + 1, kInf);
+  std::vector<int> from(k + 1, -1);
+  dist[0] = 0;
+  std::deque<int> window; // increasing i, increasing dist
+  int lo = 0;
+  window.push_back(0);
+  for (int j = 1; j <= k; ++j) {
+    while (lo < j - 1 && prefix[j] - prefix[lo + 1] > m)
+      ++lo;
+    while (!window.empty() && window.front() < lo)
+      window.pop_front();
+    if (!window.empty() && dist[window.front()] < kInf) {
+      dist[j] = dist[window.front()] + weight[j];
+      from[j] = window.front();
+    }
+    while (!window.empty() && dist[window.back()] >= dist[j])
+      window.pop_back();
+    window.push_back(j);
+  }
+  if (dist[k] >= kInf)
+    return false;
+  total = dist[k];
+  path.clear();
+  for (int j = from[k]; j > 0; j = from[j])
+    path.push_back(j);
+  return true;
+}
+
+SolveResult remat::solveFengHuangLinear(const Graph &graph,
+                                        const SolveOptions &options) {
+  Stopwatch watch;
+  const char *name = "feng-huang-linear";
+  std::vector<int> chain;
+  if (!isForwardChain(graph, &chain))
+    return failSolve(name, SolveStatus::Unsupported,
+                     "the forward graph is not a chain", watch);
+  // Vertex 0 is the (resident) source; 1..k the chain.
+  std::vector<int64_t> weight(chain.size() + 1, 0);
+  for (size_t i = 0; i < chain.size(); ++i)
+    weight[i + 1] = ownedBytes(graph, chain[i]);
+  std::vector<int64_t> candidates;
+  const int k = chain.size();
+  for (int i = 0; i <= k; ++i) {
+    int64_t seg = 0;
+    for (int j = i + 2; j <= k; ++j) {
+      seg += weight[j - 1];
+      candidates.push_back(seg);
+    }
+  }
+  candidates.push_back(0);
+  candidates = thin(std::move(candidates));
+  std::vector<ModelSet> sets;
+  int64_t best = kInf;
+  std::vector<int> path;
+  for (int64_t m : candidates) {
+    if (m >= best)
+      break; // the model memory is at least m
+    int64_t total;
+    if (!chainShortestPath(weight, m, total, path))
+      continue;
+    std::vector<int> ids;
+    for (int p : path)
+      ids.push_back(chain[p - 1]);
+    sets.push_back({total + m, m, ids});
+    best = std::min(best, total + m);
+  }
+  return verifyBest(graph, options, name, std::move(sets), watch);
+}
+
+//===----------------------------------------------------------------------===//
+// Arbitrary graphs
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One node of the division tree: a subgraph between `source` and `sink`
+/// (graph ids, or -1 for the virtual source/sink of the whole graph).
+struct Division {
+  /// Splitting vertices in order, source first and sink last.
+  std::vector<int> ends;
+  /// Per segment (between ends[k] and ends[k+1]): interior bytes and the
+  /// children (branch components) as indices into the tree.
+  std::vector<int64_t> segBytes;
+  std::vector<std::vector<int>> children;
+  bool leaf = false;
+};
+
+class DivisionTree {
+public:
+  DivisionTree(const Graph &graph) : graph(graph) {
+    std::vector<int> fwd = forwardOrder(graph);
+    inFwd.assign(graph.size(), 0);
+    for (int id : fwd)
+      inFwd[id] = 1;
+    users = graph.users();
+    mark.assign(graph.size(), 0);
+    root = build(fwd, -1, -1);
+  }
+
+  const Graph &graph;
+  std::vector<Division> nodes;
+  int root = -1;
+
+  int64_t bytesOf(int id) const { return id < 0 ? 0 : ownedBytes(graph, id); }
+
+  /// All interior-segment byte totals, the candidate m values.
+  void candidates(std::vector<int64_t> &out) const {
+    for (const Division &d : nodes) {
+      for (int64_t b : d.segBytes)
+        out.push_back(b);
+      // Pairwise chain segments over the splitting vertices.
+      for (size_t i = 0; i < d.segBytes.size(); ++i) {
+        int64_t seg = d.segBytes[i];
+        for (size_t j = i + 1; j < d.segBytes.size() && out.size() < 1000000;
+             ++j) {
+          seg += bytesOf(d.ends[j]) + d.segBytes[j];
+          out.push_back(seg);
+        }
+      }
+    }
+  }
+
+  /// Checkpoint bytes of the best set for m in subtree `index`, appending
+  /// the checkpoints to `out`; kInf if m is too small.
+  int64_t solve(int index, int64_t m, std::vector<int> &out) const {
+    const Division &d = nodes[index];
+    const int q = static_cast<int>(d.ends.size()) - 1;
+    if (d.leaf)
+      return d.segBytes[0] <= m ? 0 : kInf;
+    // forced[k]: cost and checkpoints of segment k solved inside.
+    std::vector<int64_t> forced(q, kInf);
+    std::vector<std::vector<int>> forcedSets(q);
+    for (int k = 0; k < q; ++k) {
+      if (d.segBytes[k] <= m)
+        continue;
+      int64_t sum = 0;
+      for (int child : d.children[k]) {
+        int64_t c = solve(child, m, forcedSets[k]);
+        if (c >= kInf) {
+          sum = kInf;
+          break;
+        }
+        sum += c;
+      }
+      forced[k] = sum;
+    }
+    // Chain DP over the splitting vertices: dist[j] = cheapest checkpoint
+    // bytes with ends[j] a checkpoint (ends[q], the sink, is not counted:
+    // the parent already keeps it).
+    std::vector<int64_t> dist(q + 1, kInf);
+    std::vector<int> from(q + 1, -1);
+    std::vector<char> viaForced(q + 1, 0);
+    dist[0] = 0;
+    for (int j = 1; j <= q; ++j) {
+      int64_t w = j < q ? bytesOf(d.ends[j]) : 0;
+      int64_t seg = 0;
+      for (int i = j - 1; i >= 0; --i) {
+        seg += d.segBytes[i] + (i < j - 1 ? bytesOf(d.ends[i + 1]) : 0);
+        if (seg > m)
+          break;
+        if (dist[i] + w < dist[j]) {
+          dist[j] = dist[i] + w;
+          from[j] = i;
+          viaForced[j] = 0;
+        }
+      }
+      if (forced[j - 1] < kInf && dist[j - 1] < kInf &&
+          dist[j - 1] + w + forced[j - 1] < dist[j]) {
+        dist[j] = dist[j - 1] + w + forced[j - 1];
+        from[j] = j - 1;
+        viaForced[j] = 1;
+      }
+    }
+    if (dist[q] >= kInf)
+      return kInf;
+    for (int j = q; j > 0; j = from[j]) {
+      if (j < q && d.ends[j] >= 0)
+        out.push_back(d.ends[j]);
+      if (viaForced[j])
+        out.insert(out.end(), forcedSets[j - 1].begin(),
+                   forcedSets[j - 1].end());
+    }
+    return dist[q];
+  }
+
+private:
+  std::vector<char> inFwd;
+  std::vector<std::vector<int>> users;
+  std::vector<int> mark;
+  int stamp = 0;
+
+  /// Builds the subtree for `interior` (forward ids in topological order)
+  /// between `source` and `sink`.
+  int build(const std::vector<int> &interior, int source, int sink) {
+    int index = nodes.size();
+    nodes.emplace_back();
+    ++stamp;
+    for (int id : interior)
+      mark[id] = stamp;
+    std::vector<int> pos(interior.size());
+    std::map<int, int> posOf;
+    for (size_t i = 0; i < interior.size(); ++i)
+      posOf[interior[i]] = i + 1; // 0 = source, size+1 = sink
+    const int last = interior.size() + 1;
+    std::vector<int> delta(last + 2, 0);
+    auto edge = [&](int a, int b) {
+      if (b - a > 1) {
+        ++delta[a + 1];
+        --delta[b];
+      }
+    };
+    for (size_t i = 0; i < interior.size(); ++i) {
+      int id = interior[i];
+      bool hasIn = false, hasOut = false;
+      for (int dep : graph.nodes[id].deps)
+        if (dep >= 0 && mark[dep] == stamp) {
+          edge(posOf[dep], i + 1);
+          hasIn = true;
+        }
+      for (int u : users[id])
+        if (mark[u] == stamp)
+          hasOut = true;
+      // Edges from the source / to the sink (or from/to outside, which a
+      // proper division only allows through the ends).
+      if (!hasIn)
+        edge(0, i + 1);
+      if (!hasOut)
+        edge(i + 1, last);
+    }
+    Division &d = nodes[index];
+    d.ends.push_back(source);
+    std::vector<std::vector<int>> segments(1);
+    int crossing = 0;
+    for (size_t i = 0; i < interior.size(); ++i) {
+      crossing += delta[i + 1];
+      if (crossing == 0) {
+        d.ends.push_back(interior[i]);
+        segments.emplace_back();
+      } else {
+        segments.back().push_back(interior[i]);
+      }
+    }
+    d.ends.push_back(sink);
+    // Components of each segment's interior.
+    std::vector<std::vector<std::vector<int>>> components;
+    bool divided = d.ends.size() > 2;
+    for (const std::vector<int> &segment : segments) {
+      components.push_back(split(segment));
+      divided |= components.back().size() > 1;
+    }
+    int64_t total = 0;
+    for (int id : interior)
+      total += bytesOf(id);
+    if (!divided) {
+      nodes[index].leaf = true;
+      nodes[index].segBytes = {total};
+      nodes[index].children.resize(1);
+      return index;
+    }
+    std::vector<int64_t> segBytes;
+    std::vector<std::vector<int>> children;
+    for (size_t k = 0; k < segments.size(); ++k) {
+      int64_t sum = 0;
+      for (int id : segments[k])
+        sum += bytesOf(id);
+      segBytes.push_back(sum);
+      children.emplace_back();
+      for (const std::vector<int> &comp : components[k])
+        children.back().push_back(
+            build(comp, nodes[index].ends[k], nodes[index].ends[k + 1]));
+    }
+    nodes[index].segBytes = std::move(segBytes);
+    nodes[index].children = std::move(children);
+    return index;
+  }
+
+  /// Weakly connected components of `vertices` (topological order kept).
+  std::vector<std::vector<int>> split(const std::vector<int> &vertices) {
+    std::vector<std::vector<int>> result;
+    if (vertices.empty())
+      return result;
+    ++stamp;
+    for (int id : vertices)
+      mark[id] = stamp;
+    std::map<int, int> comp;
+    int count = 0;
+    for (int start : vertices) {
+      if (comp.count(start))
+        continue;
+      std::vector<int> stack = {start};
+      comp[start] = count;
+      while (!stack.empty()) {
+        int id = stack.back();
+        stack.pop_back();
+        auto visit = [&](int other) {
+          if (other >= 0 && mark[other] == stamp && !comp.count(other)) {
+            comp[other] = count;
+            stack.push_back(other);
+          }
+        };
+        for (int dep : graph.nodes[id].deps)
+          visit(dep);
+        for (int u : users[id])
+          visit(u);
+      }
+      ++count;
+    }
+    result.resize(count);
+    for (int id : vertices)
+      result[comp[id]].push_back(id);
+    return result;
+  }
+};
+} // namespace
+
+std::vector<char> remat::fengHuangKeep(const Graph &graph,
+                                       const SolveOptions &options) {
+  (void)options;
+  DivisionTree tree(graph);
+  std::vector<int64_t> candidates;
+  tree.candidates(candidates);
+  candidates.push_back(0);
+  candidates = thin(std::move(candidates));
+  int64_t best = kInf;
+  std::vector<int> bestSet, set;
+  for (int64_t m : candidates) {
+    if (m >= best)
+      break;
+    set.clear();
+    int64_t cost = tree.solve(tree.root, m, set);
+    if (cost < kInf && cost + m < best) {
+      best = cost + m;
+      bestSet = set;
+    }
+  }
+  std::vector<char> keep(graph.size(), 0);
+  for (int id : bestSet)
+    keep[id] = 1;
+  return keep;
+}
+
+SolveResult remat::solveFengHuang(const Graph &graph,
+                                  const SolveOptions &options) {
+  Stopwatch watch;
+  const char *name = "feng-huang";
+  if (forwardOrder(graph).empty())
+    return failSolve(name, SolveStatus::Unsupported,
+                     "the graph has no forward nodes", watch);
+  DivisionTree tree(graph);
+  std::vector<int64_t> candidates;
+  tree.candidates(candidates);
+  candidates.push_back(0);
+  candidates = thin(std::move(candidates));
+  std::vector<ModelSet> sets;
+  int64_t best = kInf;
+  for (int64_t m : candidates) {
+    if (m >= best)
+      break;
+    std::vector<int> set;
+    int64_t cost = tree.solve(tree.root, m, set);
+    if (cost >= kInf)
+      continue;
+    best = std::min(best, cost + m);
+    sets.push_back({cost + m, m, std::move(set)});
+  }
+  if (sets.empty())
+    return failSolve(name, SolveStatus::Infeasible,
+                     "no candidate segment bound admits a checkpoint set",
+                     watch);
+  return verifyBest(graph, options, name, std::move(sets), watch);
+}

@@ -1,0 +1,63 @@
+//===- Registry.cpp - solver names ----------------------------------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Solver.h"
+#include "remat/Solver/Solvers.h"
+
+using namespace remat;
+
+const char *remat::toString(SolveStatus status) {
+  switch (status) {
+  case SolveStatus::Optimal:
+    return "optimal";
+  case SolveStatus::Feasible:
+    return "feasible";
+  case SolveStatus::Infeasible:
+    return "infeasible";
+  case SolveStatus::Timeout:
+    return "timeout";
+  case SolveStatus::Unsupported:
+    return "unsupported";
+  }
+  return "unknown";
+}
+
+const std::vector<SolverInfo> &remat::allSolvers() {
+  static const std::vector<SolverInfo> solvers = {
+      {"checkpoint-all", "keep everything, recompute nothing (the reference)",
+       solveCheckpointAll},
+      {"chen-sqrt", "Chen et al. sqrt(n) on articulation points",
+       solveChenSqrtAp},
+      {"chen-sqrt-topo", "Chen et al. sqrt(n) on the topological order",
+       solveChenSqrtTopo},
+      {"chen-greedy",
+       "Chen et al. greedy, segment budget searched, articulation points",
+       solveChenGreedyAp},
+      {"chen-greedy-topo",
+       "Chen et al. greedy, segment budget searched, topological order",
+       solveChenGreedyTopo},
+      {"revolve", "Griewank-Walther binomial checkpointing (chains only)",
+       solveRevolve},
+      {"feng-huang-linear", "Feng & Huang optimal checkpoints (chains only)",
+       solveFengHuangLinear},
+      {"feng-huang", "Feng & Huang division-tree checkpoints (any DAG)",
+       solveFengHuang},
+      {"brute-force", "exhaustive exact search (tiny graphs only)",
+       solveBruteForce},
+      {"local-search",
+       "ours: verified local search over the checkpoint set",
+       solveLocalSearch},
+      // COIN-OR solvers (lib/Solver/Checkmate*.cpp) register here.
+  };
+  return solvers;
+}
+
+const SolverInfo *remat::findSolver(const std::string &name) {
+  for (const SolverInfo &info : allSolvers())
+    if (info.name == name)
+      return &info;
+  return nullptr;
+}

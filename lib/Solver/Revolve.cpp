@@ -1,0 +1,233 @@
+//===- Revolve.cpp - Griewank & Walther binomial checkpointing ------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Revolve reverses a chain of L steps with c checkpoint slots: place a
+// checkpoint at l + j, reverse the right part with c - 1 slots, then the left
+// part with c slots, where t is the least repetition count with
+// beta(c, t) = C(c + t, c) >= L and j is chosen so that the right part fits
+// beta(c - 1, t) and the left part beta(c, t - 1) (Griewank & Walther 2000,
+// Algorithm 799). With no slot left, each step is re-advanced from the
+// nearest checkpoint.
+//
+// On a training graph the "steps" are the forward chain; the backward nodes
+// are grouped by the highest chain position they read, and each group is
+// run once its forward values are recomputed. Revolve produces a compute
+// order (checkpoints are taken and released over time, not a fixed set);
+// the shared builder adds the frees.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/ScheduleBuilder.h"
+#include "remat/Solver/Simulator.h"
+#include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/Solvers.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace remat;
+
+/// C(c + t, c), saturating.
+static int64_t beta(int c, int t) {
+  if (c < 0 || t < 0)
+    return 0;
+  long double value = 1;
+  for (int i = 1; i <= c; ++i) {
+    value = value * (t + i) / i;
+    if (value > 1e17)
+      return std::numeric_limits<int64_t>::max() / 4;
+  }
+  return static_cast<int64_t>(value + 0.5);
+}
+
+namespace {
+/// Generates revolve's compute order for one slot count.
+class RevolveDriver {
+public:
+  RevolveDriver(const Graph &graph, const std::vector<int> &chain,
+                const std::vector<std::vector<int>> &groups,
+                const std::vector<std::vector<int>> &groupReads)
+      : graph(graph), chain(chain), groups(groups), groupReads(groupReads),
+        avail(chain.size() + 1, 0), held(chain.size() + 1, 0),
+        everComputed(chain.size() + 1, 0) {
+    avail[0] = held[0] = 1; // position 0: the resident input side
+    for (int out : graph.outputs)
+      outputs.push_back(out);
+  }
+
+  std::vector<int> run(int slots) {
+    order.clear();
+    std::fill(avail.begin(), avail.end(), 0);
+    std::fill(held.begin(), held.end(), 0);
+    std::fill(everComputed.begin(), everComputed.end(), 0);
+    avail[0] = held[0] = 1;
+    reverse(0, static_cast<int>(chain.size()), slots);
+    return order;
+  }
+
+private:
+  const Graph &graph;
+  const std::vector<int> &chain;
+  const std::vector<std::vector<int>> &groups;
+  const std::vector<std::vector<int>> &groupReads;
+  std::vector<char> avail, held, everComputed;
+  std::vector<int> outputs;
+  std::vector<int> order;
+
+  /// Makes chain position `pos` (1-based) available by advancing from the
+  /// nearest available position below it.
+  void ensure(int pos) {
+    if (avail[pos])
+      return;
+    int from = pos - 1;
+    while (!avail[from])
+      --from;
+    for (int p = from + 1; p <= pos; ++p)
+      if (!avail[p]) {
+        order.push_back(chain[p - 1]);
+        avail[p] = everComputed[p] = 1;
+      }
+  }
+
+  void drop(int lo, int hi) {
+    for (int p = lo + 1; p <= hi; ++p)
+      if (!held[p])
+        avail[p] = 0;
+  }
+
+  /// Runs the backward group of chain position `pos`.
+  void doGroup(int pos) {
+    int id = chain[pos - 1];
+    if (!everComputed[pos] &&
+        std::find(outputs.begin(), outputs.end(), id) != outputs.end())
+      ensure(pos);
+    for (int read : groupReads[pos])
+      ensure(read);
+    for (int b : groups[pos])
+      order.push_back(b);
+  }
+
+  /// Reverses positions hi..lo+1 with `slots` free checkpoint slots; lo is
+  /// available.
+  void reverse(int lo, int hi, int slots) {
+    if (hi <= lo)
+      return;
+    int len = hi - lo;
+    if (slots == 0 || len == 1) {
+      for (int pos = hi; pos > lo; --pos) {
+        doGroup(pos);
+        drop(lo, pos);
+      }
+      return;
+    }
+    int t = 1;
+    while (beta(slots, t) < len)
+      ++t;
+    int64_t j = std::max<int64_t>(1, len - beta(slots - 1, t));
+    j = std::min<int64_t>(j, len - 1);
+    int mid = lo + static_cast<int>(j);
+    ensure(mid);
+    held[mid] = 1;
+    drop(lo, mid);
+    reverse(mid, hi, slots - 1);
+    reverse(lo, mid, slots);
+    held[mid] = 0;
+    avail[mid] = 0;
+  }
+};
+} // namespace
+
+SolveResult remat::solveRevolve(const Graph &graph,
+                                const SolveOptions &options) {
+  Stopwatch watch;
+  const char *name = "revolve";
+  std::vector<int> chain;
+  if (!isForwardChain(graph, &chain))
+    return failSolve(name, SolveStatus::Unsupported,
+                     "the forward graph is not a chain", watch);
+  std::vector<int> pos(graph.size(), 0);
+  for (int i = 0, e = chain.size(); i < e; ++i)
+    pos[chain[i]] = i + 1;
+  // Group the backward nodes by the highest chain position they read; the
+  // groups must come in decreasing order.
+  std::vector<char> needed = neededNodes(graph);
+  const int len = chain.size();
+  std::vector<std::vector<int>> groups(len + 1), groupReads(len + 1);
+  int current = len;
+  for (int id = 0; id < graph.size(); ++id) {
+    if (!needed[id] || graph.nodes[id].kind != NodeKind::Backward)
+      continue;
+    int top = 0;
+    std::vector<int> reads;
+    for (int dep : graph.nodes[id].deps)
+      if (pos[dep] > 0) {
+        top = std::max(top, pos[dep]);
+        reads.push_back(pos[dep]);
+      }
+    if (top == 0)
+      top = current;
+    if (top > current)
+      return failSolve(name, SolveStatus::Unsupported,
+                       "the backward does not visit the chain in reverse",
+                       watch);
+    current = top;
+    if (top == 0)
+      return failSolve(name, SolveStatus::Unsupported,
+                       "a backward node reads no chain value", watch);
+    groups[top].push_back(id);
+    for (int r : reads)
+      groupReads[top].push_back(r);
+  }
+  for (auto &reads : groupReads) {
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+  }
+
+  RevolveDriver driver(graph, chain, groups, groupReads);
+  double limit = costLimit(graph, options);
+  struct Candidate {
+    int slots = -1;
+    int64_t peak = 0;
+    double cost = 0;
+  };
+  auto evaluate = [&](int slots) {
+    Simulation sim =
+        simulate(graph, scheduleFromComputeOrder(graph, driver.run(slots)));
+    Candidate c;
+    c.slots = slots;
+    c.peak = sim.valid() ? sim.peakBytes : std::numeric_limits<int64_t>::max();
+    c.cost = sim.valid() ? sim.cost : std::numeric_limits<double>::infinity();
+    return c;
+  };
+  // More slots: more memory, less recomputation. Scan small chains fully;
+  // on long ones scan geometrically, then refine around the best.
+  Candidate best;
+  auto consider = [&](int slots) {
+    if (slots < 0 || slots > len)
+      return;
+    Candidate c = evaluate(slots);
+    if (best.slots < 0 ||
+        isBetter(options, limit, c.peak, c.cost, best.peak, best.cost))
+      best = c;
+  };
+  if (len <= 64) {
+    for (int s = 0; s <= len; ++s)
+      consider(s);
+  } else {
+    for (int s = 0; s <= len; s = s < 4 ? s + 1 : s * 5 / 4)
+      consider(s);
+    consider(len);
+    int center = best.slots;
+    for (int s = center - 16; s <= center + 16; ++s)
+      if (s != center)
+        consider(s);
+  }
+  SolveResult result = finishSolve(
+      graph, options, name, scheduleFromComputeOrder(graph, driver.run(best.slots)),
+      SolveStatus::Feasible, watch,
+      "checkpoint slots: " + std::to_string(best.slots));
+  return result;
+}

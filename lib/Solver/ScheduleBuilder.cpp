@@ -1,0 +1,322 @@
+//===- ScheduleBuilder.cpp - schedules from checkpoint sets ---------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/ScheduleBuilder.h"
+
+#include "remat/Solver/Simulator.h"
+#include "remat/Solver/SolverSupport.h"
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+using namespace remat;
+
+/// The values `node` reads: its dependencies and, for a view, its base.
+template <typename Fn>
+static void forEachRead(const Node &node, Fn fn) {
+  for (int dep : node.deps)
+    fn(dep);
+  if (node.isView())
+    fn(node.aliasOf);
+}
+
+Schedule remat::scheduleFromComputeOrder(const Graph &graph,
+                                         const std::vector<int> &order,
+                                         std::string *error) {
+  const int n = graph.size();
+  const size_t len = order.size();
+  // One instance per compute event: the event that created it and the last
+  // event that read it.
+  std::vector<int> current(n, -1); // node -> position that computed it
+  std::vector<size_t> lastRead(len, 0);
+  std::vector<char> lastCopy(len, 0);
+  std::vector<char> isOutput(n, 0);
+  for (int out : graph.outputs)
+    if (out >= 0 && out < n)
+      isOutput[out] = 1;
+  for (size_t pos = 0; pos < len; ++pos) {
+    int id = order[pos];
+    if (id < 0 || id >= n || graph.nodes[id].isResident()) {
+      if (error) {
+        std::ostringstream os;
+        os << "compute order position " << pos << " names node " << id
+           << ", which cannot be computed";
+        *error = os.str();
+      }
+      return {};
+    }
+    bool ok = true;
+    forEachRead(graph.nodes[id], [&](int dep) {
+      if (graph.nodes[dep].isResident())
+        return;
+      if (current[dep] < 0) {
+        ok = false;
+        return;
+      }
+      lastRead[current[dep]] = pos;
+    });
+    if (!ok) {
+      if (error) {
+        std::ostringstream os;
+        os << "node " << id << " is computed at position " << pos
+           << " before one of its dependencies";
+        *error = os.str();
+      }
+      return {};
+    }
+    current[id] = static_cast<int>(pos);
+    lastRead[pos] = pos;
+  }
+  for (int id = 0; id < n; ++id)
+    if (current[id] >= 0)
+      lastCopy[current[id]] = 1;
+
+  // Frees to emit after each position.
+  std::vector<std::vector<int>> freesAfter(len);
+  for (size_t pos = 0; pos < len; ++pos) {
+    int id = order[pos];
+    if (lastCopy[pos] && isOutput[id])
+      continue;
+    freesAfter[lastRead[pos]].push_back(id);
+  }
+  Schedule schedule;
+  schedule.steps.reserve(2 * len);
+  for (size_t pos = 0; pos < len; ++pos) {
+    schedule.steps.push_back(Step::compute(order[pos]));
+    for (int id : freesAfter[pos])
+      schedule.steps.push_back(Step::free(id));
+  }
+  return schedule;
+}
+
+std::vector<int> remat::forwardOrder(const Graph &graph) {
+  std::vector<char> needed = neededNodes(graph);
+  std::vector<int> result;
+  for (int id = 0; id < graph.size(); ++id)
+    if (needed[id] && graph.nodes[id].kind == NodeKind::Forward)
+      result.push_back(id);
+  return result;
+}
+
+std::vector<int> remat::articulationPoints(const Graph &graph) {
+  std::vector<int> fwd = forwardOrder(graph);
+  std::vector<int> pos(graph.size(), -1);
+  for (int i = 0, e = fwd.size(); i < e; ++i)
+    pos[fwd[i]] = i;
+  // crossed[i] > 0 when some forward edge u -> w has pos(u) < i < pos(w).
+  std::vector<int> delta(fwd.size() + 1, 0);
+  for (int w : fwd)
+    forEachRead(graph.nodes[w], [&](int u) {
+      if (pos[u] >= 0 && pos[w] - pos[u] > 1) {
+        ++delta[pos[u] + 1];
+        --delta[pos[w]];
+      }
+    });
+  std::vector<int> result;
+  int crossing = 0;
+  for (int i = 0, e = fwd.size(); i < e; ++i) {
+    crossing += delta[i];
+    if (crossing == 0)
+      result.push_back(fwd[i]);
+  }
+  return result;
+}
+
+bool remat::isForwardChain(const Graph &graph, std::vector<int> *chain) {
+  std::vector<int> fwd = forwardOrder(graph);
+  if (chain)
+    *chain = fwd;
+  if (fwd.empty())
+    return false;
+  std::vector<int> pos(graph.size(), -1);
+  for (int i = 0, e = fwd.size(); i < e; ++i)
+    pos[fwd[i]] = i;
+  for (int i = 0, e = fwd.size(); i < e; ++i) {
+    int forwardReads = 0;
+    bool ok = true;
+    forEachRead(graph.nodes[fwd[i]], [&](int dep) {
+      if (graph.nodes[dep].isResident())
+        return;
+      ++forwardReads;
+      ok &= i > 0 && dep == fwd[i - 1];
+    });
+    if (!ok || (i > 0 && forwardReads == 0))
+      return false;
+  }
+  return true;
+}
+
+int64_t remat::ownedBytes(const Graph &graph, int id) {
+  const Node &node = graph.nodes[id];
+  return node.isView() || node.isResident() ? 0 : node.bytes;
+}
+
+std::vector<int>
+remat::computeOrderFromCheckpoints(const Graph &graph,
+                                   const std::vector<char> &keep,
+                                   const CheckpointOptions &options) {
+  const int n = graph.size();
+  std::vector<char> needed = neededNodes(graph);
+  std::vector<char> isOutput(n, 0);
+  for (int out : graph.outputs)
+    if (out >= 0 && out < n)
+      isOutput[out] = 1;
+
+  // Backward nodes are never recomputed: they count as kept.
+  std::vector<char> kept(n, 1);
+  for (int id = 0; id < n; ++id) {
+    const Node &node = graph.nodes[id];
+    if (node.kind != NodeKind::Forward)
+      continue;
+    bool k = id < static_cast<int>(keep.size()) && keep[id];
+    if (node.keep == KeepPolicy::Always)
+      k = true;
+    if (node.keep == KeepPolicy::Never)
+      k = false;
+    kept[id] = k || isOutput[id];
+  }
+
+  std::vector<int> seg(n, -1);
+  if (static_cast<int>(options.segmentOf.size()) == n) {
+    seg = options.segmentOf;
+  } else {
+    int count = 0;
+    for (int id = 0; id < n; ++id) {
+      if (!needed[id] || graph.nodes[id].kind != NodeKind::Forward)
+        continue;
+      seg[id] = count;
+      if (kept[id])
+        ++count;
+    }
+  }
+
+  const int never = std::numeric_limits<int>::min();
+  std::vector<char> computed(n, 0);
+  std::vector<int> epochOf(n, never);
+  int epoch = 0, curSeg = -1, firstRunSeg = never;
+  auto available = [&](int id) {
+    if (graph.nodes[id].isResident())
+      return true;
+    if (!computed[id])
+      return false;
+    if (kept[id] || epochOf[id] == epoch)
+      return true;
+    return options.reuseLastSegment && epochOf[id] == 0 && epoch == 1 &&
+           seg[id] == firstRunSeg;
+  };
+
+  std::vector<int> order;
+  order.reserve(2 * n);
+  std::vector<std::pair<int, size_t>> stack;
+  std::vector<int> reads;
+  auto readsOf = [&](int id, std::vector<int> &out) {
+    out.clear();
+    forEachRead(graph.nodes[id], [&](int dep) { out.push_back(dep); });
+  };
+  std::vector<std::vector<int>> readCache(n);
+  for (int id = 0; id < n; ++id)
+    readsOf(id, readCache[id]);
+
+  auto ensure = [&](int root) {
+    if (available(root))
+      return;
+    stack.clear();
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      auto &[id, next] = stack.back();
+      const std::vector<int> &deps = readCache[id];
+      while (next < deps.size() && available(deps[next]))
+        ++next;
+      if (next < deps.size()) {
+        int dep = deps[next++];
+        stack.push_back({dep, 0});
+        continue;
+      }
+      order.push_back(id);
+      computed[id] = 1;
+      epochOf[id] = epoch;
+      stack.pop_back();
+    }
+  };
+
+  for (int id = 0; id < n; ++id) {
+    if (!needed[id])
+      continue;
+    const Node &node = graph.nodes[id];
+    if (node.kind == NodeKind::Backward) {
+      int s = -1;
+      for (int dep : readCache[id])
+        if (graph.nodes[dep].kind == NodeKind::Forward && !kept[dep])
+          s = std::max(s, seg[dep]);
+      // Runs only move down the segments: a backward node that needs a
+      // higher segment again recomputes it within the current run, so two
+      // segments never alternate (and thrash).
+      if (s >= 0 && (epoch == 0 || s < curSeg)) {
+        ++epoch;
+        curSeg = s;
+        if (epoch == 1)
+          firstRunSeg = s;
+      }
+    }
+    ensure(id);
+  }
+  return order;
+}
+
+Schedule remat::scheduleFromCheckpoints(const Graph &graph,
+                                        const std::vector<char> &keep,
+                                        const CheckpointOptions &options) {
+  return scheduleFromComputeOrder(
+      graph, computeOrderFromCheckpoints(graph, keep, options));
+}
+
+Schedule remat::checkpointAllSchedule(const Graph &graph) {
+  std::vector<char> needed = neededNodes(graph);
+  std::vector<int> order;
+  for (int id = 0; id < graph.size(); ++id)
+    if (needed[id])
+      order.push_back(id);
+  return scheduleFromComputeOrder(graph, order);
+}
+
+CheckpointEval remat::evaluateCheckpoints(const Graph &graph,
+                                          const std::vector<char> &keep,
+                                          const CheckpointOptions &options) {
+  Simulation sim =
+      simulate(graph, scheduleFromCheckpoints(graph, keep, options));
+  CheckpointEval eval;
+  eval.peakBytes = sim.valid() ? sim.peakBytes
+                               : std::numeric_limits<int64_t>::max();
+  eval.cost = sim.valid() ? sim.cost : std::numeric_limits<double>::infinity();
+  return eval;
+}
+
+SolveResult remat::solveFromCheckpointSets(
+    const Graph &graph, const SolveOptions &options, const std::string &solver,
+    const std::vector<std::vector<char>> &sets, const Stopwatch &watch,
+    int *bestIndex) {
+  double limit = costLimit(graph, options);
+  int best = -1;
+  CheckpointEval bestEval;
+  for (int i = 0, e = sets.size(); i < e; ++i) {
+    CheckpointEval eval = evaluateCheckpoints(graph, sets[i]);
+    if (best < 0 || isBetter(options, limit, eval.peakBytes, eval.cost,
+                             bestEval.peakBytes, bestEval.cost)) {
+      best = i;
+      bestEval = eval;
+    }
+  }
+  if (bestIndex)
+    *bestIndex = best;
+  if (best < 0)
+    return failSolve(solver, SolveStatus::Infeasible,
+                     "no checkpoint set to evaluate", watch);
+  return finishSolve(graph, options, solver,
+                     scheduleFromCheckpoints(graph, sets[best]),
+                     SolveStatus::Feasible, watch);
+}
