@@ -306,6 +306,9 @@ FailureOr<std::optional<int64_t>> OpCostComputer::computeFlops() {
 }
 
 FailureOr<CostAttr> OpCostComputer::compute() {
+  if (!producesTensor(op))
+    return op->emitOpError()
+           << "produces no tensor; the cost model only costs tensor results";
   FailureOr<std::optional<int64_t>> flops = computeFlops();
   if (failed(flops))
     return failure();

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/Solver.h"
+#include "remat/Solver/Checkmate.h"
 #include "remat/Solver/Solvers.h"
 
 using namespace remat;
@@ -51,6 +52,18 @@ const std::vector<SolverInfo> &remat::allSolvers() {
        "ours: verified local search over the checkpoint set",
        solveLocalSearch},
       // COIN-OR solvers (lib/Solver/Checkmate*.cpp) register here.
+      {"checkmate-milp",
+       "Checkmate MILP on CBC (optimal in the frontier-advancing class)",
+       static_cast<SolverFn>(
+           [](const Graph &g, const SolveOptions &o) {
+             return solveCheckmateMilp(g, o);
+           })},
+      {"checkmate-lp-rounding",
+       "Checkmate LP relaxation (CLP) lower bound and two-phase rounding",
+       static_cast<SolverFn>(
+           [](const Graph &g, const SolveOptions &o) {
+             return solveCheckmateRounding(g, o);
+           })},
   };
   return solvers;
 }

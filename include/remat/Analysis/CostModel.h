@@ -81,8 +81,8 @@ int64_t getScalarOpFlops(mlir::Operation *op);
 
 /// Computes the cost of the tensor-producing operation `op`. On failure (an
 /// op the model does not know, a dynamic shape without a size hint, a size
-/// that overflows int64_t) emits a located error on `op` and returns failure.
-/// Must not be called on ops for which producesTensor() is false.
+/// that overflows int64_t, or an op that produces no tensor: see
+/// producesTensor) emits a located error on `op` and returns failure.
 mlir::FailureOr<CostAttr> computeOpCost(mlir::Operation *op,
                                         const CostModelOptions &options);
 
