@@ -770,65 +770,92 @@ def gen_gradcheck_main(fn, args, results, dtype, eps, tol, atol):
     """Per parameter P: directional derivative an = <(P - P')/lr, D> against
     the central difference fd of the loss along D; prints both, then PASS when
     |fd - an| <= tol * |an| + atol for every parameter (atol absorbs the
-    O(ulp(loss) / eps) rounding of fd for parameters with tiny gradients)."""
+    O(ulp(loss) / eps) rounding of fd for parameters with tiny gradients).
+
+    Each parameter is checked in its own function @gradcheck_<name>: the
+    deallocation pipeline's bookkeeping grows with the number of buffers live
+    in one function, and keeping the temporaries apart keeps the lowered IR
+    small (and mlir-runner fast)."""
     d = Driver(dtype)
     nparams = len(results) - 1
     shapes = [s for _, s in args]
+    arg_types = ", ".join(d.ty(t) for t in shapes)
     vals = d.build_args(args, nparams)
     r = d.call(fn, vals, shapes, results)
-    inv_lr = d.const(-1.0 / LR)
-    eps_c = d.const(eps)
-    neg_eps = d.const(-eps)
-    inv_2eps = d.const(1.0 / (2 * eps))
-    tol_c = d.const(tol)
-    atol_c = d.const(atol)
-    worst = d.const(0.0)
+    main_lines = d.lines
+    checks = []
     for i in range(nparams):
         s = shapes[i]
+        name = "gradcheck_" + args[i][0]
+        d.lines = []
+        d.n = 0
+        params = ["%%arg%d" % j for j in range(len(shapes))]
+        # an = <(P' - P) * (-1/lr), D>
         dirn = d.call_init(s, 0.73, 1.1 + i, 1.0)
-        # grad = (P' - P) * (-1/lr)
         diff = d.fresh()
-        d.emit("%s = func.call @%s(%s, %s, %s) : (%s, %s, %s) -> %s" %
-               (diff, d.axpy_fn(s), d.const(-1.0), vals[i], r[1 + i], dtype, d.ty(s),
+        d.emit("%s = func.call @%s(%s, %s, %%new) : (%s, %s, %s) -> %s" %
+               (diff, d.axpy_fn(s), d.const(-1.0), params[i], dtype, d.ty(s),
                 d.ty(s), d.ty(s)))
         grad = d.fresh()
         d.emit("%s = func.call @%s(%s, %s) : (%s, %s) -> %s" %
-               (grad, d.mulall_fn(s), diff, inv_lr, d.ty(s), dtype, d.ty(s)))
-        prod = d.fresh()
+               (grad, d.mulall_fn(s), diff, d.const(-1.0 / LR), d.ty(s), dtype, d.ty(s)))
+        an = d.fresh()
         d.emit("%s = func.call @%s(%s, %s) : (%s, %s) -> %s" %
-               (prod, d.dot_fn(s), grad, dirn, d.ty(s), d.ty(s), dtype))
+               (an, d.dot_fn(s), grad, dirn, d.ty(s), d.ty(s), dtype))
+        # fd = (loss(P + eps D) - loss(P - eps D)) / (2 eps)
         losses = []
-        for e in (eps_c, neg_eps):
+        for e in (eps, -eps):
             moved = d.fresh()
             d.emit("%s = func.call @%s(%s, %s, %s) : (%s, %s, %s) -> %s" %
-                   (moved, d.axpy_fn(s), e, dirn, vals[i], dtype, d.ty(s), d.ty(s), d.ty(s)))
-            a = list(vals)
+                   (moved, d.axpy_fn(s), d.const(e), dirn, params[i], dtype, d.ty(s),
+                    d.ty(s), d.ty(s)))
+            a = list(params)
             a[i] = moved
-            rr = d.call(fn, a, shapes, results)
-            losses.append(d.scalar(rr[0]))
+            lv = d.fresh()
+            d.emit("%s = func.call @%s(%s) : (%s) -> %s" %
+                   (lv, d.loss_only_fn(fn, shapes, results), ", ".join(a), arg_types, dtype))
+            losses.append(lv)
+        delta = d.fresh()
+        d.emit("%s = arith.subf %s, %s : %s" % (delta, losses[0], losses[1], dtype))
         fd = d.fresh()
-        d.emit("%s = arith.subf %s, %s : %s" % (fd, losses[0], losses[1], dtype))
-        fd2 = d.fresh()
-        d.emit("%s = arith.mulf %s, %s : %s" % (fd2, fd, inv_2eps, dtype))
+        d.emit("%s = arith.mulf %s, %s : %s" % (fd, delta, d.const(1.0 / (2 * eps)), dtype))
+        d.emit("return %s, %s : %s, %s" % (an, fd, dtype, dtype))
+        sig = ", ".join("%s: %s" % (p, d.ty(t)) for p, t in zip(params, shapes))
+        d.helpers[name] = "\n".join(
+            ["func.func private @%s(%s, %%new: %s) -> (%s, %s) {" %
+             (name, sig, d.ty(s), dtype, dtype)] + d.lines + ["}"])
+        checks.append(name)
+
+    d.lines = main_lines
+    d.n = 10000
+    tol_c = d.const(tol)
+    atol_c = d.const(atol)
+    worst = d.const(0.0)
+    for i, name in enumerate(checks):
+        res = d.fresh()
+        d.emit("%s:2 = func.call @%s(%s, %s) : (%s, %s) -> (%s, %s)" %
+               (res, name, ", ".join(vals), r[1 + i], arg_types, d.ty(shapes[i]),
+                dtype, dtype))
+        an, fd = res + "#0", res + "#1"
         err = d.fresh()
-        d.emit("%s = arith.subf %s, %s : %s" % (err, fd2, prod, dtype))
+        d.emit("%s = arith.subf %s, %s : %s" % (err, fd, an, dtype))
         aerr = d.fresh()
         d.emit("%s = math.absf %s : %s" % (aerr, err, dtype))
         mag = d.fresh()
-        d.emit("%s = math.absf %s : %s" % (mag, prod, dtype))
+        d.emit("%s = math.absf %s : %s" % (mag, an, dtype))
         rtol = d.fresh()
         d.emit("%s = arith.mulf %s, %s : %s" % (rtol, mag, tol_c, dtype))
         bound = d.fresh()
         d.emit("%s = arith.addf %s, %s : %s" % (bound, rtol, atol_c, dtype))
-        rel = d.fresh()
-        d.emit("%s = arith.divf %s, %s : %s" % (rel, aerr, bound, dtype))
+        ratio = d.fresh()
+        d.emit("%s = arith.divf %s, %s : %s" % (ratio, aerr, bound, dtype))
         w = d.fresh()
-        d.emit("%s = arith.maximumf %s, %s : %s" % (w, worst, rel, dtype))
+        d.emit("%s = arith.maximumf %s, %s : %s" % (w, worst, ratio, dtype))
         worst = w
         d.emit('vector.print str "%s: analytic = "' % args[i][0])
-        d.emit("vector.print %s : %s" % (prod, dtype))
+        d.emit("vector.print %s : %s" % (an, dtype))
         d.emit('vector.print str "%s: finite-difference = "' % args[i][0])
-        d.emit("vector.print %s : %s" % (fd2, dtype))
+        d.emit("vector.print %s : %s" % (fd, dtype))
     one = d.const(1.0)
     ok = d.fresh()
     d.emit("%s = arith.cmpf ole, %s, %s : %s" % (ok, worst, one, dtype))
@@ -894,6 +921,27 @@ def _dot_fn(self, shape):
     return name
 
 
+def _loss_only_fn(self, fn, shapes, results):
+    """@<fn>_loss(args) -> loss as a scalar: keeps the many updated-parameter
+    results of the step inside one function, so that the deallocation pipeline
+    bookkeeping for them is emitted once instead of at every call site."""
+    name = fn + "_loss"
+    if name in self.helpers:
+        return name
+    dt = self.dtype
+    args = ", ".join("%%p%d: %s" % (i, self.ty(s)) for i, s in enumerate(shapes))
+    self.helpers[name] = "\n".join([
+        "func.func private @%s(%s) -> %s {" % (name, args, dt),
+        "  %%r:%d = func.call @%s(%s) : (%s) -> (%s)" %
+        (len(results), fn, ", ".join("%%p%d" % i for i in range(len(shapes))),
+         ", ".join(self.ty(s) for s in shapes), ", ".join(self.ty(s) for s in results)),
+        "  %%l = tensor.extract %%r#0[] : %s" % self.ty([]),
+        "  return %%l : %s" % dt,
+        "}"])
+    return name
+
+
+Driver.loss_only_fn = _loss_only_fn
 Driver.mulall_fn = _mulall_fn
 Driver.dot_fn = _dot_fn
 

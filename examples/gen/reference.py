@@ -2,7 +2,7 @@
 # ===- reference.py - Independent loss values for the examples -------------===#
 #
 # Pure-Python (double precision, standard library only) forward passes of the
-# hand-written examples in examples/, on the same deterministic inputs the
+# examples in examples/ and examples/generated/, on the same deterministic inputs the
 # drivers build (see examples/README.md, "Inputs"):
 #
 #   argument i of the step, flat row-major index k:
@@ -15,7 +15,7 @@
 # lit tests in test/Examples/ compare against. The gradients are checked
 # separately by the `--main gradcheck` drivers of gen_training_step.py.
 #
-# Usage: reference.py mlp|cnn|residual
+# Usage: reference.py [mlp|cnn|residual|resnet4|resnet8|unet3|transformer2...]
 #
 # ===----------------------------------------------------------------------===#
 
@@ -128,6 +128,83 @@ def residual():
     return 0.5 / len(x) * sum((a - t) ** 2 for r, s in zip(x, target) for a, t in zip(r, s))
 
 
+def add(a, b):
+    return [[u + v for u, v in zip(r, s)] for r, s in zip(a, b)]
+
+
+def transpose(a):
+    return [list(c) for c in zip(*a)]
+
+
+def mse(out, target):
+    return 0.5 / len(out) * sum((a - t) ** 2 for r, s in zip(out, target)
+                                for a, t in zip(r, s))
+
+
+def args_of(shapes, inputs):
+    p = [init(i, s, True) for i, s in enumerate(shapes)]
+    n = len(shapes)
+    return p, [init(n + j, s, False) for j, s in enumerate(inputs)]
+
+
+def resnet(blocks, b=8, d=32, h=64, c=10):
+    shapes = []
+    for _ in range(blocks):
+        shapes += [[d, h], [h], [h, d], [d]]
+    shapes += [[d, c], [c]]
+    p, (x,) = args_of(shapes, [[b, d]])
+    for i in range(blocks):
+        u = relu(linear(x, p[4 * i], p[4 * i + 1]))
+        x = add(x, linear(u, p[4 * i + 2], p[4 * i + 3]))
+    return softmax_ce(linear(x, p[-2], p[-1]), onehot(b, c))
+
+
+def unet(widths, b=8):
+    levels = len(widths) - 1
+    shapes = []
+    for i in range(levels):
+        shapes += [[widths[i], widths[i + 1]], [widths[i + 1]]]
+    for i in reversed(range(levels)):
+        shapes += [[widths[i + 1], widths[i]], [widths[i]]]
+    p, (x, target) = args_of(shapes, [[b, widths[0]], [b, widths[0]]])
+    enc = [x]
+    for i in range(levels):
+        enc.append(relu(linear(enc[i], p[2 * i], p[2 * i + 1])))
+    d = enc[levels]
+    for j, i in enumerate(reversed(range(levels))):
+        k = 2 * levels + 2 * j
+        d = add(relu(linear(d, p[k], p[k + 1])), enc[i])
+    return mse(d, target)
+
+
+def transformer(blocks, s=8, d=32, f=64, c=10):
+    shapes = []
+    for _ in range(blocks):
+        shapes += [[d, d], [d, d], [d, d], [d, d], [d, f], [f], [f, d], [d]]
+    shapes += [[d, c], [c]]
+    p, (x,) = args_of(shapes, [[s, d]])
+    for i in range(blocks):
+        wq, wk, wv, wo, w1, b1, w2, b2 = p[8 * i:8 * i + 8]
+        q, k, v = matmul(x, wq), matmul(x, wk), matmul(x, wv)
+        scores = [[a / math.sqrt(d) for a in r] for r in matmul(q, transpose(k))]
+        probs = []
+        for r in scores:
+            m = max(r)
+            e = [math.exp(a - m) for a in r]
+            probs.append([a / sum(e) for a in e])
+        x = add(x, matmul(matmul(probs, v), wo))
+        x = add(x, linear(relu(linear(x, w1, b1)), w2, b2))
+    return softmax_ce(linear(x, p[-2], p[-1]), onehot(s, c))
+
+
+MODELS = {
+    "mlp": mlp, "cnn": cnn, "residual": residual,
+    # examples/generated/ (configurations as in examples/gen/regenerate.sh)
+    "resnet4": lambda: resnet(4), "resnet8": lambda: resnet(8),
+    "unet3": lambda: unet([64, 48, 32, 16]),
+    "transformer2": lambda: transformer(2),
+}
+
 if __name__ == "__main__":
-    which = sys.argv[1] if len(sys.argv) > 1 else "mlp"
-    print("%s loss = %.9g" % (which, {"mlp": mlp, "cnn": cnn, "residual": residual}[which]()))
+    for which in sys.argv[1:] or sorted(MODELS):
+        print("%s loss = %.9g" % (which, MODELS[which]()))
