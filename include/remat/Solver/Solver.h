@@ -80,6 +80,9 @@ struct SolverInfo {
   std::string name;
   std::string description;
   SolverFn solve;
+  /// Whether an Infeasible answer proves that no schedule exists (exact
+  /// solvers); heuristics only failed to find one.
+  bool exact = false;
 };
 
 /// Every registered solver, in a stable order.

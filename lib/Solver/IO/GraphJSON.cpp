@@ -1,0 +1,344 @@
+//===- GraphJSON.cpp - JSON graphs and schedules --------------------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/GraphJSON.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace remat;
+namespace json = llvm::json;
+
+namespace {
+/// Reads one graph, remembering the first error with its JSON path.
+class GraphReader {
+public:
+  std::string error;
+
+  bool fail(const std::string &path, const std::string &message) {
+    if (error.empty())
+      error = path + ": " + message;
+    return false;
+  }
+
+  bool readInt(const json::Value &value, const std::string &path,
+               int64_t &out) {
+    if (std::optional<int64_t> i = value.getAsInteger()) {
+      out = *i;
+      return true;
+    }
+    if (std::optional<double> d = value.getAsNumber())
+      if (std::isfinite(*d) && std::floor(*d) == *d &&
+          std::abs(*d) < 9.0e18) {
+        out = static_cast<int64_t>(*d);
+        return true;
+      }
+    return fail(path, "expected an integer");
+  }
+
+  bool readGraph(const json::Value &root, Graph &graph) {
+    const json::Object *object = root.getAsObject();
+    if (!object)
+      return fail("$", "expected an object with \"nodes\" and \"outputs\"");
+    if (const json::Value *name = object->get("name")) {
+      if (std::optional<llvm::StringRef> s = name->getAsString())
+        graph.name = s->str();
+      else if (!name->getAsNull())
+        return fail("name", "expected a string");
+    }
+    if (const json::Value *fixed = object->get("fixed_bytes")) {
+      if (!readInt(*fixed, "fixed_bytes", graph.fixedBytes))
+        return false;
+      if (graph.fixedBytes < 0)
+        return fail("fixed_bytes", "must not be negative");
+    }
+    const json::Value *nodesValue = object->get("nodes");
+    if (!nodesValue)
+      return fail("$", "missing \"nodes\"");
+    const json::Array *nodes = nodesValue->getAsArray();
+    if (!nodes)
+      return fail("nodes", "expected an array");
+    for (size_t i = 0; i < nodes->size(); ++i)
+      if (!readNode((*nodes)[i], "nodes[" + std::to_string(i) + "]", i,
+                    nodes->size(), graph))
+        return false;
+    const json::Value *outputsValue = object->get("outputs");
+    if (!outputsValue)
+      return fail("$", "missing \"outputs\"");
+    const json::Array *outputs = outputsValue->getAsArray();
+    if (!outputs)
+      return fail("outputs", "expected an array");
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      std::string path = "outputs[" + std::to_string(i) + "]";
+      int64_t out;
+      if (!readInt((*outputs)[i], path, out))
+        return false;
+      if (out < 0 || out >= static_cast<int64_t>(graph.nodes.size()))
+        return fail(path, "node " + std::to_string(out) + " does not exist");
+      graph.outputs.push_back(static_cast<int>(out));
+    }
+    std::string problem = graph.check();
+    if (!problem.empty())
+      return fail("graph", problem);
+    return true;
+  }
+
+  bool readNode(const json::Value &value, const std::string &path, size_t id,
+                size_t count, Graph &graph) {
+    const json::Object *object = value.getAsObject();
+    if (!object)
+      return fail(path, "expected an object");
+    Node node;
+    if (const json::Value *v = object->get("id")) {
+      int64_t given;
+      if (!readInt(*v, path + ".id", given))
+        return false;
+      if (given != static_cast<int64_t>(id))
+        return fail(path + ".id", "is " + std::to_string(given) +
+                                      "; ids must equal positions (" +
+                                      std::to_string(id) + ")");
+    }
+    if (const json::Value *v = object->get("name")) {
+      if (std::optional<llvm::StringRef> s = v->getAsString())
+        node.name = s->str();
+      else if (!v->getAsNull())
+        return fail(path + ".name", "expected a string");
+    }
+    if (const json::Value *v = object->get("bytes")) {
+      if (!readInt(*v, path + ".bytes", node.bytes))
+        return false;
+      if (node.bytes < 0)
+        return fail(path + ".bytes",
+                    "negative size " + std::to_string(node.bytes));
+    } else {
+      return fail(path, "missing \"bytes\"");
+    }
+    if (const json::Value *v = object->get("cost")) {
+      std::optional<double> d = v->getAsNumber();
+      if (!d || !std::isfinite(*d))
+        return fail(path + ".cost", "expected a number");
+      if (*d < 0)
+        return fail(path + ".cost", "negative cost");
+      node.cost = *d;
+    }
+    if (const json::Value *v = object->get("kind")) {
+      std::optional<llvm::StringRef> s = v->getAsString();
+      if (!s)
+        return fail(path + ".kind", "expected a string");
+      if (*s == "input")
+        node.kind = NodeKind::Input;
+      else if (*s == "param")
+        node.kind = NodeKind::Param;
+      else if (*s == "forward")
+        node.kind = NodeKind::Forward;
+      else if (*s == "backward")
+        node.kind = NodeKind::Backward;
+      else
+        return fail(path + ".kind",
+                    "unknown kind '" + s->str() +
+                        "' (expected input, param, forward or backward)");
+    }
+    if (const json::Value *v = object->get("deps")) {
+      const json::Array *deps = v->getAsArray();
+      if (!deps)
+        return fail(path + ".deps", "expected an array");
+      for (size_t k = 0; k < deps->size(); ++k) {
+        std::string depPath = path + ".deps[" + std::to_string(k) + "]";
+        int64_t dep;
+        if (!readInt((*deps)[k], depPath, dep))
+          return false;
+        if (dep < 0 || dep >= static_cast<int64_t>(count))
+          return fail(depPath, "dangling dependency on node " +
+                                   std::to_string(dep) + " (the graph has " +
+                                   std::to_string(count) + " nodes)");
+        if (dep >= static_cast<int64_t>(id))
+          return fail(depPath,
+                      "dependency on node " + std::to_string(dep) +
+                          ", which is not earlier: the graph has a cycle or "
+                          "is not in topological order");
+        node.deps.push_back(static_cast<int>(dep));
+      }
+    }
+    if (const json::Value *v = object->get("alias_of")) {
+      if (!v->getAsNull()) {
+        int64_t base;
+        if (!readInt(*v, path + ".alias_of", base))
+          return false;
+        if (base < 0 || base >= static_cast<int64_t>(id))
+          return fail(path + ".alias_of",
+                      "must name an earlier node, not " +
+                          std::to_string(base));
+        node.aliasOf = static_cast<int>(base);
+      }
+    }
+    if (const json::Value *v = object->get("keep")) {
+      std::optional<llvm::StringRef> s = v->getAsString();
+      if (!s)
+        return fail(path + ".keep", "expected a string");
+      if (*s == "always")
+        node.keep = KeepPolicy::Always;
+      else if (*s == "never")
+        node.keep = KeepPolicy::Never;
+      else if (*s != "default")
+        return fail(path + ".keep", "unknown keep policy '" + s->str() +
+                                        "' (expected always, never or "
+                                        "default)");
+    }
+    graph.nodes.push_back(std::move(node));
+    return true;
+  }
+};
+
+const char *kindName(NodeKind kind) {
+  switch (kind) {
+  case NodeKind::Input:
+    return "input";
+  case NodeKind::Param:
+    return "param";
+  case NodeKind::Forward:
+    return "forward";
+  case NodeKind::Backward:
+    return "backward";
+  }
+  return "forward";
+}
+
+std::string print(json::Value value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", value) << "\n";
+  return text;
+}
+} // namespace
+
+bool remat::parseGraphJSON(const std::string &text, Graph &graph,
+                           std::string &error) {
+  graph = Graph();
+  llvm::Expected<json::Value> root = json::parse(text);
+  if (!root) {
+    std::string message;
+    llvm::handleAllErrors(root.takeError(), [&](const json::ParseError &e) {
+      llvm::raw_string_ostream os(message);
+      e.log(os);
+    });
+    // ParseError prints "[line:column, byte=N]: message".
+    error = "invalid JSON " + message;
+    return false;
+  }
+  GraphReader reader;
+  if (!reader.readGraph(*root, graph)) {
+    error = reader.error;
+    return false;
+  }
+  return true;
+}
+
+std::string remat::printGraphJSON(const Graph &graph) {
+  json::Array nodes;
+  for (int id = 0; id < graph.size(); ++id) {
+    const Node &node = graph.nodes[id];
+    json::Array deps;
+    for (int dep : node.deps)
+      deps.push_back(dep);
+    json::Object object{{"id", id},
+                        {"name", node.name},
+                        {"bytes", node.bytes},
+                        {"cost", node.cost},
+                        {"deps", std::move(deps)},
+                        {"kind", kindName(node.kind)},
+                        {"alias_of", node.isView() ? json::Value(node.aliasOf)
+                                                   : json::Value(nullptr)}};
+    if (node.keep != KeepPolicy::Default)
+      object["keep"] = node.keep == KeepPolicy::Always ? "always" : "never";
+    nodes.push_back(std::move(object));
+  }
+  json::Array outputs;
+  for (int out : graph.outputs)
+    outputs.push_back(out);
+  return print(json::Object{{"name", graph.name},
+                            {"fixed_bytes", graph.fixedBytes},
+                            {"nodes", std::move(nodes)},
+                            {"outputs", std::move(outputs)}});
+}
+
+std::string remat::printResultJSON(const SolveResult &result,
+                                   const ResultReport &report) {
+  const char *status = "infeasible";
+  switch (result.status) {
+  case SolveStatus::Optimal:
+    status = "optimal";
+    break;
+  case SolveStatus::Feasible:
+    status = "feasible";
+    break;
+  case SolveStatus::Timeout:
+    status = "timeout";
+    break;
+  case SolveStatus::Infeasible:
+  case SolveStatus::Unsupported:
+    status = "infeasible";
+    break;
+  }
+  // Written by hand to keep the documented key order and one step per line.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto scalar = [](json::Value value) {
+    std::string s;
+    llvm::raw_string_ostream vs(s);
+    vs << value;
+    return s;
+  };
+  os << "{\n  \"status\": \"" << status << "\",\n  \"steps\": [";
+  bool first = true;
+  if (result.feasible())
+    for (const Step &step : result.schedule.steps) {
+      os << (first ? "\n" : ",\n") << "    {\"op\": \""
+         << (step.kind == Step::Kind::Compute ? "compute" : "free")
+         << "\", \"node\": " << step.node << "}";
+      first = false;
+    }
+  os << (first ? "],\n" : "\n  ],\n");
+  bool feasible = result.feasible();
+  std::vector<std::pair<const char *, json::Value>> stats;
+  auto orNull = [](bool known, json::Value value) {
+    return known ? std::move(value) : json::Value(nullptr);
+  };
+  stats.push_back({"peak_bytes", orNull(feasible, result.peakBytes)});
+  stats.push_back({"cost", orNull(feasible, result.cost)});
+  stats.push_back({"checkpoint_all_cost", report.checkpointAllCost});
+  stats.push_back({"checkpoint_all_peak_bytes", report.checkpointAllPeak});
+  stats.push_back(
+      {"overhead", orNull(feasible && report.checkpointAllCost > 0,
+                          result.cost / report.checkpointAllCost - 1)});
+  stats.push_back(
+      {"lower_bound", orNull(result.lowerBound >= 0, result.lowerBound)});
+  double value = report.mode == "min-peak" || report.mode == "min-budget"
+                     ? static_cast<double>(result.peakBytes)
+                     : result.cost;
+  stats.push_back({"gap", orNull(feasible && result.lowerBound > 0,
+                                 value / result.lowerBound - 1)});
+  stats.push_back({"solve_seconds", result.seconds});
+  stats.push_back({"solver", result.solver});
+  stats.push_back({"mode", report.mode});
+  stats.push_back({"budget", orNull(report.budget >= 0, report.budget)});
+  if (report.smallestBudget >= 0 || report.mode == "min-budget")
+    stats.push_back({"smallest_budget", orNull(report.smallestBudget >= 0,
+                                               report.smallestBudget)});
+  if (report.budgetLowerBound >= 0)
+    stats.push_back({"budget_lower_bound", report.budgetLowerBound});
+  if (report.batch >= 0)
+    stats.push_back({"batch", report.batch});
+  stats.push_back({"message", result.message});
+  os << "  \"stats\": {";
+  for (size_t i = 0; i < stats.size(); ++i)
+    os << (i ? ",\n" : "\n") << "    \"" << stats[i].first
+       << "\": " << scalar(std::move(stats[i].second));
+  os << "\n  }\n}\n";
+  return text;
+}

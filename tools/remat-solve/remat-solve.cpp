@@ -1,0 +1,284 @@
+//===- remat-solve.cpp - solve a checkpointing problem from JSON ----------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Reads a graph in the JSON format of docs/SolverFormat.md (from a file, or
+// generates one with --generate), runs one solver in one mode, and writes the
+// verified schedule and its statistics as JSON, plus a one-screen summary on
+// stderr.
+//
+//   remat-solve graph.json --solver=local-search --budget=60%
+//   remat-solve --generate=resnet:1000 --mode=min-peak --summary-only
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Generators.h"
+#include "remat/Solver/GraphJSON.h"
+#include "remat/Solver/Modes.h"
+#include "remat/Solver/ScheduleBuilder.h"
+#include "remat/Solver/Simulator.h"
+#include "remat/Solver/SolverSupport.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace remat;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("remat-solve options");
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<graph.json> (- for stdin)"),
+                                      cl::init("-"), cl::cat(category));
+static cl::opt<std::string> outputFile("o", cl::desc("Output file (JSON)"),
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(category));
+static cl::opt<std::string>
+    solverName("solver", cl::desc("Solver to run (see --list-solvers)"),
+               cl::init("local-search"), cl::cat(category));
+static cl::opt<std::string>
+    modeName("mode",
+             cl::desc("min-compute (under --budget), min-peak (within "
+                      "--overhead), min-budget, max-batch (under --budget)"),
+             cl::init("min-compute"), cl::cat(category));
+static cl::opt<std::string>
+    budgetText("budget",
+               cl::desc("Memory budget: bytes, or a percentage of the "
+                        "checkpoint-all peak such as 60%"),
+               cl::init(""), cl::cat(category));
+static cl::opt<double>
+    overhead("overhead",
+             cl::desc("min-peak: allowed extra compute as a fraction of "
+                      "checkpoint-all (default: one forward pass)"),
+             cl::init(-1), cl::cat(category));
+static cl::opt<double> timeLimit("time-limit",
+                                 cl::desc("Solver time limit in seconds"),
+                                 cl::init(60), cl::cat(category));
+static cl::opt<int> threads("solver-threads", cl::desc("Threads for solvers that use them"),
+                            cl::init(2), cl::cat(category));
+static cl::opt<int64_t> maxBatch("max-batch",
+                                 cl::desc("max-batch: largest batch tried"),
+                                 cl::init(int64_t(1) << 20),
+                                 cl::cat(category));
+static cl::opt<bool> listSolvers("list-solvers",
+                                 cl::desc("List the solvers and exit"),
+                                 cl::cat(category));
+static cl::opt<bool> summary("summary",
+                             cl::desc("Print a text summary on stderr"),
+                             cl::init(true), cl::cat(category));
+static cl::opt<std::string>
+    generate("generate",
+             cl::desc("Generate the graph instead of reading it: "
+                      "<family>:<nodes>[:hetero] with family one of chain, "
+                      "resnet, unet, densenet, transformer, random"),
+             cl::init(""), cl::cat(category));
+static cl::opt<bool> emitGraph("emit-graph",
+                               cl::desc("Write the (read or generated) "
+                                        "graph as JSON and exit"),
+                               cl::cat(category));
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "remat-solve: error: " << message << "\n";
+  return 1;
+}
+
+/// Parses --budget against the checkpoint-all peak. False on bad syntax.
+static bool parseBudget(llvm::StringRef text, int64_t reference,
+                        int64_t &budget) {
+  text = text.trim();
+  if (text.empty())
+    return false;
+  if (text.consume_back("%")) {
+    double percent;
+    if (text.trim().getAsDouble(percent) || !(percent > 0) ||
+        !std::isfinite(percent))
+      return false;
+    budget = static_cast<int64_t>(
+        std::floor(static_cast<double>(reference) * percent / 100.0));
+    return true;
+  }
+  long long bytes;
+  if (text.getAsInteger(10, bytes) || bytes < 0)
+    return false;
+  budget = bytes;
+  return true;
+}
+
+static bool generateGraph(llvm::StringRef spec, Graph &graph) {
+  llvm::SmallVector<llvm::StringRef, 3> parts;
+  spec.split(parts, ':');
+  if (parts.size() < 2 || parts.size() > 3)
+    return false;
+  int nodes;
+  if (parts[1].getAsInteger(10, nodes) || nodes < 2 || nodes > 1000000)
+    return false;
+  GeneratorOptions options;
+  if (parts.size() == 3) {
+    if (parts[2] != "hetero")
+      return false;
+    options.heterogeneous = true;
+  }
+  graph = makeFamily(parts[0].str(), nodes, options);
+  return !graph.nodes.empty();
+}
+
+static void printSummary(const Graph &graph, const SolveResult &result,
+                         const ResultReport &report) {
+  int fwd = 0, bwd = 0;
+  for (const Node &node : graph.nodes) {
+    fwd += node.kind == NodeKind::Forward;
+    bwd += node.kind == NodeKind::Backward;
+  }
+  llvm::raw_ostream &os = llvm::errs();
+  os << "graph '" << graph.name << "': " << graph.size() << " nodes (" << fwd
+     << " forward, " << bwd << " backward), resident "
+     << graph.residentBytes() << " bytes\n";
+  os << "solver " << result.solver << ", mode " << report.mode;
+  if (report.budget >= 0)
+    os << ", budget " << report.budget << " bytes";
+  os << "\n";
+  os << "status " << toString(result.status);
+  if (result.feasible()) {
+    double peakRatio = report.checkpointAllPeak > 0
+                           ? 100.0 * result.peakBytes / report.checkpointAllPeak
+                           : 100.0;
+    double overheadPct =
+        report.checkpointAllCost > 0
+            ? 100.0 * (result.cost / report.checkpointAllCost - 1)
+            : 0.0;
+    os << ": peak " << result.peakBytes << " bytes ("
+       << llvm::format("%.1f", peakRatio) << "% of checkpoint-all "
+       << report.checkpointAllPeak << "), cost " << llvm::format("%g", result.cost) << " ("
+       << llvm::format("%+.1f", overheadPct) << "% vs "
+       << llvm::format("%g", report.checkpointAllCost) << ")";
+  }
+  os << "\n";
+  if (report.smallestBudget >= 0)
+    os << "smallest budget " << report.smallestBudget << " bytes (lower bound "
+       << report.budgetLowerBound << ")\n";
+  if (report.batch >= 0)
+    os << "largest batch " << report.batch << "\n";
+  if (result.lowerBound >= 0)
+    os << "lower bound " << llvm::format("%g", result.lowerBound) << "\n";
+  os << "solved in " << llvm::format("%.3f", result.seconds) << " s";
+  if (!result.message.empty())
+    os << "; " << result.message;
+  os << "\n";
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "remat-solve: plan activation rematerialization for a training graph\n");
+
+  if (listSolvers) {
+    for (const SolverInfo &info : allSolvers())
+      llvm::outs() << llvm::left_justify(info.name, 20) << " "
+                   << info.description << "\n";
+    return 0;
+  }
+
+  const SolverInfo *solver = findSolver(solverName);
+  if (!solver)
+    return fail("unknown solver '" + solverName +
+                "' (see --list-solvers)");
+  Mode mode;
+  if (!parseMode(modeName, mode))
+    return fail("unknown mode '" + modeName +
+                "' (expected min-compute, min-peak, min-budget or "
+                "max-batch)");
+
+  Graph graph;
+  if (!generate.empty()) {
+    if (!generateGraph(generate, graph))
+      return fail("bad --generate value '" + generate +
+                  "' (expected <family>:<nodes>[:hetero])");
+  } else {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+    if (!buffer)
+      return fail("cannot read '" + inputFile +
+                  "': " + buffer.getError().message());
+    std::string error;
+    if (!parseGraphJSON((*buffer)->getBuffer().str(), graph, error))
+      return fail(inputFile + ": " + error);
+  }
+
+  std::error_code ec;
+  llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return fail("cannot open '" + outputFile + "': " + ec.message());
+  if (emitGraph) {
+    out.os() << printGraphJSON(graph);
+    out.keep();
+    return 0;
+  }
+
+  ResultReport report;
+  report.mode = toString(mode);
+  report.checkpointAllCost = checkpointAllCost(graph);
+  report.checkpointAllPeak =
+      simulate(graph, checkpointAllSchedule(graph)).peakBytes;
+
+  SolveOptions options;
+  options.timeLimitSeconds = timeLimit;
+  options.threads = threads;
+  options.maxOverhead = overhead;
+  if (!budgetText.empty()) {
+    if (!parseBudget(budgetText, report.checkpointAllPeak, options.budget))
+      return fail("bad --budget value '" + budgetText +
+                  "' (expected bytes or a percentage such as 60%)");
+    report.budget = options.budget;
+  } else if (mode == Mode::MaxBatch) {
+    return fail("--mode=max-batch needs --budget");
+  }
+
+  SolveResult result;
+  switch (mode) {
+  case Mode::MinCompute:
+  case Mode::MinPeak:
+    result = solveInMode(graph, *solver, mode, options);
+    break;
+  case Mode::MinBudget: {
+    BudgetSearch search = findSmallestBudget(graph, *solver, options);
+    result = search.best;
+    report.smallestBudget = search.smallestBudget;
+    report.budgetLowerBound = search.lowerBound;
+    result.lowerBound = static_cast<double>(search.lowerBound);
+    break;
+  }
+  case Mode::MaxBatch: {
+    BatchSearch search = findMaxBatch(graph, *solver, options, maxBatch);
+    result = search.result;
+    report.batch = search.batch;
+    break;
+  }
+  }
+  if (result.status == SolveStatus::Unsupported)
+    return fail("solver '" + solver->name +
+                "' does not support this graph: " + result.message);
+  // Trivial bounds when the solver proves none: every needed node is
+  // computed at least once; every node needs its operands live.
+  if (mode == Mode::MinCompute)
+    result.lowerBound = std::max(result.lowerBound, report.checkpointAllCost);
+  if (mode == Mode::MinPeak)
+    result.lowerBound = std::max(result.lowerBound,
+                                 static_cast<double>(peakLowerBound(graph)));
+
+  out.os() << printResultJSON(result, report);
+  out.keep();
+  if (summary)
+    printSummary(graph, result, report);
+  return 0;
+}
