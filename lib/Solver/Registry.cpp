@@ -47,7 +47,7 @@ const std::vector<SolverInfo> &remat::allSolvers() {
       {"feng-huang", "Feng & Huang division-tree checkpoints (any DAG)",
        solveFengHuang},
       {"brute-force", "exhaustive exact search (tiny graphs only)",
-       solveBruteForce},
+       solveBruteForce, /*exact=*/true},
       {"local-search",
        "ours: verified local search over the checkpoint set",
        solveLocalSearch},
