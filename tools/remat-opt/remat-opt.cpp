@@ -18,9 +18,20 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#ifdef REMAT_INCLUDE_TESTS
+namespace remat {
+namespace test {
+void registerTestPasses();
+} // namespace test
+} // namespace remat
+#endif
+
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   remat::registerAllPasses();
+#ifdef REMAT_INCLUDE_TESTS
+  remat::test::registerTestPasses();
+#endif
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -108,4 +108,47 @@ def RematInferPhases : Pass<"remat-infer-phases", "::mlir::func::FuncOp"> {
 // Rematerialization (docs/Rematerialization.md)
 //===----------------------------------------------------------------------===//
 
+def RematMemoryReport : Pass<"remat-memory-report", "::mlir::ModuleOp"> {
+  let summary = "Write the liveness and peak memory of each function as JSON";
+  let description = [{
+    Runs the memory analysis (include/remat/Analysis/MemoryAnalysis.h) on
+    every function with a body, for its current op order, and writes one JSON
+    document: per function the peak bytes, the top-level op at the peak, the
+    bytes live at every top-level op, and the values live at the peak,
+    largest first. Works on tensor IR (sizes from `remat.cost`) and on
+    bufferized IR (`memref.alloc`/`dealloc`); docs/Rationale.md ("Memory
+    model") gives the rules. The IR is not changed.
+
+    ```json
+    {"functions": [
+      {"name": "step", "peak_bytes": 12288, "peak_op_index": 2,
+       "peak_op": "linalg.add", "resident_bytes": 4096, "total_bytes": 16384,
+       "timeline": [ {"index": 0, "op": "linalg.add", "live_bytes": 8192},
+                     ... ],
+       "live_at_peak": [ {"value": "%1", "op": "linalg.add", "bytes": 4096},
+                         ... ] }
+    ] }
+    ```
+
+    Unsupported IR (a multi-block body, a dynamic shape without a cost or
+    size hint) is an error at the offending op; so is a `function` option
+    naming no function of the module.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "File to write the JSON report to ('-' for stdout)">,
+    Option<"function", "function", "std::string", /*default=*/"",
+           "Report only the function with this name (default: all)">,
+    Option<"countArguments", "count-arguments", "bool", /*default=*/"true",
+           "Count function arguments (inputs, parameters) as resident">,
+    Option<"requireCosts", "require-costs", "bool", /*default=*/"false",
+           "Error on tensor ops without remat.cost instead of using the "
+           "size of their result types">,
+    Option<"countAlignmentPadding", "count-alignment-padding", "bool",
+           /*default=*/"false",
+           "Count an allocation with `alignment = A` as its bytes plus A, "
+           "what the LLVM lowering asks malloc for">,
+  ];
+}
+
 #endif // REMAT_TRANSFORMS_PASSES_TD

@@ -1,0 +1,203 @@
+//===- MemoryAnalysis.h - liveness and peak memory of a function -*- C++ -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Live bytes after every top-level operation of a function, for the current
+// op order, on tensor IR (sizes from `remat.cost`) and on bufferized IR
+// (memref allocations and deallocations). The memory model is the one of
+// include/remat/Solver/Problem.h; docs/Rationale.md ("Memory model") explains
+// every rule.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_ANALYSIS_MEMORYANALYSIS_H
+#define REMAT_ANALYSIS_MEMORYANALYSIS_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Pass/AnalysisManager.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+namespace json {
+class OStream;
+} // namespace json
+} // namespace llvm
+
+namespace remat {
+
+/// Knobs of the memory model. The defaults are the solver's model.
+struct MemoryAnalysisOptions {
+  /// Count the function's arguments (inputs, parameters) as resident for the
+  /// whole function, as Problem.h counts input and param nodes.
+  bool countArguments = true;
+  /// Error on a tensor-producing op without `remat.cost` instead of falling
+  /// back to the size of its result types.
+  bool requireCosts = false;
+  /// Count an allocation carrying `alignment = A` as `bytes + A`, the size
+  /// the upstream memref-to-LLVM lowering asks malloc for. Off: exact bytes.
+  bool countAlignmentPadding = false;
+
+  bool operator==(const MemoryAnalysisOptions &other) const {
+    return countArguments == other.countArguments &&
+           requireCosts == other.requireCosts &&
+           countAlignmentPadding == other.countAlignmentPadding;
+  }
+};
+
+/// One piece of storage the analysis tracks.
+struct MemoryBuffer {
+  enum class Kind {
+    /// A function argument, resident for the whole function.
+    Argument,
+    /// A tensor result (bytes from `remat.cost` or its type) together with
+    /// every view of it.
+    Tensor,
+    /// A memref allocation (`memref.alloc`, `alloca`, `realloc`, ...).
+    Allocation,
+  };
+  Kind kind;
+  /// The argument, tensor result or allocated memref.
+  mlir::Value value;
+  /// The op defining `value`; null for an argument.
+  mlir::Operation *op = nullptr;
+  int64_t bytes = 0;
+  /// The buffer counts at every top-level op index in [begin, end].
+  unsigned begin = 0;
+  unsigned end = 0;
+};
+
+/// Liveness and peak memory of one function for its current op order.
+///
+/// The body must be a single block (structured control flow); the timeline
+/// has one entry per op of that block, terminator included. Entry `i` is the
+/// bytes resident while op `i` runs and right after it, before the values it
+/// used for the last time are released: its operands and its results are
+/// both counted, as the simulator counts a node's output while its operands
+/// are still resident. Ops nested in regions count at their enclosing
+/// top-level op, once (not once per loop iteration).
+///
+/// Tensor IR: a tensor result owns `remat.cost` bytes and lives from its
+/// definition to its last use; a view (0 bytes) keeps its source's storage
+/// live until the view's last use; returned values live to the end.
+/// Bufferized IR: an allocation lives from its op to the op that certainly
+/// frees it (`memref.dealloc`, `bufferization.dealloc` with a constant true
+/// condition, a dealloc under `scf.if %true`), exclusive, or to the end.
+///
+/// Usage:
+/// \code
+///   auto &memory = getAnalysis<MemoryAnalysis>(); // on a func.func
+///   if (failed(memory.emitError())) return signalPassFailure();
+///   int64_t peak = memory.getPeakBytes();
+///   Operation *at = memory.getPeakOp();
+///   for (const MemoryBuffer *buffer :
+///        memory.getLiveBuffers(memory.getPeakIndex()))
+///     ...
+/// \endcode
+///
+/// The analysis never mutates IR; it is invalidated by any pass that does not
+/// preserve it explicitly (reordering or cloning ops changes the answer).
+class MemoryAnalysis {
+public:
+  /// Analyses `op` (a function) with the default options. Errors (unsupported
+  /// IR, dynamic shapes) are recorded, not emitted: see `emitError`.
+  explicit MemoryAnalysis(mlir::Operation *op);
+  MemoryAnalysis(mlir::Operation *op, const MemoryAnalysisOptions &options);
+
+  /// Whether the function could be analysed; when false, every query below
+  /// returns empty or zero values.
+  bool succeeded() const { return !error; }
+  /// Emits the recorded error, if any, at its operation and returns failure;
+  /// returns success when the analysis succeeded.
+  mlir::LogicalResult emitError() const;
+  /// The recorded error message, if any.
+  std::optional<std::string> getErrorMessage() const;
+
+  mlir::Operation *getFunction() const { return function; }
+  const MemoryAnalysisOptions &getOptions() const { return options; }
+
+  /// The top-level ops of the body, in order (timeline indices).
+  llvm::ArrayRef<mlir::Operation *> getOps() const { return ops; }
+  /// Bytes live at each top-level op (see the class comment).
+  llvm::ArrayRef<int64_t> getTimeline() const { return timeline; }
+  /// The timeline index of a top-level op of the body, if it is one.
+  std::optional<unsigned> getIndex(mlir::Operation *op) const;
+  /// Bytes live at a top-level op; nullopt if it is not one.
+  std::optional<int64_t> getLiveBytes(mlir::Operation *op) const;
+
+  /// The largest timeline entry (0 for an empty body) and the first index
+  /// reaching it.
+  int64_t getPeakBytes() const { return peakBytes; }
+  unsigned getPeakIndex() const { return peakIndex; }
+  mlir::Operation *getPeakOp() const {
+    return ops.empty() ? nullptr : ops[peakIndex];
+  }
+  /// Bytes of the arguments counted as resident.
+  int64_t getResidentBytes() const { return residentBytes; }
+  /// Arguments of dynamic shape, which could not be sized and are not
+  /// counted (e.g. the helper the deallocation pipeline generates).
+  unsigned getUnsizedArguments() const { return unsizedArguments; }
+  /// Bytes of every buffer ever live, as if nothing were freed.
+  int64_t getTotalBytes() const { return totalBytes; }
+
+  /// Every tracked buffer (bytes > 0), in definition order.
+  llvm::ArrayRef<MemoryBuffer> getBuffers() const { return buffers; }
+  /// The buffers live at timeline index `index`, largest first (ties in
+  /// definition order).
+  llvm::SmallVector<const MemoryBuffer *> getLiveBuffers(unsigned index) const;
+
+  /// Writes this function's report as one JSON object:
+  /// {"name", "peak_bytes", "peak_op_index", "peak_op", "resident_bytes",
+  ///  "total_bytes", "unsized_arguments", "timeline": [{"index", "op", "live_bytes"}],
+  ///  "live_at_peak": [{"value", "op", "bytes"}]} (largest first).
+  void writeJSON(llvm::json::OStream &json) const;
+
+  /// Keeps the cached analysis only when a pass preserved it explicitly.
+  bool isInvalidated(const mlir::AnalysisManager::PreservedAnalyses &pa) {
+    return !pa.isPreserved<MemoryAnalysis>();
+  }
+
+private:
+  void analyse();
+
+  struct Error {
+    mlir::Operation *op;
+    std::string message;
+  };
+
+  mlir::Operation *function;
+  MemoryAnalysisOptions options;
+  std::optional<Error> error;
+  llvm::SmallVector<mlir::Operation *> ops;
+  llvm::SmallVector<int64_t> timeline;
+  llvm::SmallVector<MemoryBuffer> buffers;
+  int64_t peakBytes = 0;
+  unsigned peakIndex = 0;
+  int64_t residentBytes = 0;
+  int64_t totalBytes = 0;
+  unsigned unsizedArguments = 0;
+
+};
+
+/// Writes {"functions": [<MemoryAnalysis::writeJSON of each analysis>]} to
+/// `os`, pretty-printed. Analyses that failed are skipped.
+void writeMemoryReport(llvm::ArrayRef<const MemoryAnalysis *> analyses,
+                       llvm::raw_ostream &os);
+
+/// Bytes of a statically shaped tensor or memref type under the data layout
+/// in scope at `scope` (i1 takes a byte, index 8 bytes by default); nullopt
+/// for dynamic shapes, unranked types and non-shaped types.
+std::optional<int64_t> getStaticStorageBytes(mlir::Type type,
+                                             mlir::Operation *scope);
+
+} // namespace remat
+
+#endif // REMAT_ANALYSIS_MEMORYANALYSIS_H

@@ -1,0 +1,497 @@
+//===- MemoryAnalysis.cpp - liveness and peak memory of a function --------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The memory model is documented in docs/Rationale.md ("Memory model") and
+// matches include/remat/Solver/Problem.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Analysis/MemoryAnalysis.h"
+
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace remat;
+
+//===----------------------------------------------------------------------===//
+// Sizes
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> remat::getStaticStorageBytes(Type type,
+                                                    Operation *scope) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape() ||
+      !isa<TensorType, BaseMemRefType>(type))
+    return std::nullopt;
+  DataLayout layout = DataLayout::closest(scope);
+  llvm::TypeSize elementBytes = layout.getTypeSize(shaped.getElementType());
+  if (elementBytes.isScalable())
+    return std::nullopt;
+  return shaped.getNumElements() *
+         static_cast<int64_t>(elementBytes.getFixedValue());
+}
+
+/// Bytes of result `index` recorded by `remat.cost`, if the op has one.
+static std::optional<int64_t> getCostBytes(Operation *op, unsigned index) {
+  auto cost = op->getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
+  if (!cost || index >= cost.getBytes().size())
+    return std::nullopt;
+  return cost.getBytes()[index];
+}
+
+/// Tensor ops that only reinterpret or slice their first operand: after
+/// bufferization they alias it and own no storage.
+static bool isTensorView(Operation *op) {
+  return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+             tensor::CollapseShapeOp, tensor::CastOp, tensor::ReshapeOp,
+             tensor::BitcastOp>(op) ||
+         isa<ViewLikeOpInterface>(op);
+}
+
+/// The value whose storage a zero-byte `result` shares: the source of a view,
+/// or the destination a destination-style op writes into in place.
+static Value getStorageSource(OpResult result) {
+  Operation *op = result.getOwner();
+  if (auto view = dyn_cast<ViewLikeOpInterface>(op))
+    return view.getViewSource();
+  if (isTensorView(op))
+    return op->getOperand(0);
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+    if (OpOperand *tied = dps.getTiedOpOperand(result))
+      return tied->get();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow helpers
+//===----------------------------------------------------------------------===//
+
+/// Whether `freeOp` certainly runs, once, every time `allocOp` ran: every op
+/// between `freeOp` and the innermost region holding `allocOp` is an
+/// `scf.if` whose constant condition selects `freeOp`'s branch, or an op
+/// that runs its region exactly once.
+static bool certainlyRunsAfter(Operation *freeOp, Operation *allocOp) {
+  Region *region = freeOp->getParentRegion();
+  while (region && !region->findAncestorOpInRegion(*allocOp)) {
+    Operation *parent = region->getParentOp();
+    if (auto ifOp = dyn_cast<scf::IfOp>(parent)) {
+      bool inThen = region == &ifOp.getThenRegion();
+      if (inThen ? !matchPattern(ifOp.getCondition(), m_One())
+                 : !matchPattern(ifOp.getCondition(), m_Zero()))
+        return false;
+    } else if (!isa<scf::ExecuteRegionOp, memref::AllocaScopeOp>(parent)) {
+      return false;
+    }
+    region = parent->getParentRegion();
+  }
+  return region != nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// MemoryAnalysis
+//===----------------------------------------------------------------------===//
+
+MemoryAnalysis::MemoryAnalysis(Operation *op)
+    : MemoryAnalysis(op, MemoryAnalysisOptions()) {}
+
+MemoryAnalysis::MemoryAnalysis(Operation *op,
+                               const MemoryAnalysisOptions &options)
+    : function(op), options(options) {
+  analyse();
+  if (error) {
+    ops.clear();
+    timeline.clear();
+    buffers.clear();
+    peakBytes = residentBytes = totalBytes = 0;
+    unsizedArguments = 0;
+    peakIndex = 0;
+  }
+}
+
+LogicalResult MemoryAnalysis::emitError() const {
+  if (!error)
+    return success();
+  return error->op->emitOpError() << error->message;
+}
+
+std::optional<std::string> MemoryAnalysis::getErrorMessage() const {
+  if (!error)
+    return std::nullopt;
+  return error->message;
+}
+
+std::optional<unsigned> MemoryAnalysis::getIndex(Operation *op) const {
+  const auto *it = llvm::find(ops, op);
+  if (it == ops.end())
+    return std::nullopt;
+  return static_cast<unsigned>(it - ops.begin());
+}
+
+std::optional<int64_t> MemoryAnalysis::getLiveBytes(Operation *op) const {
+  if (std::optional<unsigned> index = getIndex(op))
+    return timeline[*index];
+  return std::nullopt;
+}
+
+SmallVector<const MemoryBuffer *>
+MemoryAnalysis::getLiveBuffers(unsigned index) const {
+  SmallVector<const MemoryBuffer *> live;
+  for (const MemoryBuffer &buffer : buffers)
+    if (buffer.begin <= index && index <= buffer.end)
+      live.push_back(&buffer);
+  std::stable_sort(live.begin(), live.end(),
+                   [](const MemoryBuffer *a, const MemoryBuffer *b) {
+                     return a->bytes > b->bytes;
+                   });
+  return live;
+}
+
+void MemoryAnalysis::analyse() {
+  auto fail = [&](Operation *op, const Twine &message) {
+    if (!error)
+      error = Error{op, message.str()};
+  };
+
+  auto func = dyn_cast<FunctionOpInterface>(function);
+  if (!func)
+    return fail(function, "is not a function: the memory analysis runs on "
+                          "functions (func.func)");
+  if (func.isExternal())
+    return;
+  Region &body = func.getFunctionBody();
+  if (!body.hasOneBlock())
+    return fail(function,
+                llvm::formatv("has a body of {0} blocks: the memory analysis "
+                              "supports single-block bodies (structured "
+                              "control flow) only",
+                              body.getBlocks().size()));
+
+  Block &block = body.front();
+  for (Operation &op : block)
+    ops.push_back(&op);
+  DenseMap<Operation *, unsigned> indexOf;
+  for (auto [index, op] : llvm::enumerate(ops))
+    indexOf[op] = index;
+  const unsigned last = ops.size() - 1;
+  auto topIndex = [&](Operation *op) {
+    return indexOf.lookup(block.findAncestorOpInBlock(*op));
+  };
+
+  // Storage each value uses: an index into `buffers`.
+  DenseMap<Value, unsigned> storageOf;
+  auto addBuffer = [&](MemoryBuffer::Kind kind, Value value, Operation *op,
+                       int64_t bytes, unsigned begin, unsigned end) {
+    buffers.push_back({kind, value, op, bytes, begin, end});
+    storageOf[value] = buffers.size() - 1;
+  };
+
+  // Arguments: resident for the whole function.
+  if (options.countArguments) {
+    for (BlockArgument arg : block.getArguments()) {
+      if (!isa<ShapedType>(arg.getType()))
+        continue;
+      std::optional<int64_t> bytes =
+          getStaticStorageBytes(arg.getType(), function);
+      // A dynamically shaped argument cannot be sized: it is not counted,
+      // and reported as unsized.
+      if (!bytes) {
+        ++unsizedArguments;
+        continue;
+      }
+      if (*bytes > 0)
+        addBuffer(MemoryBuffer::Kind::Argument, arg, nullptr, *bytes, 0, last);
+    }
+  }
+
+  // Bytes a tensor result owns: `remat.cost`, else the fallback rules.
+  auto tensorBytes = [&](OpResult result) -> std::optional<int64_t> {
+    Operation *op = result.getOwner();
+    if (std::optional<int64_t> bytes =
+            getCostBytes(op, result.getResultNumber()))
+      return bytes;
+    // Constants are static data, not heap (Problem.h: constants are free).
+    if (op->hasTrait<OpTrait::ConstantLike>())
+      return 0;
+    if (options.requireCosts) {
+      fail(op, "produces a tensor but has no 'remat.cost' attribute (run "
+               "--remat-annotate-costs first)");
+      return std::nullopt;
+    }
+    // Views own nothing; a tensor.empty's storage is counted on the
+    // destination-style op that writes into it; a to_tensor's on the memref
+    // it wraps.
+    if (isTensorView(op) || isa<tensor::EmptyOp, bufferization::ToTensorOp>(op))
+      return 0;
+    if (std::optional<int64_t> bytes =
+            getStaticStorageBytes(result.getType(), op))
+      return bytes;
+    fail(op, llvm::formatv("result #{0} of type {1} has no 'remat.cost' "
+                           "attribute and no static size: the memory "
+                           "analysis needs static shapes or a cost",
+                           result.getResultNumber(), result.getType()));
+    return std::nullopt;
+  };
+
+  // Bytes a memref allocation owns: a `remat.cost` size hint, else its type.
+  auto allocationBytes = [&](OpResult result) -> std::optional<int64_t> {
+    Operation *op = result.getOwner();
+    std::optional<int64_t> bytes = getCostBytes(op, result.getResultNumber());
+    if (!bytes)
+      bytes = getStaticStorageBytes(result.getType(), op);
+    if (!bytes) {
+      fail(op, llvm::formatv("allocates {0}, which has no static size: the "
+                             "memory analysis needs static shapes or a "
+                             "'remat.cost' size hint",
+                             result.getType()));
+      return std::nullopt;
+    }
+    if (options.countAlignmentPadding)
+      if (auto alignment = op->getAttrOfType<IntegerAttr>("alignment"))
+        *bytes += alignment.getInt();
+    return bytes;
+  };
+
+  // Whether `result` is a fresh allocation, and whether it is released when
+  // its automatic allocation scope ends (alloca) rather than by a dealloc.
+  auto isAllocation = [](OpResult result, bool &scoped) {
+    if (!isa<BaseMemRefType>(result.getType()))
+      return false;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(result.getOwner());
+    if (!effects)
+      return false;
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffectsOnValue(result, instances);
+    for (const MemoryEffects::EffectInstance &instance : instances) {
+      if (!isa<MemoryEffects::Allocate>(instance.getEffect()))
+        continue;
+      scoped = isa<SideEffects::AutomaticAllocationScopeResource>(
+          instance.getResource());
+      return true;
+    }
+    return false;
+  };
+
+  // Pass 1: tensor results and allocations, in program order.
+  for (auto [index, top] : llvm::enumerate(ops)) {
+    WalkResult walk = top->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      bool nested = op != top;
+      for (OpResult result : op->getResults()) {
+        bool scoped = false;
+        if (isa<TensorType>(result.getType())) {
+          std::optional<int64_t> bytes = tensorBytes(result);
+          if (!bytes)
+            return WalkResult::interrupt();
+          if (*bytes > 0) {
+            addBuffer(MemoryBuffer::Kind::Tensor, result, op, *bytes, index,
+                      index);
+          } else if (!nested) {
+            if (Value source = getStorageSource(result)) {
+              auto it = storageOf.find(source);
+              if (it != storageOf.end())
+                storageOf[result] = it->second;
+            }
+          }
+        } else if (isAllocation(result, scoped)) {
+          std::optional<int64_t> bytes = allocationBytes(result);
+          if (!bytes)
+            return WalkResult::interrupt();
+          unsigned end = last;
+          if (scoped) {
+            Operation *scope =
+                op->getParentWithTrait<OpTrait::AutomaticAllocationScope>();
+            if (scope && scope != function)
+              end = index;
+          }
+          if (*bytes > 0)
+            addBuffer(MemoryBuffer::Kind::Allocation, result, op, *bytes,
+                      index, end);
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return;
+  }
+
+  // Tensor liveness: a top-level value keeps its storage live until its last
+  // use (uses in nested regions count at the enclosing top-level op).
+  // Values defined in nested regions are transient at their top-level op.
+  for (Operation *top : ops) {
+    for (Value result : top->getResults()) {
+      auto it = storageOf.find(result);
+      if (it == storageOf.end())
+        continue;
+      MemoryBuffer &buffer = buffers[it->second];
+      if (buffer.kind != MemoryBuffer::Kind::Tensor)
+        continue;
+      for (Operation *user : result.getUsers())
+        buffer.end = std::max(buffer.end, topIndex(user));
+    }
+  }
+
+  // Pass 2: deallocations of allocations.
+  bool hasAllocations = llvm::any_of(buffers, [](const MemoryBuffer &buffer) {
+    return buffer.kind == MemoryBuffer::Kind::Allocation;
+  });
+  if (hasAllocations) {
+    BufferViewFlowAnalysis aliases(function);
+    // The single allocation `value` may come from, if there is one.
+    auto uniqueAllocation = [&](Value value) -> std::optional<unsigned> {
+      std::optional<unsigned> found;
+      for (Value origin : aliases.resolveReverse(value)) {
+        if (isa<BlockArgument>(origin) &&
+            cast<BlockArgument>(origin).getOwner() == &block)
+          return std::nullopt; // may be a function argument
+        auto it = storageOf.find(origin);
+        if (it == storageOf.end() ||
+            buffers[it->second].kind != MemoryBuffer::Kind::Allocation)
+          continue;
+        if (found && *found != it->second)
+          return std::nullopt;
+        found = it->second;
+      }
+      return found;
+    };
+    auto release = [&](Operation *freeOp, Value memref) {
+      std::optional<unsigned> id = uniqueAllocation(memref);
+      if (!id)
+        return;
+      MemoryBuffer &buffer = buffers[*id];
+      unsigned at = topIndex(freeOp);
+      if (at < buffer.begin || !certainlyRunsAfter(freeOp, buffer.op))
+        return;
+      // Freed by a later top-level op: live up to the op before it. Freed
+      // within the op that allocated it: live at that op only.
+      buffer.end = std::min(buffer.end, at == buffer.begin ? at : at - 1);
+    };
+    function->walk([&](Operation *op) {
+      if (auto dealloc = dyn_cast<bufferization::DeallocOp>(op)) {
+        for (auto [memref, condition] :
+             llvm::zip(dealloc.getMemrefs(), dealloc.getConditions()))
+          if (matchPattern(condition, m_One()))
+            release(op, memref);
+        return;
+      }
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!effects)
+        return;
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!isa<BaseMemRefType>(operand.get().getType()))
+          continue;
+        SmallVector<MemoryEffects::EffectInstance> instances;
+        effects.getEffectsOnValue(operand.get(), instances);
+        if (llvm::any_of(instances, [](const auto &instance) {
+              return isa<MemoryEffects::Free>(instance.getEffect());
+            }))
+          release(op, operand.get());
+      }
+    });
+  }
+
+  // Timeline: a difference array over [begin, end] ranges.
+  SmallVector<int64_t> delta(ops.size() + 1, 0);
+  for (const MemoryBuffer &buffer : buffers) {
+    delta[buffer.begin] += buffer.bytes;
+    delta[buffer.end + 1] -= buffer.bytes;
+    totalBytes += buffer.bytes;
+    if (buffer.kind == MemoryBuffer::Kind::Argument)
+      residentBytes += buffer.bytes;
+  }
+  int64_t live = 0;
+  for (unsigned index = 0; index < ops.size(); ++index) {
+    live += delta[index];
+    timeline.push_back(live);
+    if (live > peakBytes) {
+      peakBytes = live;
+      peakIndex = index;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// JSON report
+//===----------------------------------------------------------------------===//
+
+void MemoryAnalysis::writeJSON(llvm::json::OStream &json) const {
+  std::string name;
+  if (auto symbol = function->getAttrOfType<StringAttr>(
+          SymbolTable::getSymbolAttrName()))
+    name = symbol.str();
+  AsmState state(function, OpPrintingFlags().useLocalScope());
+  auto printValue = [&](Value value) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    value.printAsOperand(os, state);
+    return text;
+  };
+
+  json.object([&] {
+    json.attribute("name", name);
+    json.attribute("peak_bytes", peakBytes);
+    json.attribute("peak_op_index", static_cast<int64_t>(peakIndex));
+    json.attribute("peak_op", ops.empty() ? std::string()
+                                          : getPeakOp()->getName().getStringRef().str());
+    json.attribute("resident_bytes", residentBytes);
+    json.attribute("total_bytes", totalBytes);
+    json.attribute("unsized_arguments", static_cast<int64_t>(unsizedArguments));
+    json.attributeArray("timeline", [&] {
+      for (auto [index, op] : llvm::enumerate(ops)) {
+        json.object([&] {
+          json.attribute("index", static_cast<int64_t>(index));
+          json.attribute("op", op->getName().getStringRef());
+          json.attribute("live_bytes", timeline[index]);
+        });
+      }
+    });
+    json.attributeArray("live_at_peak", [&] {
+      if (ops.empty())
+        return;
+      for (const MemoryBuffer *buffer : getLiveBuffers(peakIndex)) {
+        json.object([&] {
+          json.attribute("value", printValue(buffer->value));
+          json.attribute("op", buffer->op
+                                   ? buffer->op->getName().getStringRef()
+                                   : StringRef("argument"));
+          json.attribute("bytes", buffer->bytes);
+        });
+      }
+    });
+  });
+}
+
+void remat::writeMemoryReport(ArrayRef<const MemoryAnalysis *> analyses,
+                              llvm::raw_ostream &os) {
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  json.object([&] {
+    json.attributeArray("functions", [&] {
+      for (const MemoryAnalysis *analysis : analyses)
+        if (analysis->succeeded())
+          analysis->writeJSON(json);
+    });
+  });
+  os << "\n";
+}
