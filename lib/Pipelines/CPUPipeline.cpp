@@ -35,7 +35,7 @@
 
 using namespace mlir;
 
-void remat::buildRematLowerToCPUPipeline(
+void remat::buildRematBufferizePipeline(
     OpPassManager &pm, const RematLowerToCPUPipelineOptions &options) {
   // Tensors -> buffers. Identity layouts at function boundaries keep the
   // entry's signature plain memrefs (what remat-run builds descriptors for).
@@ -55,6 +55,11 @@ void remat::buildRematLowerToCPUPipeline(
           bufferization::createOptimizeAllocationLivenessPass());
   }
   pm.addPass(createConvertBufferizationToMemRefPass());
+}
+
+void remat::buildRematLowerToCPUPipeline(
+    OpPassManager &pm, const RematLowerToCPUPipelineOptions &options) {
+  buildRematBufferizePipeline(pm, options);
 
   // Buffers -> loops -> control flow.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -78,4 +83,10 @@ void remat::registerRematLowerToCPUPipeline() {
       "execution, with buffers freed right after their last use and every "
       "allocation routed through _mlir_memref_to_llvm_alloc/_free.",
       buildRematLowerToCPUPipeline);
+  PassPipelineRegistration<RematLowerToCPUPipelineOptions>(
+      "remat-bufferize",
+      "The bufferization half of remat-lower-to-cpu: the memref IR that "
+      "runs, with deallocations right after last uses (takes the same "
+      "options; only deallocate, early-dealloc and buffer-alignment apply).",
+      buildRematBufferizePipeline);
 }

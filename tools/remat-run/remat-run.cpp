@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Pipelines/Pipelines.h"
 #include "remat/Runtime/AllocTracker.h"
 
@@ -339,6 +340,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  registry.insert<remat::RematDialect>();
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   MLIRContext context(registry);

@@ -77,7 +77,15 @@ struct RematLowerToCPUPipelineOptions
 void buildRematLowerToCPUPipeline(mlir::OpPassManager &pm,
                                   const RematLowerToCPUPipelineOptions &options);
 
-/// Registers the `remat-lower-to-cpu` pipeline.
+/// Adds the first half of the CPU pipeline, which yields the bufferized IR
+/// that actually runs (what the memory analysis should see):
+///   one-shot-bufferize -> buffer-deallocation-pipeline
+///   -> optimize-allocation-liveness -> convert-bufferization-to-memref.
+/// Only `deallocate`, `early-dealloc` and `buffer-alignment` apply.
+void buildRematBufferizePipeline(mlir::OpPassManager &pm,
+                                 const RematLowerToCPUPipelineOptions &options);
+
+/// Registers the `remat-lower-to-cpu` and `remat-bufferize` pipelines.
 void registerRematLowerToCPUPipeline();
 
 /// Registers every remat-opt pipeline.
