@@ -138,6 +138,36 @@ static bool chainShortestPath(const std::vector<int64_t> &weight, int64_t m,
   return true;
 }
 
+/// Every segment sum seg(i, j) of a chain, plus 0, thinned.
+static std::vector<int64_t> chainCandidates(const std::vector<int64_t> &w) {
+  std::vector<int64_t> candidates = {0};
+  const int k = static_cast<int>(w.size()) - 1;
+  for (int i = 0; i <= k; ++i) {
+    int64_t seg = 0;
+    for (int j = i + 2; j <= k; ++j) {
+      seg += w[j - 1];
+      candidates.push_back(seg);
+    }
+  }
+  return thin(std::move(candidates));
+}
+
+int64_t remat::fengHuangChain(const std::vector<int64_t> &weights,
+                              std::vector<int> &checkpoints) {
+  int64_t best = kInf;
+  std::vector<int> path;
+  for (int64_t m : chainCandidates(weights)) {
+    if (m >= best)
+      break; // the model memory is at least m
+    int64_t total;
+    if (chainShortestPath(weights, m, total, path) && total + m < best) {
+      best = total + m;
+      checkpoints.assign(path.rbegin(), path.rend());
+    }
+  }
+  return best >= kInf ? -1 : best;
+}
+
 SolveResult remat::solveFengHuangLinear(const Graph &graph,
                                         const SolveOptions &options) {
   Stopwatch watch;
@@ -150,17 +180,7 @@ SolveResult remat::solveFengHuangLinear(const Graph &graph,
   std::vector<int64_t> weight(chain.size() + 1, 0);
   for (size_t i = 0; i < chain.size(); ++i)
     weight[i + 1] = ownedBytes(graph, chain[i]);
-  std::vector<int64_t> candidates;
-  const int k = chain.size();
-  for (int i = 0; i <= k; ++i) {
-    int64_t seg = 0;
-    for (int j = i + 2; j <= k; ++j) {
-      seg += weight[j - 1];
-      candidates.push_back(seg);
-    }
-  }
-  candidates.push_back(0);
-  candidates = thin(std::move(candidates));
+  std::vector<int64_t> candidates = chainCandidates(weight);
   std::vector<ModelSet> sets;
   int64_t best = kInf;
   std::vector<int> path;

@@ -7,9 +7,9 @@
 // Revolve reverses a chain of L steps with c checkpoint slots: place a
 // checkpoint at l + j, reverse the right part with c - 1 slots, then the left
 // part with c slots, where t is the least repetition count with
-// beta(c, t) = C(c + t, c) >= L and j is chosen so that the right part fits
-// beta(c - 1, t) and the left part beta(c, t - 1) (Griewank & Walther 2000,
-// Algorithm 799). With no slot left, each step is re-advanced from the
+// beta(c, t) = C(c + t, c) >= L and j is in the range that minimizes the
+// total number of forward steps, t L - beta(c + 1, t - 1) (Griewank &
+// Walther 2000, Algorithm 799). With no slot left, each step is re-advanced from the
 // nearest checkpoint.
 //
 // On a training graph the "steps" are the forward chain; the backward nodes
@@ -126,8 +126,10 @@ private:
     int t = 1;
     while (beta(slots, t) < len)
       ++t;
-    int64_t j = std::max<int64_t>(1, len - beta(slots - 1, t));
-    j = std::min<int64_t>(j, len - 1);
+    // Griewank's range for the least total work: beta(c, t - 2) <= j <=
+    // beta(c, t - 1) and beta(c - 1, t - 1) <= len - j <= beta(c - 1, t).
+    int64_t j = std::max(beta(slots, t - 2), len - beta(slots - 1, t));
+    j = std::min<int64_t>(std::max<int64_t>(j, 1), len - 1);
     int mid = lo + static_cast<int>(j);
     ensure(mid);
     held[mid] = 1;
@@ -140,22 +142,27 @@ private:
 };
 } // namespace
 
-SolveResult remat::solveRevolve(const Graph &graph,
-                                const SolveOptions &options) {
-  Stopwatch watch;
-  const char *name = "revolve";
+namespace {
+/// The chain and the backward groups revolve works on.
+struct RevolveProblem {
   std::vector<int> chain;
-  if (!isForwardChain(graph, &chain))
-    return failSolve(name, SolveStatus::Unsupported,
-                     "the forward graph is not a chain", watch);
+  std::vector<std::vector<int>> groups, groupReads;
+};
+} // namespace
+
+/// Finds the chain and groups the backward nodes by the highest chain
+/// position they read; the groups must come in decreasing order. Returns an
+/// empty string or why revolve does not apply.
+static std::string prepareRevolve(const Graph &graph, RevolveProblem &p) {
+  if (!isForwardChain(graph, &p.chain))
+    return "the forward graph is not a chain";
   std::vector<int> pos(graph.size(), 0);
-  for (int i = 0, e = chain.size(); i < e; ++i)
-    pos[chain[i]] = i + 1;
-  // Group the backward nodes by the highest chain position they read; the
-  // groups must come in decreasing order.
+  for (int i = 0, e = p.chain.size(); i < e; ++i)
+    pos[p.chain[i]] = i + 1;
   std::vector<char> needed = neededNodes(graph);
-  const int len = chain.size();
-  std::vector<std::vector<int>> groups(len + 1), groupReads(len + 1);
+  const int len = p.chain.size();
+  p.groups.assign(len + 1, {});
+  p.groupReads.assign(len + 1, {});
   int current = len;
   for (int id = 0; id < graph.size(); ++id) {
     if (!needed[id] || graph.nodes[id].kind != NodeKind::Backward)
@@ -170,23 +177,44 @@ SolveResult remat::solveRevolve(const Graph &graph,
     if (top == 0)
       top = current;
     if (top > current)
-      return failSolve(name, SolveStatus::Unsupported,
-                       "the backward does not visit the chain in reverse",
-                       watch);
-    current = top;
+      return "the backward does not visit the chain in reverse";
     if (top == 0)
-      return failSolve(name, SolveStatus::Unsupported,
-                       "a backward node reads no chain value", watch);
-    groups[top].push_back(id);
+      return "a backward node reads no chain value";
+    current = top;
+    p.groups[top].push_back(id);
     for (int r : reads)
-      groupReads[top].push_back(r);
+      p.groupReads[top].push_back(r);
   }
-  for (auto &reads : groupReads) {
+  for (auto &reads : p.groupReads) {
     std::sort(reads.begin(), reads.end());
     reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
   }
+  return "";
+}
 
-  RevolveDriver driver(graph, chain, groups, groupReads);
+std::vector<int> remat::revolveComputeOrder(const Graph &graph, int slots,
+                                            std::string *error) {
+  RevolveProblem p;
+  std::string why = prepareRevolve(graph, p);
+  if (!why.empty()) {
+    if (error)
+      *error = why;
+    return {};
+  }
+  RevolveDriver driver(graph, p.chain, p.groups, p.groupReads);
+  return driver.run(std::max(0, slots));
+}
+
+SolveResult remat::solveRevolve(const Graph &graph,
+                                const SolveOptions &options) {
+  Stopwatch watch;
+  const char *name = "revolve";
+  RevolveProblem p;
+  std::string why = prepareRevolve(graph, p);
+  if (!why.empty())
+    return failSolve(name, SolveStatus::Unsupported, why, watch);
+  const int len = p.chain.size();
+  RevolveDriver driver(graph, p.chain, p.groups, p.groupReads);
   double limit = costLimit(graph, options);
   struct Candidate {
     int slots = -1;

@@ -16,6 +16,8 @@
 
 #include "remat/Solver/Solver.h"
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace remat {
@@ -48,6 +50,12 @@ SolveResult solveChenGreedyTopo(const Graph &graph,
 /// reverse; optimal in forward recomputations only for unit costs.
 SolveResult solveRevolve(const Graph &graph, const SolveOptions &options);
 
+/// Revolve's compute order for a given number of checkpoint slots (for
+/// scheduleFromComputeOrder); empty with `error` set when revolve does not
+/// apply.
+std::vector<int> revolveComputeOrder(const Graph &graph, int slots,
+                                     std::string *error = nullptr);
+
 /// Feng & Huang (2021), linear graphs: accessibility graph + shortest path
 /// for every candidate max-segment cost m; minimizes sum(checkpoints) + m
 /// (their memory model, one extra forward). Unsupported on non-chains.
@@ -78,6 +86,12 @@ SolveResult solveLocalSearch(const Graph &graph, const SolveOptions &options);
 std::vector<char> chenGreedyKeep(const Graph &graph,
                                  const std::vector<int> &candidates,
                                  double segmentBudget);
+/// Feng & Huang's chain algorithm on vertex weights (weights[0] is the
+/// source, the last vertex the sink): the smallest model memory
+/// sum(l(checkpoints), sink included) + m over every candidate m, and the
+/// interior checkpoints (vertex indices) achieving it; -1 if none.
+int64_t fengHuangChain(const std::vector<int64_t> &weights,
+                       std::vector<int> &checkpoints);
 std::vector<char> fengHuangKeep(const Graph &graph,
                                 const SolveOptions &options);
 

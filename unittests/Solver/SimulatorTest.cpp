@@ -1,0 +1,191 @@
+//===- SimulatorTest.cpp - the schedule simulator -------------------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Simulator.h"
+
+#include "gtest/gtest.h"
+
+using namespace remat;
+
+namespace {
+
+Node makeNode(const char *name, int64_t bytes, double cost,
+              std::vector<int> deps, NodeKind kind = NodeKind::Forward,
+              int aliasOf = -1) {
+  Node node;
+  node.name = name;
+  node.bytes = bytes;
+  node.cost = cost;
+  node.deps = std::move(deps);
+  node.kind = kind;
+  node.aliasOf = aliasOf;
+  return node;
+}
+
+/// x(input, 10) -> a(100) -> b(1000) -> c(10000), fixed 1; output c.
+Graph chain4() {
+  Graph g;
+  g.fixedBytes = 1;
+  g.nodes = {makeNode("x", 10, 0, {}, NodeKind::Input),
+             makeNode("a", 100, 1, {0}), makeNode("b", 1000, 2, {1}),
+             makeNode("c", 10000, 4, {2}, NodeKind::Backward)};
+  g.outputs = {3};
+  return g;
+}
+
+Schedule steps(std::initializer_list<Step> list) { return Schedule{list}; }
+
+TEST(SimulatorTest, PeakCountsResidentAndOperands) {
+  Graph g = chain4();
+  // Resident: fixed 1 + x 10 = 11.
+  Simulation sim =
+      simulate(g, steps({Step::compute(1), Step::compute(2), Step::free(1),
+                         Step::compute(3), Step::free(2)}));
+  ASSERT_TRUE(sim.valid()) << sim.error;
+  // After c: 11 + b 1000 + c 10000 = 11011 (a was freed before).
+  EXPECT_EQ(sim.peakBytes, 11011);
+  EXPECT_EQ(sim.cost, 7);
+  // Live after each step: 111, 1111, 1011, 11011, 10011.
+  EXPECT_EQ(sim.liveAfterStep,
+            (std::vector<int64_t>{111, 1111, 1011, 11011, 10011}));
+}
+
+TEST(SimulatorTest, RecomputationCostsAgain) {
+  Graph g = chain4();
+  Simulation sim = simulate(
+      g, steps({Step::compute(1), Step::free(1), Step::compute(1),
+                Step::compute(2), Step::free(1), Step::compute(3)}));
+  ASSERT_TRUE(sim.valid()) << sim.error;
+  EXPECT_EQ(sim.cost, 1 + 1 + 2 + 4);
+  // 11 + b + c = 11011; a is freed before c.
+  EXPECT_EQ(sim.peakBytes, 11011);
+}
+
+TEST(SimulatorTest, RejectsMissingDependency) {
+  Simulation sim = simulate(chain4(), steps({Step::compute(2)}));
+  EXPECT_FALSE(sim.valid());
+  EXPECT_NE(sim.error.find("step 0"), std::string::npos) << sim.error;
+  EXPECT_NE(sim.error.find("dependency 1 'a' is not live"), std::string::npos)
+      << sim.error;
+}
+
+TEST(SimulatorTest, RejectsUseAfterFree) {
+  Simulation sim = simulate(
+      chain4(), steps({Step::compute(1), Step::free(1), Step::compute(2)}));
+  EXPECT_FALSE(sim.valid());
+  EXPECT_NE(sim.error.find("step 2"), std::string::npos) << sim.error;
+}
+
+TEST(SimulatorTest, RejectsDoubleCompute) {
+  Simulation sim =
+      simulate(chain4(), steps({Step::compute(1), Step::compute(1)}));
+  EXPECT_NE(sim.error.find("already live"), std::string::npos) << sim.error;
+}
+
+TEST(SimulatorTest, RejectsFreeOfDeadValue) {
+  Simulation sim = simulate(chain4(), steps({Step::free(1)}));
+  EXPECT_NE(sim.error.find("not live"), std::string::npos) << sim.error;
+}
+
+TEST(SimulatorTest, RejectsComputingResidentNodes) {
+  Simulation sim = simulate(chain4(), steps({Step::compute(0)}));
+  EXPECT_NE(sim.error.find("resident"), std::string::npos) << sim.error;
+  sim = simulate(chain4(), steps({Step::free(0)}));
+  EXPECT_NE(sim.error.find("resident"), std::string::npos) << sim.error;
+}
+
+TEST(SimulatorTest, RejectsUnknownNode) {
+  Simulation sim = simulate(chain4(), steps({Step::compute(7)}));
+  EXPECT_NE(sim.error.find("no such node"), std::string::npos) << sim.error;
+}
+
+TEST(SimulatorTest, RejectsMissingOutput) {
+  Graph g = chain4();
+  Simulation sim = simulate(
+      g, steps({Step::compute(1), Step::compute(2), Step::compute(3),
+                Step::free(3)}));
+  EXPECT_NE(sim.error.find("output 3 'c' is not live"), std::string::npos)
+      << sim.error;
+}
+
+TEST(SimulatorTest, EmptyScheduleOfResidentOutputIsValid) {
+  Graph g = chain4();
+  g.outputs = {0};
+  Simulation sim = simulate(g, Schedule());
+  ASSERT_TRUE(sim.valid()) << sim.error;
+  EXPECT_EQ(sim.peakBytes, 11);
+}
+
+TEST(SimulatorTest, ViewKeepsBaseStorageAlive) {
+  // x(input 0) -> a(100) -> v = view of a (0 bytes) -> c(1, reads v).
+  Graph g;
+  g.nodes = {makeNode("x", 0, 0, {}, NodeKind::Input),
+             makeNode("a", 100, 1, {0}), makeNode("v", 0, 0, {1},
+                                                  NodeKind::Forward, 1),
+             makeNode("c", 1, 1, {2})};
+  g.outputs = {3};
+  Simulation sim = simulate(
+      g, steps({Step::compute(1), Step::compute(2), Step::free(1),
+                Step::compute(3), Step::free(2)}));
+  ASSERT_TRUE(sim.valid()) << sim.error;
+  // a's 100 bytes stay while v is live: 100, 100, 100, 101, then 1.
+  EXPECT_EQ(sim.liveAfterStep, (std::vector<int64_t>{100, 100, 100, 101, 1}));
+  EXPECT_EQ(sim.peakBytes, 101);
+}
+
+TEST(SimulatorTest, RecomputedBaseUnderLiveViewIsASecondCopy) {
+  Graph g;
+  g.nodes = {makeNode("x", 0, 0, {}, NodeKind::Input),
+             makeNode("a", 100, 1, {0}), makeNode("v", 0, 0, {1},
+                                                  NodeKind::Forward, 1)};
+  g.outputs = {2};
+  Simulation sim = simulate(g, steps({Step::compute(1), Step::compute(2),
+                                      Step::free(1), Step::compute(1)}));
+  ASSERT_TRUE(sim.valid()) << sim.error;
+  // The view holds the first copy; the recomputed a is a second one.
+  EXPECT_EQ(sim.peakBytes, 200);
+}
+
+TEST(SimulatorTest, ViewOfDeadBaseRejected) {
+  Graph g;
+  g.nodes = {makeNode("x", 0, 0, {}, NodeKind::Input),
+             makeNode("a", 100, 1, {0}),
+             makeNode("v", 0, 0, {}, NodeKind::Forward, 1)};
+  g.outputs = {2};
+  Simulation sim = simulate(g, steps({Step::compute(2)}));
+  EXPECT_NE(sim.error.find("view of node 1"), std::string::npos) << sim.error;
+}
+
+TEST(GraphTest, CheckNamesTheProblem) {
+  Graph g = chain4();
+  EXPECT_EQ(g.check(), "");
+  g.nodes[2].bytes = -5;
+  EXPECT_NE(g.check().find("node 2 ('b') has negative size -5"),
+            std::string::npos);
+  g = chain4();
+  g.nodes[1].deps = {3};
+  EXPECT_NE(g.check().find("depends on later node 3"), std::string::npos);
+  g = chain4();
+  g.nodes[1].deps = {9};
+  EXPECT_NE(g.check().find("node 9, which does not exist"),
+            std::string::npos);
+  g = chain4();
+  g.outputs = {4};
+  EXPECT_NE(g.check().find("output 4 does not exist"), std::string::npos);
+}
+
+TEST(GraphTest, UsersStorageResident) {
+  Graph g = chain4();
+  auto users = g.users();
+  EXPECT_EQ(users[0], std::vector<int>{1});
+  EXPECT_EQ(users[3], std::vector<int>{});
+  EXPECT_EQ(g.residentBytes(), 11);
+  g.nodes.push_back(makeNode("v", 0, 0, {3}, NodeKind::Backward, 3));
+  g.nodes.push_back(makeNode("w", 0, 0, {4}, NodeKind::Backward, 4));
+  EXPECT_EQ(g.storageOf(5), 3);
+}
+
+} // namespace

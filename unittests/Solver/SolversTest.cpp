@@ -1,0 +1,307 @@
+//===- SolversTest.cpp - every solver against brute force and known answers -===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Generators.h"
+#include "remat/Solver/Modes.h"
+#include "remat/Solver/ScheduleBuilder.h"
+#include "remat/Solver/Simulator.h"
+#include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/Solvers.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace remat;
+
+namespace {
+
+GeneratorOptions unitOptions() {
+  GeneratorOptions o;
+  o.params = false;
+  o.bytes = 1;
+  return o;
+}
+
+int forwardComputes(const Graph &g, const Schedule &s) {
+  int count = 0;
+  for (const Step &step : s.steps)
+    count += step.kind == Step::Kind::Compute &&
+             g.nodes[step.node].kind == NodeKind::Forward;
+  return count;
+}
+
+/// Checks a result the way a user would: re-simulates it.
+void expectVerified(const Graph &g, const SolveOptions &opts,
+                    const SolveResult &r, const std::string &what) {
+  Simulation sim = simulate(g, r.schedule);
+  ASSERT_TRUE(sim.valid()) << what << ": " << sim.error;
+  EXPECT_EQ(sim.peakBytes, r.peakBytes) << what;
+  EXPECT_DOUBLE_EQ(sim.cost, r.cost) << what;
+  EXPECT_LE(r.peakBytes, opts.budget) << what;
+}
+
+// Hundreds of random small DAGs: every solver's feasible answer is verified
+// and never cheaper than the exact optimum, which is feasible whenever any
+// solver is.
+TEST(SolversTest, RandomDagsAgainstBruteForce) {
+  int compared = 0;
+  for (uint64_t seed = 1; seed <= 240; ++seed) {
+    GeneratorOptions o = unitOptions();
+    o.params = seed % 3 == 0;
+    o.heterogeneous = seed % 2 == 0;
+    Graph g = makeRandomDag(3 + static_cast<int>(seed % 3), seed, o);
+    ASSERT_EQ(g.check(), "") << g.name;
+    int64_t top = simulate(g, checkpointAllSchedule(g)).peakBytes;
+    int64_t lo = peakLowerBound(g);
+    ASSERT_LE(lo, top);
+    for (int64_t budget : {top, lo + (top - lo) / 2, lo + 1, lo}) {
+      SolveOptions opts;
+      opts.budget = budget;
+      SolveResult exact = solveBruteForce(g, opts);
+      ASSERT_NE(exact.status, SolveStatus::Unsupported) << exact.message;
+      if (exact.feasible()) {
+        EXPECT_EQ(exact.status, SolveStatus::Optimal);
+        expectVerified(g, opts, exact, g.name + " brute-force");
+        EXPECT_GE(exact.cost, checkpointAllCost(g) - 1e-9);
+      }
+      for (const SolverInfo &info : allSolvers()) {
+        if (info.name == "brute-force" || info.name.rfind("checkmate", 0) == 0)
+          continue;
+        SolveResult r = info.solve(g, opts);
+        std::string what = g.name + " budget " + std::to_string(budget) +
+                           " " + info.name;
+        if (!r.feasible())
+          continue;
+        expectVerified(g, opts, r, what);
+        ASSERT_TRUE(exact.feasible()) << what << " beat the exact solver";
+        EXPECT_GE(r.cost, exact.cost - 1e-9) << what;
+        ++compared;
+      }
+      // Checkpoint-all fits whenever its own peak does.
+      if (budget == top)
+        EXPECT_TRUE(solveCheckpointAll(g, opts).feasible()) << g.name;
+    }
+  }
+  EXPECT_GT(compared, 2000);
+}
+
+// Under MinPeakUnderOverhead no solver finds a smaller peak than the exact
+// one, and every answer respects the cost limit.
+TEST(SolversTest, MinPeakAgainstBruteForce) {
+  for (uint64_t seed = 300; seed < 360; ++seed) {
+    Graph g = makeRandomDag(4, seed, unitOptions());
+    SolveOptions opts;
+    opts.objective = Objective::MinPeakUnderOverhead;
+    SolveResult exact = solveBruteForce(g, opts);
+    ASSERT_TRUE(exact.feasible()) << g.name << ": " << exact.message;
+    double limit = costLimit(g, opts);
+    for (const SolverInfo &info : allSolvers()) {
+      if (info.name.rfind("checkmate", 0) == 0)
+        continue;
+      SolveResult r = info.solve(g, opts);
+      if (!r.feasible())
+        continue;
+      expectVerified(g, opts, r, g.name + " " + info.name);
+      EXPECT_LE(r.cost, limit + 1e-9) << g.name << " " << info.name;
+      EXPECT_GE(r.peakBytes, exact.peakBytes) << g.name << " " << info.name;
+    }
+  }
+}
+
+TEST(ScheduleBuilderTest, CheckpointAllOnAChain) {
+  // x -> f1 -> f2 -> f3 -> f4 (loss); d_f3, d_f2, d_f1, d_x; unit sizes.
+  Graph g = makeChain(4, unitOptions());
+  Simulation sim = simulate(g, checkpointAllSchedule(g));
+  ASSERT_TRUE(sim.valid()) << sim.error;
+  // 4 forward + 4 backward computations, once each.
+  EXPECT_EQ(sim.cost, 8);
+  // Peak at d_f3 / d_f2: f1..f4 live, plus d_f3 = 5, plus resident x = 6.
+  EXPECT_EQ(sim.peakBytes, 6);
+}
+
+TEST(ScheduleBuilderTest, CheckpointSetOnAChain) {
+  Graph g = makeChain(4, unitOptions());
+  std::vector<char> keep(g.size(), 0);
+  keep[2] = 1; // f2
+  Schedule s = scheduleFromCheckpoints(g, keep);
+  Simulation sim = simulate(g, s);
+  ASSERT_TRUE(sim.valid()) << sim.error;
+  // Order: f1 f2 f3 f4 d_f3 d_f2 f1 d_f1 d_x: f3 is reused from the forward
+  // (last segment), f1 is recomputed once: cost 4 + 1 + 4 = 9.
+  EXPECT_EQ(sim.cost, 9);
+  // Largest live set: {f2, f3, f4, d_f3} or {f2, f4, d_f3, d_f2} = 4, + x.
+  EXPECT_EQ(sim.peakBytes, 5);
+  EXPECT_EQ(forwardComputes(g, s), 5);
+}
+
+TEST(ScheduleBuilderTest, NoReuseOfTheLastSegment) {
+  Graph g = makeChain(4, unitOptions());
+  CheckpointOptions options;
+  options.reuseLastSegment = false;
+  std::vector<char> none(g.size(), 0);
+  Simulation sim = simulate(g, scheduleFromCheckpoints(g, none, options));
+  ASSERT_TRUE(sim.valid()) << sim.error;
+  // Only the loss (an output) is kept; d_f3 recomputes f1 f2 f3, which the
+  // rest of the run reuses: 4 + 3 + 4 = 11.
+  EXPECT_EQ(sim.cost, 11);
+}
+
+TEST(ScheduleBuilderTest, ComputeOrderErrors) {
+  Graph g = makeChain(2, unitOptions());
+  std::string error;
+  EXPECT_TRUE(scheduleFromComputeOrder(g, {2}, &error).steps.empty());
+  EXPECT_NE(error.find("before one of its dependencies"), std::string::npos);
+  EXPECT_TRUE(scheduleFromComputeOrder(g, {0}, &error).steps.empty());
+  EXPECT_NE(error.find("cannot be computed"), std::string::npos);
+}
+
+TEST(ScheduleBuilderTest, ArticulationPoints) {
+  // ResNet-like: the block outputs (adds) and the stem are articulation
+  // points, the convolutions inside a block are jumped over by the skip.
+  Graph g = makeResNet(2, unitOptions());
+  std::vector<std::string> names;
+  for (int id : articulationPoints(g))
+    names.push_back(g.nodes[id].name);
+  EXPECT_EQ(names, (std::vector<std::string>{"stem", "add0", "add1", "loss"}));
+  EXPECT_FALSE(isForwardChain(g));
+  EXPECT_TRUE(isForwardChain(makeChain(5, unitOptions())));
+}
+
+// Chen et al.: O(sqrt(n)) memory for one extra forward pass. With unit
+// sizes, sqrt(n) segments of sqrt(n) nodes: about 2 sqrt(n) live values,
+// plus the input, the loss and two gradients.
+TEST(KnownAnswersTest, ChenSqrtOnUnitChains) {
+  for (int n : {16, 64, 144, 400}) {
+    Graph g = makeChain(n, unitOptions());
+    SolveOptions opts;
+    SolveResult r = solveChenSqrtAp(g, opts);
+    ASSERT_TRUE(r.feasible()) << r.message;
+    double root = std::sqrt(static_cast<double>(n));
+    EXPECT_LE(r.peakBytes, 2 * root + 4) << n;
+    EXPECT_GE(r.peakBytes, root) << n;
+    // At most one extra forward pass (n unit forward nodes).
+    EXPECT_LE(r.cost, checkpointAllCost(g) + n) << n;
+  }
+}
+
+static int64_t binomial(int c, int t) {
+  int64_t value = 1;
+  for (int i = 1; i <= c; ++i)
+    value = value * (t + i) / i;
+  return value;
+}
+
+// Griewank & Walther: with c checkpoints, L steps and t the least integer
+// with C(c + t, c) >= L, revolve needs t L - C(c + t, t - 1) forward steps
+// (C(c + 1 + t - 1, c + 1) = beta(c + 1, t - 1)). Our count is one more:
+// Griewank's adjoint of the last step recomputes x_L itself, while here the
+// loss x_L is a graph node the schedule computes. Without checkpoints every
+// step is re-advanced from the input: L (L + 1) / 2.
+TEST(KnownAnswersTest, RevolveClosedForm) {
+  for (int n : {8, 20, 35, 60}) {
+    Graph g = makeChain(n, unitOptions());
+    Schedule zero = scheduleFromComputeOrder(g, revolveComputeOrder(g, 0));
+    ASSERT_TRUE(simulate(g, zero).valid());
+    EXPECT_EQ(forwardComputes(g, zero), n * (n + 1) / 2) << n;
+    for (int c = 1; c <= 4; ++c) {
+      int t = 1;
+      while (binomial(c, t) < n)
+        ++t;
+      int64_t expected = int64_t(t) * n - binomial(c + 1, t - 1) + 1;
+      Schedule s = scheduleFromComputeOrder(g, revolveComputeOrder(g, c));
+      Simulation sim = simulate(g, s);
+      ASSERT_TRUE(sim.valid()) << sim.error;
+      EXPECT_EQ(forwardComputes(g, s), expected) << "n=" << n << " c=" << c;
+    }
+  }
+  std::string error;
+  EXPECT_TRUE(revolveComputeOrder(makeResNet(2), 2, &error).empty());
+  EXPECT_EQ(error, "the forward graph is not a chain");
+}
+
+// Feng & Huang's chain algorithm by hand. Vertices s, v1..v5 = t with
+// l = 0, 2, 1, 3, 1, 2. Model memory = sum(l(checkpoints), t included) + m:
+//   m = 0: all checkpoints, 9.     m = 1: s v1 v3 t, 2+3+2+1 = 8.
+//   m = 2: s v2 v3 t, 1+3+2+2 = 8. m = 3: s v2 v4 t, 1+1+2+3 = 7.
+//   m = 4: s v2 t, 1+2+4 = 7.      m = 5: 8; m = 6: 9; m = 7 (no interior
+//   checkpoint): 2+7 = 9.
+// The first minimum is m = 3 with checkpoints {v2, v4}: 7.
+TEST(KnownAnswersTest, FengHuangChainByHand) {
+  std::vector<int> checkpoints;
+  EXPECT_EQ(fengHuangChain({0, 2, 1, 3, 1, 2}, checkpoints), 7);
+  EXPECT_EQ(checkpoints, (std::vector<int>{2, 4}));
+}
+
+TEST(KnownAnswersTest, CheckpointAllIsOptimalWhenItFits) {
+  Graph g = makeTransformer(2);
+  SolveResult r = solveCheckpointAll(g, SolveOptions());
+  EXPECT_EQ(r.status, SolveStatus::Optimal);
+  EXPECT_DOUBLE_EQ(r.cost, checkpointAllCost(g));
+  SolveOptions tight;
+  tight.budget = r.peakBytes - 1;
+  EXPECT_EQ(solveCheckpointAll(g, tight).status, SolveStatus::Infeasible);
+}
+
+TEST(SolversTest, UnsupportedAndRegistry) {
+  Graph g = makeUNet(3);
+  EXPECT_EQ(solveRevolve(g, {}).status, SolveStatus::Unsupported);
+  EXPECT_EQ(solveFengHuangLinear(g, {}).status, SolveStatus::Unsupported);
+  EXPECT_EQ(solveBruteForce(g, {}).status, SolveStatus::Unsupported);
+  ASSERT_NE(findSolver("local-search"), nullptr);
+  EXPECT_EQ(findSolver("no-such-solver"), nullptr);
+  EXPECT_STREQ(toString(SolveStatus::Timeout), "timeout");
+}
+
+// Our local search never does worse than the heuristics it starts from.
+TEST(SolversTest, LocalSearchAtLeastAsGoodAsItsStarts) {
+  for (const std::string &family : familyNames()) {
+    Graph g = makeFamily(family, 150);
+    SolveOptions opts;
+    opts.objective = Objective::MinPeakUnderOverhead;
+    opts.timeLimitSeconds = 1;
+    SolveResult ours = solveLocalSearch(g, opts);
+    ASSERT_TRUE(ours.feasible()) << family << ": " << ours.message;
+    for (auto solve : {solveChenGreedyAp, solveChenGreedyTopo, solveFengHuang}) {
+      SolveResult r = solve(g, opts);
+      if (r.feasible())
+        EXPECT_LE(ours.peakBytes, r.peakBytes) << family << " " << r.solver;
+    }
+  }
+}
+
+TEST(ModesTest, SmallestBudgetAndMaxBatch) {
+  Graph g = makeRandomDag(4, 7, unitOptions());
+  const SolverInfo *exact = findSolver("brute-force");
+  ASSERT_NE(exact, nullptr);
+  BudgetSearch search = findSmallestBudget(g, *exact, SolveOptions());
+  ASSERT_TRUE(search.best.feasible());
+  // The exact solver is infeasible one byte below what it found.
+  SolveOptions below;
+  below.budget = search.smallestBudget - 1;
+  EXPECT_FALSE(solveBruteForce(g, below).feasible());
+  EXPECT_LE(search.lowerBound, search.smallestBudget);
+
+  // Batch: parameters and fixed bytes do not scale.
+  Graph chain = makeChain(6, GeneratorOptions());
+  Graph doubled = scaleBatch(chain, 2);
+  for (int id = 0; id < chain.size(); ++id)
+    EXPECT_EQ(doubled.nodes[id].bytes,
+              chain.nodes[id].bytes *
+                  (chain.nodes[id].kind == NodeKind::Param ? 1 : 2));
+  const SolverInfo *all = findSolver("checkpoint-all");
+  SolveOptions opts;
+  opts.budget = 10 * simulate(chain, checkpointAllSchedule(chain)).peakBytes;
+  BatchSearch batch = findMaxBatch(chain, *all, opts);
+  ASSERT_GE(batch.batch, 10);
+  // The next batch does not fit.
+  EXPECT_GT(simulate(scaleBatch(chain, batch.batch + 1),
+                     checkpointAllSchedule(scaleBatch(chain, batch.batch + 1)))
+                .peakBytes,
+            opts.budget);
+}
+
+} // namespace
