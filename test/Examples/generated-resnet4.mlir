@@ -6,6 +6,7 @@
 // RUN: %gen resnet --blocks 4 --batch 8 --width 32 --hidden 64 --classes 10 \
 // RUN:   --name resnet4_step | diff %examples/generated/resnet4.mlir -
 // RUN: mlir-opt %examples/generated/resnet4.mlir | FileCheck %s --check-prefix=IR
+// RUN: remat-opt %examples/generated/resnet4.mlir | FileCheck %s --check-prefix=IR
 // RUN: cat %examples/generated/resnet4.mlir %examples/generated/resnet4.run.mlir \
 // RUN:   | %lower_to_llvm | %run_main | FileCheck %s --check-prefix=EXEC
 // RUN: %gen driver %examples/generated/resnet4.mlir --dtype f64 --main gradcheck \

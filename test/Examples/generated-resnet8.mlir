@@ -8,6 +8,7 @@
 // RUN: %gen resnet --blocks 8 --batch 8 --width 32 --hidden 64 --classes 10 \
 // RUN:   --name resnet8_step | diff %examples/generated/resnet8.mlir -
 // RUN: mlir-opt %examples/generated/resnet8.mlir | FileCheck %s --check-prefix=IR
+// RUN: remat-opt %examples/generated/resnet8.mlir | FileCheck %s --check-prefix=IR
 // RUN: cat %examples/generated/resnet8.mlir %examples/generated/resnet8.run.mlir \
 // RUN:   | %lower_to_llvm | %run_main | FileCheck %s --check-prefix=EXEC
 

@@ -7,6 +7,7 @@
 // RUN: %gen transformer --blocks 2 --seq 8 --width 32 --hidden 64 --classes 10 \
 // RUN:   --name transformer2_step | diff %examples/generated/transformer2.mlir -
 // RUN: mlir-opt %examples/generated/transformer2.mlir | FileCheck %s --check-prefix=IR
+// RUN: remat-opt %examples/generated/transformer2.mlir | FileCheck %s --check-prefix=IR
 // RUN: cat %examples/generated/transformer2.mlir %examples/generated/transformer2.run.mlir \
 // RUN:   | %lower_to_llvm | %run_main | FileCheck %s --check-prefix=EXEC
 // RUN: %gen driver %examples/generated/transformer2.mlir --dtype f64 --main gradcheck \

@@ -8,6 +8,7 @@
 // RUN: %gen unet --widths 64,48,32,16 --batch 8 --name unet3_step \
 // RUN:   | diff %examples/generated/unet3.mlir -
 // RUN: mlir-opt %examples/generated/unet3.mlir | FileCheck %s --check-prefix=IR
+// RUN: remat-opt %examples/generated/unet3.mlir | FileCheck %s --check-prefix=IR
 // RUN: FileCheck %s --check-prefix=SRC < %examples/generated/unet3.mlir
 // RUN: cat %examples/generated/unet3.mlir %examples/generated/unet3.run.mlir \
 // RUN:   | %lower_to_llvm | %run_main | FileCheck %s --check-prefix=EXEC
