@@ -260,9 +260,8 @@ FailureOr<std::optional<int64_t>> OpCostComputer::computeFlops() {
   // softmax(x) along one dimension = max-reduce, subtract, exp, sum-reduce
   // and divide: 5 operations per element of the output.
   if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
-    FailureOr<int64_t> count =
-        getNumElements(cast<ShapedType>(softmax.getOutput().getType()),
-                       "output");
+    FailureOr<int64_t> count = getNumElements(
+        cast<ShapedType>(softmax.getOutput().getType()), "output");
     int64_t flops = 5;
     if (failed(count) || failed(multiply(flops, *count)))
       return failure();
@@ -274,9 +273,8 @@ FailureOr<std::optional<int64_t>> OpCostComputer::computeFlops() {
       !isa<arith::ConstantOp>(op)) {
     if (!op->hasTrait<OpTrait::Elementwise>())
       return std::optional<int64_t>();
-    FailureOr<int64_t> count =
-        getNumElements(cast<ShapedType>(op->getResult(0).getType()),
-                       "result #0");
+    FailureOr<int64_t> count = getNumElements(
+        cast<ShapedType>(op->getResult(0).getType()), "result #0");
     int64_t flops = getScalarOpFlops(op);
     if (failed(count) || failed(multiply(flops, *count)))
       return failure();
@@ -285,8 +283,7 @@ FailureOr<std::optional<int64_t>> OpCostComputer::computeFlops() {
 
   // tensor.generate evaluates its body once per element.
   if (auto generate = dyn_cast<tensor::GenerateOp>(op)) {
-    FailureOr<int64_t> count =
-        getNumElements(generate.getType(), "result #0");
+    FailureOr<int64_t> count = getNumElements(generate.getType(), "result #0");
     int64_t flops = countPayloadFlops(generate.getBody());
     if (failed(count) || failed(multiply(flops, *count)))
       return failure();
@@ -296,9 +293,8 @@ FailureOr<std::optional<int64_t>> OpCostComputer::computeFlops() {
   // Allocation, constants and pure data movement: no arithmetic.
   if (isa<arith::ConstantOp, tensor::EmptyOp, tensor::SplatOp,
           tensor::FromElementsOp, tensor::InsertOp, tensor::InsertSliceOp,
-          tensor::PadOp, tensor::ConcatOp, tensor::GatherOp,
-          tensor::ScatterOp, linalg::PackOp, linalg::UnPackOp,
-          bufferization::AllocTensorOp,
+          tensor::PadOp, tensor::ConcatOp, tensor::GatherOp, tensor::ScatterOp,
+          linalg::PackOp, linalg::UnPackOp, bufferization::AllocTensorOp,
           bufferization::MaterializeInDestinationOp>(op))
     return std::optional<int64_t>(0);
 
@@ -389,8 +385,7 @@ llvm::Expected<CostProfile> CostProfile::parse(llvm::StringRef contents,
     const llvm::json::Value *keyValue = locValue ? locValue : nameValue;
     std::optional<llvm::StringRef> key = keyValue->getAsString();
     if (!key || key->empty())
-      return makeProfileError(path, where + "\"" +
-                                        (locValue ? "loc" : "name") +
+      return makeProfileError(path, where + "\"" + (locValue ? "loc" : "name") +
                                         "\" must be a non-empty string");
 
     std::optional<double> time = entry->getNumber("time_ns");
@@ -403,8 +398,8 @@ llvm::Expected<CostProfile> CostProfile::parse(llvm::StringRef contents,
     llvm::StringMap<int64_t> &map = locValue ? profile.byLoc : profile.byName;
     if (!map.try_emplace(*key, static_cast<int64_t>(std::llround(*time)))
              .second)
-      return makeProfileError(path, where + "duplicate entry for \"" + *key +
-                                        "\"");
+      return makeProfileError(path,
+                              where + "duplicate entry for \"" + *key + "\"");
   }
   return profile;
 }
@@ -468,8 +463,8 @@ LogicalResult remat::annotateCosts(Operation *root,
     }
     if (profile)
       if (std::optional<int64_t> timeNs = profile->lookup(op))
-        cost = CostAttr::get(op->getContext(), cost.getBytes(),
-                             cost.getFlops(), *timeNs);
+        cost = CostAttr::get(op->getContext(), cost.getBytes(), cost.getFlops(),
+                             *timeNs);
     op->setAttr(RematDialect::kCostAttrName, cost);
   });
   return failure(anyFailed);

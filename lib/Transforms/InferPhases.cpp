@@ -31,8 +31,7 @@ struct RematInferPhasesPass
       return markAllAnalysesPreserved();
     if (!functions.empty() && !llvm::is_contained(functions, func.getName()))
       return markAllAnalysesPreserved();
-    SmallVector<unsigned> indices(forwardResults.begin(),
-                                  forwardResults.end());
+    SmallVector<unsigned> indices(forwardResults.begin(), forwardResults.end());
     if (failed(annotatePhases(func, indices)))
       return signalPassFailure();
   }

@@ -53,9 +53,8 @@ mlir::FailureOr<PhaseMap> inferPhases(mlir::func::FuncOp func,
 
 /// Runs inferPhases and records each inferred phase as a `remat.phase`
 /// attribute on ops that have none.
-mlir::LogicalResult
-annotatePhases(mlir::func::FuncOp func,
-               llvm::ArrayRef<unsigned> forwardResults);
+mlir::LogicalResult annotatePhases(mlir::func::FuncOp func,
+                                   llvm::ArrayRef<unsigned> forwardResults);
 
 } // namespace remat
 
