@@ -327,8 +327,8 @@ void MemoryAnalysis::analyse() {
               end = index;
           }
           if (*bytes > 0)
-            addBuffer(MemoryBuffer::Kind::Allocation, result, op, *bytes,
-                      index, end);
+            addBuffer(MemoryBuffer::Kind::Allocation, result, op, *bytes, index,
+                      end);
         }
       }
       return WalkResult::advance();
@@ -438,8 +438,8 @@ void MemoryAnalysis::analyse() {
 
 void MemoryAnalysis::writeJSON(llvm::json::OStream &json) const {
   std::string name;
-  if (auto symbol = function->getAttrOfType<StringAttr>(
-          SymbolTable::getSymbolAttrName()))
+  if (auto symbol =
+          function->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
     name = symbol.str();
   AsmState state(function, OpPrintingFlags().useLocalScope());
   auto printValue = [&](Value value) {
@@ -453,8 +453,9 @@ void MemoryAnalysis::writeJSON(llvm::json::OStream &json) const {
     json.attribute("name", name);
     json.attribute("peak_bytes", peakBytes);
     json.attribute("peak_op_index", static_cast<int64_t>(peakIndex));
-    json.attribute("peak_op", ops.empty() ? std::string()
-                                          : getPeakOp()->getName().getStringRef().str());
+    json.attribute("peak_op",
+                   ops.empty() ? std::string()
+                               : getPeakOp()->getName().getStringRef().str());
     json.attribute("resident_bytes", residentBytes);
     json.attribute("total_bytes", totalBytes);
     json.attribute("unsized_arguments", static_cast<int64_t>(unsizedArguments));
@@ -473,9 +474,8 @@ void MemoryAnalysis::writeJSON(llvm::json::OStream &json) const {
       for (const MemoryBuffer *buffer : getLiveBuffers(peakIndex)) {
         json.object([&] {
           json.attribute("value", printValue(buffer->value));
-          json.attribute("op", buffer->op
-                                   ? buffer->op->getName().getStringRef()
-                                   : StringRef("argument"));
+          json.attribute("op", buffer->op ? buffer->op->getName().getStringRef()
+                                          : StringRef("argument"));
           json.attribute("bytes", buffer->bytes);
         });
       }

@@ -59,7 +59,8 @@ struct MemoryReportPass
       if (defaults) {
         analysis = &getChildAnalysis<MemoryAnalysis>(func);
       } else {
-        owned.push_back(std::make_unique<MemoryAnalysis>(func, analysisOptions));
+        owned.push_back(
+            std::make_unique<MemoryAnalysis>(func, analysisOptions));
         analysis = owned.back().get();
       }
       failed |= mlir::failed(analysis->emitError());

@@ -170,3 +170,37 @@ func.func @hint(%n: index) {
   // expected-remark @below {{live = 0 bytes}}
   return
 }
+
+// -----
+
+// Frees are traced back through views to their allocation: the base buffer
+// of extract_strided_metadata frees %a, a reinterpret_cast of the clone
+// frees the clone. bufferization.clone allocates (4x4 x f32 = 64).
+//   #0 %a = 64                   64
+//   #1 extract_strided_metadata  64
+//   #2 clone = 64           64 + 64 = 128  <- peak
+//   #3 dealloc base (%a)         64
+//   #4 reinterpret_cast          64
+//   #5 dealloc of the cast        0
+//   #6 return                     0
+// PAD: peak = 128 bytes at #2 bufferization.clone; resident = 0 bytes; total = 128 bytes
+// expected-remark @below {{peak = 128 bytes at #2 bufferization.clone; resident = 0 bytes; total = 128 bytes}}
+// expected-remark @below {{live at peak: %alloc (64), %0 (64)}}
+func.func @traced() {
+  // expected-remark @below {{live = 64 bytes}}
+  %a = memref.alloc() : memref<4x4xf32>
+  // expected-remark @below {{live = 64 bytes}}
+  %base, %off, %sz:2, %st:2 = memref.extract_strided_metadata %a
+      : memref<4x4xf32> -> memref<f32>, index, index, index, index, index
+  // expected-remark @below {{live = 128 bytes}}
+  %c = bufferization.clone %a : memref<4x4xf32> to memref<4x4xf32>
+  // expected-remark @below {{live = 64 bytes}}
+  memref.dealloc %base : memref<f32>
+  // expected-remark @below {{live = 64 bytes}}
+  %r = memref.reinterpret_cast %c to offset: [0], sizes: [16], strides: [1]
+      : memref<4x4xf32> to memref<16xf32>
+  // expected-remark @below {{live = 0 bytes}}
+  memref.dealloc %r : memref<16xf32>
+  // expected-remark @below {{live = 0 bytes}}
+  return
+}

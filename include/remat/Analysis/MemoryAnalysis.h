@@ -1,4 +1,4 @@
-//===- MemoryAnalysis.h - liveness and peak memory of a function -*- C++ -*-===//
+//===- MemoryAnalysis.h - liveness and peak memory --------------*- C++ -*-===//
 //
 // Part of the remat-opt project.
 //
@@ -156,8 +156,9 @@ public:
 
   /// Writes this function's report as one JSON object:
   /// {"name", "peak_bytes", "peak_op_index", "peak_op", "resident_bytes",
-  ///  "total_bytes", "unsized_arguments", "timeline": [{"index", "op", "live_bytes"}],
-  ///  "live_at_peak": [{"value", "op", "bytes"}]} (largest first).
+  ///  "total_bytes", "unsized_arguments", "timeline": [{"index", "op",
+  ///  "live_bytes"}], "live_at_peak": [{"value", "op", "bytes"}]} (largest
+  ///  first).
   void writeJSON(llvm::json::OStream &json) const;
 
   /// Keeps the cached analysis only when a pass preserved it explicitly.
@@ -184,7 +185,6 @@ private:
   int64_t residentBytes = 0;
   int64_t totalBytes = 0;
   unsigned unsizedArguments = 0;
-
 };
 
 /// Writes {"functions": [<MemoryAnalysis::writeJSON of each analysis>]} to

@@ -69,7 +69,8 @@ struct TestMemoryAnalysisPass
     bool found = false;
     bool failed = false;
     for (auto func : module.getOps<FunctionOpInterface>()) {
-      if (func.isExternal() || (!function.empty() && func.getName() != function))
+      if (func.isExternal() ||
+          (!function.empty() && func.getName() != function))
         continue;
       found = true;
       MemoryAnalysis memory(func, options);
@@ -80,8 +81,8 @@ struct TestMemoryAnalysisPass
       report(func, memory);
     }
     if (!function.empty() && !found) {
-      module.emitError() << "test-remat-memory: no function named '"
-                         << function << "' with a body in the module";
+      module.emitError() << "test-remat-memory: no function named '" << function
+                         << "' with a body in the module";
       failed = true;
     }
     if (failed)
@@ -111,8 +112,7 @@ struct TestMemoryAnalysisPass
     func.emitRemark() << "live at peak: " << live;
 
     if (perOp)
-      for (auto [op, bytes] :
-           llvm::zip(memory.getOps(), memory.getTimeline()))
+      for (auto [op, bytes] : llvm::zip(memory.getOps(), memory.getTimeline()))
         op->emitRemark() << "live = " << bytes << " bytes";
   }
 };
