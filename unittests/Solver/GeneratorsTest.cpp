@@ -48,8 +48,9 @@ TEST(GeneratorsTest, FamiliesAreWellFormedAndSized) {
       // Every backward node is needed (the derivation leaves no dead code).
       std::vector<char> needed = neededNodes(g);
       for (int id = 0; id < g.size(); ++id)
-        if (g.nodes[id].kind == NodeKind::Backward)
+        if (g.nodes[id].kind == NodeKind::Backward) {
           EXPECT_TRUE(needed[id]) << family << " " << g.nodes[id].name;
+        }
     }
   }
   EXPECT_TRUE(makeFamily("nope", 10).nodes.empty());

@@ -82,8 +82,9 @@ TEST(SolversTest, RandomDagsAgainstBruteForce) {
         ++compared;
       }
       // Checkpoint-all fits whenever its own peak does.
-      if (budget == top)
+      if (budget == top) {
         EXPECT_TRUE(solveCheckpointAll(g, opts).feasible()) << g.name;
+      }
     }
   }
   EXPECT_GT(compared, 2000);
@@ -267,8 +268,9 @@ TEST(SolversTest, LocalSearchAtLeastAsGoodAsItsStarts) {
     ASSERT_TRUE(ours.feasible()) << family << ": " << ours.message;
     for (auto solve : {solveChenGreedyAp, solveChenGreedyTopo, solveFengHuang}) {
       SolveResult r = solve(g, opts);
-      if (r.feasible())
+      if (r.feasible()) {
         EXPECT_LE(ours.peakBytes, r.peakBytes) << family << " " << r.solver;
+      }
     }
   }
 }
