@@ -8,4 +8,5 @@
 
 void remat::registerRematPipelines() {
   registerRematLowerToCPUPipeline();
+  registerRematPipeline();
 }

@@ -13,10 +13,13 @@
 #ifndef REMAT_PIPELINES_PIPELINES_H
 #define REMAT_PIPELINES_PIPELINES_H
 
+#include "remat/Transforms/Rematerialize.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
 #include <cstdint>
+#include <string>
 
 namespace remat {
 
@@ -87,6 +90,51 @@ void buildRematBufferizePipeline(mlir::OpPassManager &pm,
 
 /// Registers the `remat-lower-to-cpu` and `remat-bufferize` pipelines.
 void registerRematLowerToCPUPipeline();
+
+//===----------------------------------------------------------------------===//
+// remat-pipeline
+//===----------------------------------------------------------------------===//
+
+/// Options of `--remat-pipeline`, which plans and applies rematerialization
+/// on every function of a module (docs/Rematerialization.md). The solver and
+/// mode names are those of `--remat-select-checkpoints`.
+struct RematPipelineOptions
+    : public mlir::PassPipelineOptions<RematPipelineOptions> {
+  PassOptions::Option<std::string> budget{
+      *this, "budget",
+      llvm::cl::desc("Peak-memory budget: bytes, bytes with a KiB/MiB/GiB "
+                     "suffix, or a percentage of the checkpoint-all peak "
+                     "(e.g. 70%); empty = 100%"),
+      llvm::cl::init("")};
+  PassOptions::Option<SolverKind> solver{
+      *this, "solver", llvm::cl::desc("Checkpoint solver"),
+      llvm::cl::init(SolverKind::CheckpointAll), REMAT_SOLVER_KIND_CL_VALUES};
+  PassOptions::Option<PlanMode> mode{
+      *this, "mode", llvm::cl::desc("What the plan optimizes"),
+      llvm::cl::init(PlanMode::MinCompute), REMAT_PLAN_MODE_CL_VALUES};
+  PassOptions::Option<double> timeLimit{
+      *this, "time-limit",
+      llvm::cl::desc("Solver wall-clock limit in seconds"),
+      llvm::cl::init(60.0)};
+  PassOptions::Option<unsigned> dataArgs{
+      *this, "data-args",
+      llvm::cl::desc("Leading function arguments holding data (the others "
+                     "are parameters)"),
+      llvm::cl::init(1)};
+  PassOptions::Option<bool> insertBarriers{
+      *this, "insert-barriers",
+      llvm::cl::desc("Protect clones from cse with remat.barrier"),
+      llvm::cl::init(true)};
+};
+
+/// Adds, nested on every func.func: remat-annotate-costs ->
+/// remat-infer-phases -> remat-select-checkpoints -> remat-rematerialize ->
+/// remat-verify-memory.
+void buildRematPipeline(mlir::OpPassManager &pm,
+                        const RematPipelineOptions &options);
+
+/// Registers the `remat-pipeline` pipeline.
+void registerRematPipeline();
 
 /// Registers every remat-opt pipeline.
 void registerRematPipelines();

@@ -108,6 +108,128 @@ def RematInferPhases : Pass<"remat-infer-phases", "::mlir::func::FuncOp"> {
 // Rematerialization (docs/Rematerialization.md)
 //===----------------------------------------------------------------------===//
 
+def RematSelectCheckpoints
+    : Pass<"remat-select-checkpoints", "::mlir::func::FuncOp"> {
+  let summary = "Choose which activations to keep and which to recompute";
+  let description = [{
+    Translates a cost-annotated training step (run `--remat-annotate-costs`
+    and `--remat-infer-phases` first) into the checkpointing problem, runs
+    the chosen solver and records its schedule on the IR, without changing
+    the program: `remat.plan` on the function says what was asked and
+    answered, and `remat.steps` on each op lists the schedule steps at which
+    the op is computed (the first is the original computation, the others
+    recomputations). `--remat-rematerialize` applies the plan; in between it
+    can be inspected, edited or saved with the IR.
+
+    The budget is in bytes, resident arguments included: `4096`, `64KiB`,
+    `1.5MiB`, `2GiB`, or a percentage of the checkpoint-all peak (`70%`);
+    empty means 100 %. An infeasible budget is an error that names the
+    smallest budget the solver can meet. Remarks report the solver status,
+    the gap to its lower bound, the predicted peak and the compute overhead.
+
+    Input:
+    ```mlir
+    %0 = linalg.matmul {remat.phase = #remat.phase<forward>, ...} ...
+    ```
+    Output (a 2-op schedule in which `%0` is recomputed at step 5):
+    ```mlir
+    func.func @step(...) attributes {remat.plan = #remat.plan<solver = "chen",
+        mode = "min-compute", status = "feasible", budget = 4096, ...>} {
+      %0 = linalg.matmul {remat.steps = array<i64: 0, 5>, ...} ...
+    ```
+  }];
+  let options = [
+    Option<"solver", "solver", "::remat::SolverKind",
+           "::remat::SolverKind::CheckpointAll",
+           "Solver that chooses the schedule",
+           "REMAT_SOLVER_KIND_CL_VALUES">,
+    Option<"mode", "mode", "::remat::PlanMode",
+           "::remat::PlanMode::MinCompute",
+           "What the plan optimizes",
+           "REMAT_PLAN_MODE_CL_VALUES">,
+    Option<"budget", "budget", "std::string", /*default=*/"\"\"",
+           "Peak-memory budget: bytes, bytes with a KiB/MiB/GiB suffix, or "
+           "a percentage of the checkpoint-all peak (e.g. 70%); empty = 100%">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"60.0",
+           "Wall-clock limit for searching solvers, in seconds">,
+    Option<"dataArgs", "data-args", "unsigned", /*default=*/"1",
+           "Number of leading function arguments that hold data (inputs); "
+           "the others are parameters">,
+  ];
+  let dependentDialects = ["::remat::RematDialect"];
+}
+
+def RematRematerialize : Pass<"remat-rematerialize", "::mlir::func::FuncOp"> {
+  let summary = "Apply the rematerialization plan stored on a function";
+  let description = [{
+    Reads the `remat.steps` attributes that `--remat-select-checkpoints` (or
+    a user) put on the ops of a function and makes the program follow that
+    schedule: each op is cloned once per extra step, ops are ordered by step
+    (constants first), and every use reads the most recent computation of
+    its operand before it, so the original value dies after its last use
+    before the recomputation. Clones carry `remat.recomputed`. Ops with
+    memory effects are never cloned or reordered among themselves; a plan
+    that asks for it is rejected with a located error. A function without
+    `remat.steps` is left unchanged.
+
+    When a clone reads exactly the values an earlier computation of the same
+    op reads, `cse` would merge them back; such a clone reads its first
+    operand through a `remat.barrier` (see `--remat-strip-barriers`).
+
+    Input:
+    ```mlir
+    %a = linalg.generic {remat.steps = array<i64: 0, 3>} ins(%x ...)   // fwd
+    %b = linalg.generic {remat.steps = array<i64: 1>} ins(%a ...)      // fwd
+    %c = linalg.generic {remat.steps = array<i64: 2>} ins(%b ...)      // bwd
+    %d = linalg.generic {remat.steps = array<i64: 4>} ins(%c, %a ...)  // bwd
+    ```
+    Output:
+    ```mlir
+    %a = linalg.generic ins(%x ...)
+    %b = linalg.generic ins(%a ...)
+    %c = linalg.generic ins(%b ...)
+    %x1 = remat.barrier %x
+    %a1 = linalg.generic {remat.recomputed} ins(%x1 ...)
+    %d = linalg.generic ins(%c, %a1 ...)
+    ```
+  }];
+  let options = [
+    Option<"insertBarriers", "insert-barriers", "bool", /*default=*/"true",
+           "Route an operand of clones that cse could merge through a "
+           "remat.barrier">,
+  ];
+  let dependentDialects = ["::remat::RematDialect"];
+}
+
+def RematStripBarriers : Pass<"remat-strip-barriers"> {
+  let summary = "Replace every remat.barrier by its operand";
+  let description = [{
+    Removes the `remat.barrier` ops `--remat-rematerialize` inserted. Run it
+    right before bufferization (the `--remat-lower-to-cpu` pipeline does):
+    once bufferized, each recomputation has its own allocation and nothing
+    merges them; before that, `cse` would undo the rematerialization.
+  }];
+}
+
+def RematVerifyMemory : Pass<"remat-verify-memory", "::mlir::func::FuncOp"> {
+  let summary = "Check a function's peak memory against its budget";
+  let description = [{
+    Recomputes the peak live bytes of the function's current op order with
+    the memory analysis (tensor IR with `remat.cost`, or bufferized IR) and
+    fails with a located error, naming the op at the peak, if it exceeds the
+    budget: the `budget` option when given, otherwise the budget of the
+    function's `remat.plan`. Functions with neither are skipped. Emits a
+    remark with the peak, the budget and, for a rematerialized function, the
+    peak before rematerialization and the recompute overhead.
+  }];
+  let options = [
+    Option<"budget", "budget", "std::string", /*default=*/"\"\"",
+           "Budget in bytes (KiB/MiB/GiB suffixes allowed; a percentage is "
+           "relative to the plan's checkpoint-all peak); empty = the plan's">,
+  ];
+  let dependentDialects = ["::remat::RematDialect"];
+}
+
 def RematMemoryReport : Pass<"remat-memory-report", "::mlir::ModuleOp"> {
   let summary = "Write the liveness and peak memory of each function as JSON";
   let description = [{

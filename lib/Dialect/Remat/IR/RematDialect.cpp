@@ -72,6 +72,38 @@ double CostAttr::getComputeCost() const {
 }
 
 //===----------------------------------------------------------------------===//
+// PlanAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               StringRef solver, StringRef mode,
+                               StringRef status, int64_t budget,
+                               int64_t predictedPeak, int64_t baselinePeak,
+                               int64_t cost, int64_t baselineCost,
+                               std::optional<int64_t> lowerBound) {
+  if (solver.empty())
+    return emitError() << "remat.plan: solver must not be empty";
+  if (!llvm::is_contained({"optimal", "feasible"}, status))
+    return emitError() << "remat.plan: status must be \"optimal\" or "
+                          "\"feasible\" (a plan is only recorded when the "
+                          "solver found one), got \""
+                       << status << "\"";
+  for (auto [name, value] :
+       {std::pair<StringRef, int64_t>{"budget", budget},
+        {"predicted_peak", predictedPeak},
+        {"baseline_peak", baselinePeak},
+        {"cost", cost},
+        {"baseline_cost", baselineCost}})
+    if (value < 0)
+      return emitError() << "remat.plan: " << name
+                         << " must be non-negative, got " << value;
+  if (lowerBound && *lowerBound < 0)
+    return emitError() << "remat.plan: lower_bound must be non-negative, got "
+                       << *lowerBound;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Discardable attribute verification
 //===----------------------------------------------------------------------===//
 
@@ -104,6 +136,38 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name
                              << "' must be a #remat.keep attribute, got "
                              << value;
+    return success();
+  }
+  if (name == kPlanAttrName) {
+    if (!isa<PlanAttr>(value))
+      return op->emitError() << "'" << name
+                             << "' must be a #remat.plan attribute, got "
+                             << value;
+    return success();
+  }
+  if (name == kStepsAttrName) {
+    auto steps = dyn_cast<DenseI64ArrayAttr>(value);
+    if (!steps || steps.empty())
+      return op->emitError() << "'" << name
+                             << "' must be a non-empty array<i64> of schedule "
+                                "steps, got "
+                             << value;
+    int64_t previous = -1;
+    for (int64_t step : steps.asArrayRef()) {
+      if (step <= previous)
+        return op->emitError()
+               << "'" << name
+               << "' must list non-negative steps in strictly increasing "
+                  "order, got "
+               << value;
+      previous = step;
+    }
+    return success();
+  }
+  if (name == kRecomputedAttrName) {
+    if (!isa<UnitAttr>(value))
+      return op->emitError() << "'" << name
+                             << "' must be a unit attribute, got " << value;
     return success();
   }
   return op->emitError() << "unknown remat dialect attribute '" << name

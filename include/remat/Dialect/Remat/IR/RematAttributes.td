@@ -116,4 +116,49 @@ def Remat_KeepAttr : EnumAttr<Remat_Dialect, Remat_Keep, "keep"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+//===----------------------------------------------------------------------===//
+// PlanAttr
+//===----------------------------------------------------------------------===//
+
+def Remat_PlanAttr : Remat_Attr<"Plan", "plan"> {
+  let summary = "A rematerialization plan chosen for a function";
+  let description = [{
+    Attached to a `func.func` as `remat.plan` by `--remat-select-checkpoints`.
+    It records what was asked and what the solver answered; the schedule
+    itself lives on the ops as `remat.steps` (one step index per time the op
+    is computed), so that a plan can be inspected, edited, saved with the IR
+    and re-applied by `--remat-rematerialize` alone.
+
+    * `solver`, `mode` — the solver and the mode that produced the plan;
+    * `status` — the solver's verdict (`optimal`, `feasible`, ...);
+    * `budget` — peak-memory budget in bytes, resident arguments included;
+    * `predicted_peak` — peak bytes of the schedule under the memory model;
+    * `baseline_peak` — peak bytes of the function's original order
+      (checkpoint-all);
+    * `cost`, `baseline_cost` — compute cost (FLOPs, or ns when profiled) of
+      the schedule and of the original order;
+    * `lower_bound` (optional) — a proven lower bound on the objective.
+
+    ```mlir
+    func.func @step(...) attributes {remat.plan = #remat.plan<solver = "chen",
+        mode = "min-compute", status = "feasible", budget = 4096,
+        predicted_peak = 3072, baseline_peak = 5120, cost = 1200,
+        baseline_cost = 1000>} { ... }
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"solver name">:$solver,
+    StringRefParameter<"solver mode">:$mode,
+    StringRefParameter<"solver status">:$status,
+    "int64_t":$budget,
+    "int64_t":$predicted_peak,
+    "int64_t":$baseline_peak,
+    "int64_t":$cost,
+    "int64_t":$baseline_cost,
+    OptionalParameter<"std::optional<int64_t>", "proven lower bound">:$lower_bound
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // REMAT_DIALECT_REMAT_IR_REMATATTRIBUTES_TD

@@ -47,6 +47,11 @@ def Remat_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kCostAttrName = "remat.cost";
     static constexpr ::llvm::StringLiteral kPhaseAttrName = "remat.phase";
     static constexpr ::llvm::StringLiteral kKeepAttrName = "remat.keep";
+    /// Rematerialization plans (see docs/Rematerialization.md).
+    static constexpr ::llvm::StringLiteral kPlanAttrName = "remat.plan";
+    static constexpr ::llvm::StringLiteral kStepsAttrName = "remat.steps";
+    static constexpr ::llvm::StringLiteral kRecomputedAttrName =
+        "remat.recomputed";
 
   private:
     void registerAttributes();

@@ -1,0 +1,89 @@
+//===- GraphBuilder.h - training-step IR to checkpoint problem --*- C++ -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Translates a cost-annotated training step (one `func.func` on tensors whose
+// ops carry `remat.cost` and `remat.phase`) into the solver's plain problem
+// model (`remat::Graph`, Solver/Problem.h), and keeps the mapping between
+// nodes and IR so that a schedule can be written back.
+//
+// The translation (documented in docs/Rematerialization.md):
+//   * Every function argument is a node, resident the whole step: the first
+//     `numDataArgs` arguments are `Input`s, the others `Param`s (weights).
+//     Their bytes are those of the argument type.
+//   * Every other op of the body, except the terminator and constants
+//     (`ConstantLike` ops, which are free and stay at the top of the body), is
+//     ONE node: a multi-result op is computed, kept and freed as a whole; its
+//     bytes are the sum of its results' `remat.cost` bytes.
+//   * An op whose results own no bytes and that the cost model calls a view
+//     (`remat::isViewOp`, Analysis/CostModel.h), or a `remat.barrier`, is a
+//     view (`aliasOf`) of the node that defines its source operand.
+//   * Dependencies are the nodes defining the op's operands and the values
+//     its regions capture from the body.
+//   * `remat.phase` gives Forward/Backward; `remat.keep` gives the pin. Ops
+//     that are not free of memory effects (calls, random number generators,
+//     collectives, allocations) are pinned `Always`: they are never cloned.
+//   * Outputs are the nodes defining the returned values, plus every node
+//     whose result nobody uses (so that no op is dropped by a schedule).
+//
+// Usage:
+//   FailureOr<FunctionGraph> graph = buildFunctionGraph(func, {});
+//   if (failed(graph)) return failure();  // diagnostics already emitted
+//   SolveResult result = solver->solve(graph->graph, options);
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_TRANSFORMS_GRAPHBUILDER_H
+#define REMAT_TRANSFORMS_GRAPHBUILDER_H
+
+#include "remat/Solver/Problem.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace remat {
+
+struct GraphBuilderOptions {
+  /// How many leading function arguments hold data (Input nodes); the rest
+  /// are parameters. Both are resident; the split only names them.
+  unsigned numDataArgs = 1;
+};
+
+/// A `remat::Graph` together with the IR each node stands for.
+struct FunctionGraph {
+  Graph graph;
+  /// Node id -> the op it stands for; nullptr for argument nodes.
+  llvm::SmallVector<mlir::Operation *> nodeOps;
+  /// Argument number -> node id.
+  llvm::SmallVector<int> argNodes;
+  /// Op -> node id (only ops that are nodes).
+  llvm::DenseMap<mlir::Operation *, int> opNodes;
+
+  /// The node whose storage defines `value`, or -1 when `value` is free (a
+  /// constant) or not defined in the function body.
+  int nodeOf(mlir::Value value) const;
+};
+
+/// Whether `op` is free in the problem model: a constant that costs nothing
+/// and stays at the top of the function body.
+bool isFreeOp(mlir::Operation *op);
+
+/// Whether `op` may be computed more than once without changing what the
+/// program does: it and every op nested in it are free of memory effects.
+bool isRecomputable(mlir::Operation *op);
+
+/// Translates `func` (single block, cost-annotated, phases inferred) into a
+/// problem graph. Emits a located error and fails on IR outside the model:
+/// several blocks, a tensor-producing op without `remat.cost`, an op without
+/// `remat.phase`, an argument of dynamic shape, or a `remat.keep<never>` pin
+/// on an op that cannot be recomputed.
+mlir::FailureOr<FunctionGraph>
+buildFunctionGraph(mlir::func::FuncOp func,
+                   const GraphBuilderOptions &options = {});
+
+} // namespace remat
+
+#endif // REMAT_TRANSFORMS_GRAPHBUILDER_H

@@ -1,0 +1,206 @@
+//===- Rematerialize.h - choose and apply rematerialization plans -*- C++ -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The mechanism and the policy of rematerialization, as public functions the
+// passes are thin shells over:
+//
+//   * `selectCheckpoints` (policy): translates a cost-annotated training step
+//     into the solver's problem (GraphBuilder.h), runs a registered solver
+//     and records the plan on the IR: `remat.plan` on the function and
+//     `remat.steps` on every op (the schedule steps at which it is computed).
+//   * `applyRematPlan` / `rematerialize` (mechanism): clones every op once
+//     per extra step, orders ops by step, and rewires every use to the most
+//     recent computation before it, so that each value dies where the plan
+//     frees it. Ops with memory effects are never cloned.
+//   * `stripBarriers`: removes the `remat.barrier` ops that keep `cse` from
+//     merging clones back, right before bufferization.
+//
+// How a plan is stored, and what later passes may do to it, is described in
+// docs/Rematerialization.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_TRANSFORMS_REMATERIALIZE_H
+#define REMAT_TRANSFORMS_REMATERIALIZE_H
+
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Solver/Problem.h"
+#include "remat/Transforms/GraphBuilder.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/CommandLine.h"
+
+#include <optional>
+#include <string>
+
+namespace remat {
+
+//===----------------------------------------------------------------------===//
+// Plan selection
+//===----------------------------------------------------------------------===//
+
+/// The solvers `--remat-select-checkpoints` offers; each maps to a name in the
+/// solver registry (Solver.h). Keep in step with `getSolverName`.
+enum class SolverKind {
+  CheckpointAll,
+  ChenSqrt,
+  ChenSqrtTopo,
+  ChenGreedy,
+  ChenGreedyTopo,
+  Revolve,
+  FengHuangLinear,
+  FengHuang,
+  BruteForce,
+  LocalSearch,
+  CheckmateMilp,
+  CheckmateLpRounding,
+};
+
+/// The `llvm::cl::values` of a SolverKind option (pass and pipeline options
+/// share it, so `--help` lists the same names everywhere).
+#define REMAT_SOLVER_KIND_CL_VALUES                                            \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::remat::SolverKind::CheckpointAll, "checkpoint-all",         \
+                 "keep every activation (no recomputation)"),                  \
+      clEnumValN(::remat::SolverKind::ChenSqrt, "chen-sqrt",                   \
+                 "Chen et al. sqrt(n) on articulation points"),                \
+      clEnumValN(::remat::SolverKind::ChenSqrtTopo, "chen-sqrt-topo",          \
+                 "Chen et al. sqrt(n) on the topological order"),              \
+      clEnumValN(::remat::SolverKind::ChenGreedy, "chen-greedy",               \
+                 "Chen et al. greedy on articulation points"),                 \
+      clEnumValN(::remat::SolverKind::ChenGreedyTopo, "chen-greedy-topo",      \
+                 "Chen et al. greedy on the topological order"),               \
+      clEnumValN(::remat::SolverKind::Revolve, "revolve",                      \
+                 "Griewank-Walther binomial checkpointing (chains)"),          \
+      clEnumValN(::remat::SolverKind::FengHuangLinear, "feng-huang-linear",    \
+                 "Feng & Huang optimal checkpoints (chains)"),                 \
+      clEnumValN(::remat::SolverKind::FengHuang, "feng-huang",                 \
+                 "Feng & Huang division-tree checkpoints (DAGs)"),             \
+      clEnumValN(::remat::SolverKind::BruteForce, "brute-force",               \
+                 "exhaustive exact search (tiny graphs only)"),                \
+      clEnumValN(::remat::SolverKind::LocalSearch, "local-search",             \
+                 "verified local search over checkpoint sets"),                \
+      clEnumValN(::remat::SolverKind::CheckmateMilp, "checkmate-milp",         \
+                 "Checkmate MILP on CBC (needs COIN-OR)"),                     \
+      clEnumValN(::remat::SolverKind::CheckmateLpRounding,                     \
+                 "checkmate-lp-rounding",                                      \
+                 "Checkmate LP + two-phase rounding (needs COIN-OR)"))
+
+/// The registry name of `kind` (what `remat-solve --solver` accepts too).
+llvm::StringRef getSolverName(SolverKind kind);
+
+/// What the plan optimizes.
+enum class PlanMode {
+  /// Least recomputation with a peak within the budget.
+  MinCompute,
+  /// Least peak with at most one extra forward pass of recomputation.
+  MinPeak,
+  /// The smallest budget the solver can meet, then least recomputation.
+  MinBudget,
+};
+
+llvm::StringRef getPlanModeName(PlanMode mode);
+
+/// The `llvm::cl::values` of a PlanMode option.
+#define REMAT_PLAN_MODE_CL_VALUES                                              \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::remat::PlanMode::MinCompute, "min-compute",                 \
+                 "least recomputation within the budget"),                     \
+      clEnumValN(::remat::PlanMode::MinPeak, "min-peak",                       \
+                 "least peak with at most one extra forward pass"),            \
+      clEnumValN(::remat::PlanMode::MinBudget, "min-budget",                   \
+                 "the smallest feasible budget, then least recomputation"))
+
+struct SelectCheckpointsOptions {
+  SolverKind solver = SolverKind::CheckpointAll;
+  PlanMode mode = PlanMode::MinCompute;
+  /// Budget: bytes (`4096`), bytes with a binary suffix (`64KiB`, `1.5MiB`,
+  /// `2GiB`), or a percentage of the checkpoint-all peak (`70%`). Empty means
+  /// 100 % of the checkpoint-all peak.
+  std::string budget;
+  /// Wall-clock limit for searching solvers, in seconds.
+  double timeLimitSeconds = 60;
+  GraphBuilderOptions graph;
+};
+
+/// Parses a budget string (see `SelectCheckpointsOptions::budget`) relative
+/// to `baselinePeak`. Returns std::nullopt and sets `error` when malformed.
+std::optional<int64_t> parseBudget(llvm::StringRef text, int64_t baselinePeak,
+                                   std::string &error);
+
+/// The schedule of the function's current order: every non-resident node
+/// computed once in order and freed right after its last use (outputs are
+/// never freed). Its simulated peak is the checkpoint-all peak.
+Schedule getProgramOrderSchedule(const Graph &graph);
+
+/// Plans rematerialization of `func` and records the plan on it (see the
+/// file comment). Emits remarks with the solver status, gap and predicted
+/// peak. Fails with a located error when the graph is outside the model, the
+/// solver is unavailable, or the budget is infeasible (the error names the
+/// smallest budget the solver can meet).
+mlir::FailureOr<PlanAttr>
+selectCheckpoints(mlir::func::FuncOp func,
+                  const SelectCheckpointsOptions &options);
+
+//===----------------------------------------------------------------------===//
+// Plan application
+//===----------------------------------------------------------------------===//
+
+/// A plan read from or written to IR: for each planned op, the strictly
+/// increasing schedule steps at which it is computed. The first step is the
+/// original computation; each further step is a recomputation.
+struct RematPlan {
+  llvm::MapVector<mlir::Operation *, llvm::SmallVector<int64_t>> steps;
+};
+
+/// Reads the `remat.steps` attributes of `func`'s body. Returns an empty plan
+/// when no op carries one.
+RematPlan readRematPlan(mlir::func::FuncOp func);
+
+/// Sets the `remat.steps` attribute of every op of `plan`.
+void writeRematPlan(const RematPlan &plan);
+
+struct RematerializeOptions {
+  /// Route an operand of each clone that `cse` could merge with another
+  /// computation of the same op through a `remat.barrier`.
+  bool insertBarriers = true;
+};
+
+/// What applying a plan did.
+struct RematerializeStats {
+  /// Clones created (recomputations).
+  int64_t numClones = 0;
+  /// Barriers inserted.
+  int64_t numBarriers = 0;
+  /// Sum of the compute cost (`remat.cost`) of the clones.
+  double recomputeCost = 0;
+};
+
+/// Applies `plan` to `func`: constants move to the top of the body, every
+/// planned op is cloned once per extra step, all ops are ordered by step and
+/// each use reads the most recent computation of its operand before it.
+/// Clones carry `remat.recomputed`. Fails with a located error, leaving the
+/// function unchanged, when the plan does not cover every op, repeats a step,
+/// recomputes an op with memory effects, reorders two ops with memory
+/// effects, or uses a value before any step computes it.
+mlir::FailureOr<RematerializeStats>
+applyRematPlan(mlir::func::FuncOp func, const RematPlan &plan,
+               const RematerializeOptions &options = {});
+
+/// Reads the plan stored on `func`, applies it and drops the `remat.steps`
+/// attributes. A function without `remat.steps` is left unchanged.
+mlir::FailureOr<RematerializeStats>
+rematerialize(mlir::func::FuncOp func,
+              const RematerializeOptions &options = {});
+
+/// Replaces every `remat.barrier` nested in `root` by its operand.
+void stripBarriers(mlir::Operation *root);
+
+} // namespace remat
+
+#endif // REMAT_TRANSFORMS_REMATERIALIZE_H

@@ -1,0 +1,188 @@
+//===- GraphBuilder.cpp - training-step IR to checkpoint problem ----------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Transforms/GraphBuilder.h"
+
+#include "remat/Analysis/CostModel.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace remat;
+
+int FunctionGraph::nodeOf(Value value) const {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (arg.getOwner()->isEntryBlock() && arg.getArgNumber() < argNodes.size())
+      return argNodes[arg.getArgNumber()];
+    return -1;
+  }
+  auto it = opNodes.find(value.getDefiningOp());
+  return it == opNodes.end() ? -1 : it->second;
+}
+
+bool remat::isFreeOp(Operation *op) {
+  return op->getNumOperands() == 0 && op->getNumRegions() == 0 &&
+         op->hasTrait<OpTrait::ConstantLike>();
+}
+
+bool remat::isRecomputable(Operation *op) {
+  return isMemoryEffectFree(op);
+}
+
+/// Whether `op`'s results alias its first operand.
+static bool isAliasingOp(Operation *op) {
+  return isa<BarrierOp>(op) || isViewOp(op);
+}
+
+/// Bytes of storage a value of type `type` occupies (elements times the
+/// element size rounded up to whole bytes, as the cost model counts), or -1
+/// for dynamic shapes and types without a size.
+static int64_t getStorageBytes(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type)) {
+    if (!shaped.hasStaticShape())
+      return -1;
+    int64_t elementBytes = getStorageBytes(shaped.getElementType());
+    if (elementBytes < 0)
+      return -1;
+    return shaped.getNumElements() * elementBytes;
+  }
+  if (type.isIntOrIndexOrFloat()) {
+    if (type.isIndex())
+      return 8;
+    return (type.getIntOrFloatBitWidth() + 7) / 8;
+  }
+  if (auto complex = dyn_cast<ComplexType>(type)) {
+    int64_t elementBytes = getStorageBytes(complex.getElementType());
+    return elementBytes < 0 ? -1 : 2 * elementBytes;
+  }
+  return -1;
+}
+
+FailureOr<FunctionGraph>
+remat::buildFunctionGraph(func::FuncOp func,
+                          const GraphBuilderOptions &options) {
+  if (func.isExternal())
+    return func.emitError() << "cannot plan rematerialization of external "
+                               "function '"
+                            << func.getSymName() << "'";
+  if (!func.getBody().hasOneBlock())
+    return func.emitError()
+           << "rematerialization planning expects a single-block function, '"
+           << func.getSymName() << "' has " << func.getBody().getBlocks().size()
+           << " blocks";
+
+  FunctionGraph result;
+  Graph &graph = result.graph;
+  graph.name = func.getSymName().str();
+  Block &body = func.getBody().front();
+
+  // Arguments: resident nodes.
+  for (BlockArgument arg : body.getArguments()) {
+    int64_t bytes = getStorageBytes(arg.getType());
+    if (bytes < 0)
+      return func.emitError()
+             << "argument #" << arg.getArgNumber() << " of type "
+             << arg.getType()
+             << " has no static size; rematerialization needs static shapes";
+    Node node;
+    node.name = "arg" + std::to_string(arg.getArgNumber());
+    node.bytes = bytes;
+    node.kind = arg.getArgNumber() < options.numDataArgs ? NodeKind::Input
+                                                          : NodeKind::Param;
+    result.argNodes.push_back(graph.size());
+    result.nodeOps.push_back(nullptr);
+    graph.nodes.push_back(std::move(node));
+  }
+
+  // Ops: one node each, except constants and the terminator.
+  for (Operation &op : body.without_terminator()) {
+    if (isFreeOp(&op))
+      continue;
+    Node node;
+    node.name = op.getName().getStringRef().str() + "#" +
+                std::to_string(graph.size());
+
+    auto cost = op.getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
+    bool hasTensorResult = llvm::any_of(op.getResultTypes(), [](Type type) {
+      return isa<RankedTensorType, UnrankedTensorType>(type);
+    });
+    if (cost) {
+      node.bytes = cost.getTotalBytes();
+      node.cost = cost.getComputeCost();
+    } else if (hasTensorResult) {
+      return op.emitError() << "op has no '" << RematDialect::kCostAttrName
+                            << "' attribute; run --remat-annotate-costs "
+                               "before planning rematerialization";
+    }
+
+    auto phase = op.getAttrOfType<PhaseAttr>(RematDialect::kPhaseAttrName);
+    if (!phase)
+      return op.emitError() << "op has no '" << RematDialect::kPhaseAttrName
+                            << "' attribute; run --remat-infer-phases "
+                               "before planning rematerialization";
+    node.kind = phase.getValue() == Phase::Forward ? NodeKind::Forward
+                                                   : NodeKind::Backward;
+
+    bool recomputable = isRecomputable(&op);
+    if (auto keep = op.getAttrOfType<KeepAttr>(RematDialect::kKeepAttrName)) {
+      if (keep.getValue() == Keep::Never && !recomputable)
+        return op.emitError()
+               << "'" << RematDialect::kKeepAttrName
+               << " = #remat.keep<never>' on an op with memory effects: it "
+                  "cannot be recomputed";
+      node.keep = keep.getValue() == Keep::Always ? KeepPolicy::Always
+                                                  : KeepPolicy::Never;
+    }
+    if (!recomputable)
+      node.keep = KeepPolicy::Always;
+
+    // Dependencies: operands and values captured by regions.
+    llvm::SetVector<Value> used(op.operand_begin(), op.operand_end());
+    getUsedValuesDefinedAbove(op.getRegions(), used);
+    llvm::SmallVector<int> deps;
+    for (Value value : used) {
+      int dep = result.nodeOf(value);
+      if (dep >= 0 && !llvm::is_contained(deps, dep))
+        deps.push_back(dep);
+    }
+    llvm::sort(deps);
+    node.deps.assign(deps.begin(), deps.end());
+
+    if (node.bytes == 0 && isAliasingOp(&op) && op.getNumOperands() > 0) {
+      int base = result.nodeOf(op.getOperand(0));
+      if (base >= 0)
+        node.aliasOf = base;
+    }
+
+    result.opNodes[&op] = graph.size();
+    result.nodeOps.push_back(&op);
+    graph.nodes.push_back(std::move(node));
+  }
+
+  // Outputs: returned values, then nodes nobody uses.
+  for (Value value : body.getTerminator()->getOperands()) {
+    int id = result.nodeOf(value);
+    if (id >= 0 && !llvm::is_contained(graph.outputs, id))
+      graph.outputs.push_back(id);
+  }
+  std::vector<std::vector<int>> users = graph.users();
+  for (int id = 0; id < graph.size(); ++id)
+    if (!graph.nodes[id].isResident() && users[id].empty() &&
+        !llvm::is_contained(graph.outputs, id))
+      graph.outputs.push_back(id);
+
+  std::string error = graph.check();
+  if (!error.empty())
+    return func.emitError() << "internal error: malformed problem graph: "
+                            << error;
+  return result;
+}

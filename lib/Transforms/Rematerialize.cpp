@@ -1,0 +1,289 @@
+//===- Rematerialize.cpp - apply a rematerialization plan -----------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Applies the schedule stored as `remat.steps` attributes: clones, orders and
+// rewires ops so that the program computes exactly what the plan says, and
+// nothing else. See docs/Rematerialization.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Transforms/Rematerialize.h"
+#include "remat/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace remat {
+#define GEN_PASS_DEF_REMATREMATERIALIZE
+#define GEN_PASS_DEF_REMATSTRIPBARRIERS
+#include "remat/Transforms/Passes.h.inc"
+} // namespace remat
+
+using namespace mlir;
+using namespace remat;
+
+RematPlan remat::readRematPlan(func::FuncOp func) {
+  RematPlan plan;
+  if (func.isExternal())
+    return plan;
+  for (Operation &op : func.getBody().front())
+    if (auto steps =
+            op.getAttrOfType<DenseI64ArrayAttr>(RematDialect::kStepsAttrName))
+      plan.steps[&op].assign(steps.asArrayRef().begin(),
+                             steps.asArrayRef().end());
+  return plan;
+}
+
+void remat::writeRematPlan(const RematPlan &plan) {
+  for (const auto &[op, steps] : plan.steps)
+    op->setAttr(RematDialect::kStepsAttrName,
+                DenseI64ArrayAttr::get(op->getContext(), steps));
+}
+
+/// Calls `fn(operand, definingOp)` for every operand of `op` and of the ops
+/// nested in it whose value is defined by an op directly in `body`.
+static void
+forEachBodyOperand(Operation *op, Block &body,
+                   llvm::function_ref<void(OpOperand &, Operation *)> fn) {
+  op->walk([&](Operation *nested) {
+    for (OpOperand &operand : nested->getOpOperands()) {
+      Operation *def = operand.get().getDefiningOp();
+      if (def && def->getBlock() == &body)
+        fn(operand, def);
+    }
+  });
+}
+
+/// The values `op` reads from the function body, in a canonical order.
+static SmallVector<Value> getBodyOperands(Operation *op, Block &body) {
+  SmallVector<Value> values;
+  forEachBodyOperand(op, body,
+                     [&](OpOperand &operand, Operation *) {
+                       values.push_back(operand.get());
+                     });
+  for (Value operand : op->getOperands())
+    if (isa<BlockArgument>(operand))
+      values.push_back(operand);
+  return values;
+}
+
+FailureOr<RematerializeStats>
+remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
+                      const RematerializeOptions &options) {
+  if (func.isExternal() || !func.getBody().hasOneBlock())
+    return func.emitError()
+           << "rematerialization expects a function with one block";
+  Block &body = func.getBody().front();
+  Operation *terminator = body.getTerminator();
+
+  // 1. Validate everything before touching the IR.
+  for (const auto &[op, steps] : plan.steps) {
+    if (op->getBlock() != &body)
+      return func.emitError()
+             << "rematerialization plan names an op outside the body of '"
+             << func.getSymName() << "'";
+    if (steps.empty())
+      return op->emitError() << "rematerialization plan gives no step for "
+                                "this op";
+    for (size_t i = 1; i < steps.size(); ++i)
+      if (steps[i] <= steps[i - 1])
+        return op->emitError()
+               << "rematerialization plan steps must strictly increase";
+  }
+
+  llvm::DenseMap<int64_t, Operation *> stepOwner;
+  Operation *lastEffectOp = nullptr;
+  int64_t lastEffectStep = -1;
+  for (Operation &op : body.without_terminator()) {
+    if (isFreeOp(&op))
+      continue;
+    auto it = plan.steps.find(&op);
+    if (it == plan.steps.end())
+      return op.emitError() << "op is not covered by the rematerialization "
+                               "plan (no '"
+                            << RematDialect::kStepsAttrName << "')";
+    ArrayRef<int64_t> steps = it->second;
+    for (int64_t step : steps) {
+      auto [owner, inserted] = stepOwner.try_emplace(step, &op);
+      if (!inserted) {
+        InFlightDiagnostic diag = op.emitError()
+                                  << "schedule step " << step
+                                  << " is given to two ops";
+        diag.attachNote(owner->second->getLoc()) << "also given here";
+        return diag;
+      }
+    }
+    if (!isRecomputable(&op)) {
+      if (steps.size() > 1)
+        return op.emitError()
+               << "op has memory effects and cannot be recomputed, but the "
+                  "plan computes it "
+               << steps.size() << " times";
+      if (steps.front() < lastEffectStep) {
+        InFlightDiagnostic diag =
+            op.emitError() << "plan moves this op with memory effects before "
+                              "an earlier one";
+        diag.attachNote(lastEffectOp->getLoc()) << "earlier op here";
+        return diag;
+      }
+      lastEffectOp = &op;
+      lastEffectStep = steps.front();
+    }
+  }
+  // Every use must come after some computation of its operand.
+  for (const auto &[op, steps] : plan.steps) {
+    Operation *user = op;
+    int64_t firstUse = steps.front();
+    LogicalResult result = success();
+    forEachBodyOperand(user, body, [&](OpOperand &, Operation *def) {
+      if (failed(result) || isFreeOp(def))
+        return;
+      auto defSteps = plan.steps.find(def);
+      if (defSteps != plan.steps.end() &&
+          defSteps->second.front() < firstUse)
+        return;
+      InFlightDiagnostic diag =
+          user->emitError() << "plan computes this op at step " << firstUse
+                            << " before any computation of its operand";
+      diag.attachNote(def->getLoc()) << "operand defined here";
+      result = failure();
+    });
+    if (failed(result))
+      return failure();
+  }
+
+  // 2. Constants to the top, in their order.
+  SmallVector<Operation *> constants;
+  for (Operation &op : body.without_terminator())
+    if (isFreeOp(&op))
+      constants.push_back(&op);
+  for (Operation *op : llvm::reverse(constants))
+    op->moveBefore(&body, body.begin());
+
+  // 3. One instance per step; clones are made before any rewiring so that
+  // every operand still names an original op.
+  struct Instance {
+    int64_t step;
+    Operation *original;
+    Operation *op;
+  };
+  SmallVector<Instance> instances;
+  RematerializeStats stats;
+  MLIRContext *ctx = func.getContext();
+  for (const auto &[op, steps] : plan.steps) {
+    op->removeAttr(RematDialect::kStepsAttrName);
+    instances.push_back({steps.front(), op, op});
+    for (int64_t step : ArrayRef<int64_t>(steps).drop_front()) {
+      Operation *clone = op->clone();
+      clone->setAttr(RematDialect::kRecomputedAttrName, UnitAttr::get(ctx));
+      body.getOperations().insert(Block::iterator(terminator), clone);
+      instances.push_back({step, op, clone});
+      ++stats.numClones;
+      if (auto cost = op->getAttrOfType<CostAttr>(RematDialect::kCostAttrName))
+        stats.recomputeCost += cost.getComputeCost();
+    }
+  }
+  llvm::stable_sort(instances, [](const Instance &a, const Instance &b) {
+    return a.step < b.step;
+  });
+
+  // 4. Order, and read the most recent computation of every operand.
+  llvm::DenseMap<Operation *, Operation *> current;
+  auto rewire = [&](Operation *op) {
+    forEachBodyOperand(op, body, [&](OpOperand &operand, Operation *def) {
+      auto it = current.find(def);
+      if (it == current.end() || it->second == def)
+        return;
+      operand.set(it->second->getResult(
+          cast<OpResult>(operand.get()).getResultNumber()));
+    });
+  };
+  for (Instance &instance : instances) {
+    instance.op->moveBefore(terminator);
+    rewire(instance.op);
+    current[instance.original] = instance.op;
+  }
+  rewire(terminator);
+
+  // 5. Keep `cse` from merging a clone with another computation of the same
+  // op that reads exactly the same values.
+  if (options.insertBarriers) {
+    llvm::DenseMap<Operation *, SmallVector<Operation *>> computations;
+    OpBuilder builder(ctx);
+    for (Instance &instance : instances) {
+      SmallVector<Operation *> &seen = computations[instance.original];
+      if (instance.op != instance.original &&
+          instance.op->getNumOperands() > 0) {
+        SmallVector<Value> operands = getBodyOperands(instance.op, body);
+        bool identical = llvm::any_of(seen, [&](Operation *other) {
+          return getBodyOperands(other, body) == operands;
+        });
+        if (identical) {
+          builder.setInsertionPoint(instance.op);
+          Value input = instance.op->getOperand(0);
+          auto barrier = BarrierOp::create(builder, instance.op->getLoc(),
+                                           input.getType(), input);
+          barrier->setAttr(RematDialect::kCostAttrName,
+                           CostAttr::get(ctx, {0}, 0, std::nullopt));
+          if (Attribute phase =
+                  instance.op->getAttr(RematDialect::kPhaseAttrName))
+            barrier->setAttr(RematDialect::kPhaseAttrName, phase);
+          instance.op->setOperand(0, barrier.getResult());
+          ++stats.numBarriers;
+        }
+      }
+      seen.push_back(instance.op);
+    }
+  }
+  return stats;
+}
+
+FailureOr<RematerializeStats>
+remat::rematerialize(func::FuncOp func, const RematerializeOptions &options) {
+  RematPlan plan = readRematPlan(func);
+  if (plan.steps.empty())
+    return RematerializeStats();
+  return applyRematPlan(func, plan, options);
+}
+
+void remat::stripBarriers(Operation *root) {
+  SmallVector<BarrierOp> barriers;
+  root->walk([&](BarrierOp barrier) { barriers.push_back(barrier); });
+  for (BarrierOp barrier : barriers) {
+    barrier.getResult().replaceAllUsesWith(barrier.getInput());
+    barrier->erase();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Passes
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct RematerializePass
+    : public remat::impl::RematRematerializeBase<RematerializePass> {
+  using RematRematerializeBase::RematRematerializeBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    RematerializeOptions options;
+    options.insertBarriers = insertBarriers;
+    FailureOr<RematerializeStats> stats = rematerialize(func, options);
+    if (failed(stats))
+      return signalPassFailure();
+    if (stats->numClones == 0 && stats->numBarriers == 0)
+      markAllAnalysesPreserved();
+  }
+};
+
+struct StripBarriersPass
+    : public remat::impl::RematStripBarriersBase<StripBarriersPass> {
+  void runOnOperation() override { stripBarriers(getOperation()); }
+};
+} // namespace

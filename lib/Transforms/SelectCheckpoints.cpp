@@ -1,0 +1,304 @@
+//===- SelectCheckpoints.cpp - choose a rematerialization plan ------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs a registered checkpoint solver on the problem built from a training
+// step and records its schedule on the IR (`remat.plan`, `remat.steps`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Modes.h"
+#include "remat/Solver/Simulator.h"
+#include "remat/Solver/Solver.h"
+#include "remat/Transforms/Passes.h"
+#include "remat/Transforms/Rematerialize.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+namespace remat {
+#define GEN_PASS_DEF_REMATSELECTCHECKPOINTS
+#include "remat/Transforms/Passes.h.inc"
+} // namespace remat
+
+using namespace mlir;
+using namespace remat;
+
+StringRef remat::getSolverName(SolverKind kind) {
+  switch (kind) {
+  case SolverKind::CheckpointAll:
+    return "checkpoint-all";
+  case SolverKind::ChenSqrt:
+    return "chen-sqrt";
+  case SolverKind::ChenSqrtTopo:
+    return "chen-sqrt-topo";
+  case SolverKind::ChenGreedy:
+    return "chen-greedy";
+  case SolverKind::ChenGreedyTopo:
+    return "chen-greedy-topo";
+  case SolverKind::Revolve:
+    return "revolve";
+  case SolverKind::FengHuangLinear:
+    return "feng-huang-linear";
+  case SolverKind::FengHuang:
+    return "feng-huang";
+  case SolverKind::BruteForce:
+    return "brute-force";
+  case SolverKind::LocalSearch:
+    return "local-search";
+  case SolverKind::CheckmateMilp:
+    return "checkmate-milp";
+  case SolverKind::CheckmateLpRounding:
+    return "checkmate-lp-rounding";
+  }
+  llvm_unreachable("unknown solver kind");
+}
+
+StringRef remat::getPlanModeName(PlanMode mode) {
+  switch (mode) {
+  case PlanMode::MinCompute:
+    return "min-compute";
+  case PlanMode::MinPeak:
+    return "min-peak";
+  case PlanMode::MinBudget:
+    return "min-budget";
+  }
+  llvm_unreachable("unknown plan mode");
+}
+
+std::optional<int64_t> remat::parseBudget(StringRef text, int64_t baselinePeak,
+                                          std::string &error) {
+  text = text.trim();
+  if (text.empty())
+    return baselinePeak;
+  double scale = 1;
+  bool percent = false;
+  if (text.consume_back("%")) {
+    percent = true;
+  } else if (text.consume_back("KiB")) {
+    scale = 1024.0;
+  } else if (text.consume_back("MiB")) {
+    scale = 1024.0 * 1024.0;
+  } else if (text.consume_back("GiB")) {
+    scale = 1024.0 * 1024.0 * 1024.0;
+  } else if (text.consume_back("B")) {
+    scale = 1;
+  }
+  text = text.trim();
+  double value;
+  if (text.empty() || text.getAsDouble(value) || !std::isfinite(value) ||
+      value < 0) {
+    error = "expected a non-negative number of bytes, optionally with a "
+            "KiB/MiB/GiB suffix, or a percentage such as 70%";
+    return std::nullopt;
+  }
+  if (!percent && scale == 1 && text.contains_insensitive(".")) {
+    error = "a byte count must be an integer";
+    return std::nullopt;
+  }
+  double bytes = percent ? value / 100.0 * static_cast<double>(baselinePeak)
+                         : value * scale;
+  if (bytes >= 9.2e18) {
+    error = "budget too large";
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(std::floor(bytes));
+}
+
+Schedule remat::getProgramOrderSchedule(const Graph &graph) {
+  Schedule schedule;
+  std::vector<int> lastUse(graph.size(), -1);
+  for (int id = 0; id < graph.size(); ++id)
+    for (int dep : graph.nodes[id].deps)
+      lastUse[dep] = std::max(lastUse[dep], id);
+  std::vector<bool> isOutput(graph.size(), false);
+  for (int id : graph.outputs)
+    isOutput[id] = true;
+  // Nodes to free right after computing node `id`.
+  std::vector<std::vector<int>> freeAfter(graph.size());
+  for (int id = 0; id < graph.size(); ++id) {
+    if (graph.nodes[id].isResident() || isOutput[id])
+      continue;
+    freeAfter[std::max(lastUse[id], id)].push_back(id);
+  }
+  for (int id = 0; id < graph.size(); ++id) {
+    if (graph.nodes[id].isResident())
+      continue;
+    schedule.steps.push_back(Step::compute(id));
+    for (int dead : freeAfter[id])
+      schedule.steps.push_back(Step::free(dead));
+  }
+  return schedule;
+}
+
+static std::string formatPercent(double fraction) {
+  return llvm::formatv("{0:F1}%", fraction * 100.0).str();
+}
+
+FailureOr<PlanAttr>
+remat::selectCheckpoints(func::FuncOp func,
+                         const SelectCheckpointsOptions &options) {
+  FailureOr<FunctionGraph> built = buildFunctionGraph(func, options.graph);
+  if (failed(built))
+    return failure();
+  const FunctionGraph &functionGraph = *built;
+  const Graph &graph = functionGraph.graph;
+
+  Simulation baseline = simulate(graph, getProgramOrderSchedule(graph));
+  if (!baseline.valid())
+    return func.emitError() << "internal error: the function's own order is "
+                               "not a valid schedule: "
+                            << baseline.error;
+
+  std::string budgetError;
+  std::optional<int64_t> parsedBudget =
+      parseBudget(options.budget, baseline.peakBytes, budgetError);
+  if (!parsedBudget)
+    return func.emitError() << "invalid budget '" << options.budget
+                            << "': " << budgetError;
+  int64_t budget = *parsedBudget;
+
+  StringRef solverName = getSolverName(options.solver);
+  const SolverInfo *solver = findSolver(solverName.str());
+  if (!solver)
+    return func.emitError() << "solver '" << solverName
+                            << "' is not available in this build";
+
+  SolveOptions solveOptions;
+  solveOptions.timeLimitSeconds = options.timeLimitSeconds;
+  solveOptions.budget = budget;
+  Mode mode = options.mode == PlanMode::MinCompute ? Mode::MinCompute
+              : options.mode == PlanMode::MinPeak  ? Mode::MinPeak
+                                                   : Mode::MinBudget;
+  SolveResult result = solveInMode(graph, *solver, mode, solveOptions);
+  if (result.status == SolveStatus::Unsupported)
+    return func.emitError() << "solver '" << solverName
+                            << "' does not apply to this function: "
+                            << result.message;
+  if (!result.feasible()) {
+    InFlightDiagnostic diag = func.emitError();
+    if (mode == Mode::MinCompute)
+      diag << "budget of " << budget << " bytes is infeasible for solver '"
+           << solverName << "'";
+    else
+      diag << "solver '" << solverName << "' found no schedule";
+    diag << " (" << toString(result.status);
+    if (!result.message.empty())
+      diag << ": " << result.message;
+    diag << ")";
+    if (mode == Mode::MinCompute) {
+      BudgetSearch smallest = findSmallestBudget(graph, *solver, solveOptions);
+      if (smallest.smallestBudget >= 0)
+        diag << "; the smallest feasible budget is " << smallest.smallestBudget
+             << " bytes ("
+             << formatPercent(static_cast<double>(smallest.smallestBudget) /
+                              std::max<int64_t>(baseline.peakBytes, 1))
+             << " of the checkpoint-all peak of " << baseline.peakBytes
+             << " bytes)";
+      else
+        diag << "; it meets no budget up to the checkpoint-all peak of "
+             << baseline.peakBytes << " bytes";
+    }
+    return diag;
+  }
+  if (mode == Mode::MinPeak) {
+    if (!options.budget.empty() && result.peakBytes > budget)
+      return func.emitError()
+             << "budget of " << budget << " bytes is infeasible: the least "
+             << "peak solver '" << solverName << "' found within one extra "
+             << "forward pass is " << result.peakBytes << " bytes";
+    if (options.budget.empty())
+      budget = result.peakBytes;
+  } else if (mode == Mode::MinBudget) {
+    budget = result.peakBytes;
+  }
+
+  // Never trust a schedule the simulator has not replayed.
+  Simulation simulated = simulate(graph, result.schedule);
+  if (!simulated.valid())
+    return func.emitError() << "internal error: solver '" << solverName
+                            << "' returned an invalid schedule: "
+                            << simulated.error;
+  if (simulated.peakBytes > budget)
+    return func.emitError() << "internal error: solver '" << solverName
+                            << "' returned a schedule with peak "
+                            << simulated.peakBytes << " bytes over the budget "
+                            << budget;
+
+  // Write the schedule: compute step k of node n -> step k on n's op.
+  RematPlan plan;
+  int64_t step = 0;
+  for (const Step &s : result.schedule.steps) {
+    if (s.kind != Step::Kind::Compute)
+      continue;
+    Operation *op = functionGraph.nodeOps[s.node];
+    if (op)
+      plan.steps[op].push_back(step);
+    ++step;
+  }
+  for (Operation *op : functionGraph.nodeOps)
+    if (op && !plan.steps.count(op))
+      return op->emitError() << "internal error: solver '" << solverName
+                             << "' never computes this op";
+  writeRematPlan(plan);
+
+  std::optional<int64_t> lowerBound;
+  if (result.lowerBound >= 0)
+    lowerBound = static_cast<int64_t>(std::floor(result.lowerBound));
+  MLIRContext *ctx = func.getContext();
+  StringRef status =
+      result.status == SolveStatus::Optimal ? "optimal" : "feasible";
+  auto attr = PlanAttr::get(ctx, solverName, getPlanModeName(options.mode),
+                            status, budget, simulated.peakBytes,
+                            baseline.peakBytes, std::llround(simulated.cost),
+                            std::llround(baseline.cost), lowerBound);
+  func->setAttr(RematDialect::kPlanAttrName, attr);
+
+  // Every non-resident node is computed at least once.
+  int64_t recomputations = step - static_cast<int64_t>(plan.steps.size());
+  double overhead =
+      baseline.cost > 0 ? (simulated.cost - baseline.cost) / baseline.cost : 0;
+  InFlightDiagnostic remark = func.emitRemark();
+  remark << "remat plan: solver '" << solverName << "' ("
+         << getPlanModeName(options.mode) << ") " << status;
+  if (result.lowerBound >= 0) {
+    // The bound is on the objective: compute for min-compute, bytes else.
+    double objective = mode == Mode::MinCompute
+                           ? simulated.cost
+                           : static_cast<double>(simulated.peakBytes);
+    double gap =
+        objective > 0 ? (objective - result.lowerBound) / objective : 0;
+    remark << ", gap " << formatPercent(std::max(0.0, gap));
+  }
+  remark << "; predicted peak " << simulated.peakBytes << " bytes (budget "
+         << budget << ", checkpoint-all " << baseline.peakBytes
+         << "); recomputes " << recomputations << " op(s), compute overhead "
+         << formatPercent(overhead) << "; solved in "
+         << llvm::formatv("{0:F3}", result.seconds).str() << " s";
+  return attr;
+}
+
+namespace {
+struct SelectCheckpointsPass
+    : public remat::impl::RematSelectCheckpointsBase<SelectCheckpointsPass> {
+  using RematSelectCheckpointsBase::RematSelectCheckpointsBase;
+
+  void runOnOperation() override {
+    if (getOperation().isExternal())
+      return markAllAnalysesPreserved();
+    SelectCheckpointsOptions options;
+    options.solver = solver;
+    options.mode = mode;
+    options.budget = budget;
+    options.timeLimitSeconds = timeLimit;
+    options.graph.numDataArgs = dataArgs;
+    if (failed(selectCheckpoints(getOperation(), options)))
+      return signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace
