@@ -1,0 +1,97 @@
+//===- Checkmate.h - Checkmate MILP and LP rounding solvers -----*- C++ -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The Checkmate solvers (seed 002) on COIN-OR: the frontier-advancing MILP
+// (formulation (9)) on CBC, its LP relaxation on CLP as a lower bound, and
+// the two-phase LP rounding approximation. All of them work on the reduced
+// graph of CheckmateModel.h and return schedules checked by `simulate`.
+//
+// What "optimal" and "lower bound" mean here: Checkmate's schedules compute
+// nodes for the first time in the graph's topological order (one stage per
+// node) and recompute inside a stage in that order. Optimality and the
+// lower bounds are with respect to that schedule class; a schedule that
+// reorders first computations can be cheaper.
+//
+// Without COIN-OR (REMAT_ENABLE_COINOR = 0) every entry point returns
+// SolveStatus::Unsupported with a message saying so.
+//
+// Usage:
+//   SolveOptions opts;
+//   opts.budget = 3 << 20;
+//   opts.timeLimitSeconds = 10;
+//   SolveResult r = solveCheckmateMilp(graph, opts);
+//   if (r.feasible()) use(r.schedule); // r.lowerBound: CBC's best bound
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_SOLVER_CHECKMATE_H
+#define REMAT_SOLVER_CHECKMATE_H
+
+#include "remat/Solver/Solver.h"
+
+#include <string>
+#include <vector>
+
+namespace remat {
+
+/// Knobs of the Checkmate solvers beyond SolveOptions.
+struct CheckmateOptions {
+  /// Chain coarsening (merge single-use chains into their producer): -1 =
+  /// automatically, when the graph has more than `coarsenAbove` computed
+  /// nodes; 0 = never; 1 = always. Coarsened solutions are verified but
+  /// never claimed optimal.
+  int coarsenChains = -1;
+  int coarsenAbove = 150;
+  /// Schedules (for example the best heuristic's) offered to CBC as MIP
+  /// starts when their stage plan fits the budget.
+  std::vector<Schedule> warmStarts;
+  /// Run the LP rounding first and offer its schedule as a MIP start.
+  bool roundingWarmStart = true;
+  /// Fraction of the time limit the rounding warm start may use.
+  double roundingTimeShare = 0.25;
+  /// Rounding: budget allowances ε (the LP is solved at (1 - ε) × budget)
+  /// and thresholds τ tried; randomized roundings per LP solution.
+  std::vector<double> allowances = {0.0, 0.05, 0.1, 0.2, 0.3};
+  std::vector<double> thresholds = {0.05, 0.1, 0.2, 0.3, 0.4, 0.5,
+                                    0.6,  0.7, 0.8, 0.9, 0.99};
+  int randomizedRoundings = 4;
+  /// Extra CBC command-line parameters (for example {"-cuts", "off"}),
+  /// applied after the defaults.
+  std::vector<std::string> cbcArguments;
+};
+
+/// Whether this build has COIN-OR CBC/CLP.
+bool checkmateAvailable();
+
+/// Checkmate's MILP on CBC. Status: Optimal when CBC proved optimality on
+/// an exactly reduced graph; Feasible with `lowerBound` = CBC's best bound
+/// otherwise; Infeasible when CBC (or the LP relaxation) proved that no
+/// schedule fits; Timeout when time ran out with no feasible schedule.
+/// Supports both objectives.
+SolveResult solveCheckmateMilp(const Graph &graph, const SolveOptions &options,
+                               const CheckmateOptions &checkmate);
+SolveResult solveCheckmateMilp(const Graph &graph, const SolveOptions &options);
+
+/// Two-phase LP rounding: LP relaxations at (1 - ε) × budget for every ε
+/// in `allowances`, S rounded at every threshold (and randomly), R rebuilt,
+/// the cheapest simulated in-budget schedule kept. `lowerBound` is the LP
+/// bound at the full budget. Objective MinComputeUnderBudget only.
+SolveResult solveCheckmateRounding(const Graph &graph,
+                                   const SolveOptions &options,
+                                   const CheckmateOptions &checkmate);
+SolveResult solveCheckmateRounding(const Graph &graph,
+                                   const SolveOptions &options);
+
+/// The LP relaxation's optimum: a lower bound on the compute cost of any
+/// Checkmate schedule of `graph` within `options.budget` (exact reduction
+/// only). Status Optimal with the bound in `lowerBound`, Infeasible when
+/// even the relaxation has no solution (then no schedule fits), Timeout or
+/// Unsupported otherwise. The result carries no schedule.
+SolveResult checkmateLpBound(const Graph &graph, const SolveOptions &options);
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_CHECKMATE_H

@@ -1,0 +1,908 @@
+//===- CheckmateCoin.cpp - Checkmate MILP (CBC) and LP rounding (CLP) ------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Formulation (9) of Checkmate (seed 002, §4) with frontier-advancing stages,
+// built on the reduced graph of CheckmateModel.h. Columns:
+//   R[t,k]  binary, k computed in stage t (R[t,t] = 1 except for delayable
+//           sinks such as the loss, see CheckmateModel.h),
+//   S[t,i]  binary, i resident when stage t starts (i < t),
+//   F[t,i,k] continuous in [0,1], i freed right after k in stage t,
+//   U[t,k]  continuous, memory (in units of the gcd of all sizes) right after
+//           k is computed in stage t, resident bytes excluded.
+// Rows:
+//   R[t,k] <= R[t,u] + S[t,u]           for every dependency u of k,
+//   S[t+1,i] <= R[t,i] + S[t,i],        outputs: R[n-1,o] + S[n-1,o] >= 1,
+//   F[t,i,k] <= R[t,k], F[t,i,k] + S[t+1,i] <= 1,
+//   F[t,i,k] + R[t,j] <= 1              for users j <= t of i after k,
+//   sum_k F[t,i,k] <= 1                 (ALGORITHMS.md's tighter form),
+//   U[t,k] = U[t,k'] - sum_i b_i F[t,i,k'] + b_k R[t,k]   (k' the previous
+//            candidate of the stage in ReducedGraph::order; the first starts
+//            from sum_i b_i S[t,i]),
+//   U[t,k] + extra_k R[t,k] <= budget   (extra: a coarsened group's transient).
+// F needs no integrality: with R and S integral, F at its upper bound is the
+// paper's FREE, and a smaller F only over-counts memory, so every MILP
+// solution expands to a schedule within the budget.
+//
+// Variables that cannot be 1 are never created: S[t,i] and R[t,i] (i < t)
+// exist only when i can be needed in stage t (a user computed in t, or
+// retention into t + 1), outputs are never freed in the last stage, and
+// KeepPolicy pins remove R (Always) or S (Never) columns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Checkmate.h"
+
+#include "remat/Solver/CheckmateModel.h"
+#include "remat/Solver/Simulator.h"
+#include "remat/Solver/SolverSupport.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <string>
+
+#if REMAT_ENABLE_COINOR
+#include "CbcModel.hpp"
+#include "CbcSolver.hpp"
+#include "ClpSimplex.hpp"
+#include "CoinMessageHandler.hpp"
+#include "CoinPackedMatrix.hpp"
+#include "OsiClpSolverInterface.hpp"
+#endif
+
+using namespace remat;
+using namespace remat::checkmate;
+
+static const char *const kMilpName = "checkmate-milp";
+static const char *const kRoundingName = "checkmate-lp-rounding";
+static const char *const kBoundName = "checkmate-lp-bound";
+
+SolveResult remat::solveCheckmateMilp(const Graph &graph,
+                                      const SolveOptions &options) {
+  return solveCheckmateMilp(graph, options, CheckmateOptions());
+}
+
+SolveResult remat::solveCheckmateRounding(const Graph &graph,
+                                          const SolveOptions &options) {
+  return solveCheckmateRounding(graph, options, CheckmateOptions());
+}
+
+#if !REMAT_ENABLE_COINOR
+
+static const char *const kNoCoin =
+    "this build has no COIN-OR CBC/CLP (REMAT_ENABLE_COINOR is off): install "
+    "coinor-libcbc-dev and coinor-libclp-dev and reconfigure";
+
+bool remat::checkmateAvailable() { return false; }
+
+SolveResult remat::solveCheckmateMilp(const Graph &, const SolveOptions &,
+                                      const CheckmateOptions &) {
+  return failSolve(kMilpName, SolveStatus::Unsupported, kNoCoin, Stopwatch());
+}
+
+SolveResult remat::solveCheckmateRounding(const Graph &, const SolveOptions &,
+                                          const CheckmateOptions &) {
+  return failSolve(kRoundingName, SolveStatus::Unsupported, kNoCoin,
+                   Stopwatch());
+}
+
+SolveResult remat::checkmateLpBound(const Graph &, const SolveOptions &) {
+  return failSolve(kBoundName, SolveStatus::Unsupported, kNoCoin, Stopwatch());
+}
+
+#else // REMAT_ENABLE_COINOR
+
+bool remat::checkmateAvailable() { return true; }
+
+namespace {
+
+/// What the formulation optimizes and under which limits.
+struct Spec {
+  bool minPeak = false;
+  /// Memory cap in units (MinComputeUnderBudget).
+  double capUnits = 0;
+  /// Compute cap (MinPeakUnderOverhead).
+  double costCap = 0;
+  /// Objective bonus per R column, for deterministic tie-breaking.
+  double eta = 0;
+};
+
+struct FreeCol {
+  int t, i, k, col;
+};
+
+/// Checkmate's MILP as column/row arrays.
+struct Formulation {
+  int n = 0;
+  double unit = 1;
+  std::vector<std::vector<int>> rCol, sCol;
+  std::vector<FreeCol> frees;
+  /// Per stage, the memory columns in order: U[t,k] and the frees after k.
+  struct MemCol {
+    int k, u;
+    std::vector<int> frees;
+  };
+  std::vector<std::vector<MemCol>> uCols;
+  /// Rows `U + extra R <= cap` (their upper bound moves with the budget).
+  std::vector<int> capRows;
+  int peakCol = -1;
+  int numR = 0;
+
+  std::vector<double> colLo, colUp, obj;
+  std::vector<int> integers;
+  std::vector<int> elRow, elCol;
+  std::vector<double> elVal;
+  std::vector<double> rowLo, rowUp;
+
+  int addCol(double lo, double up, double c, bool integer) {
+    colLo.push_back(lo);
+    colUp.push_back(up);
+    obj.push_back(c);
+    int col = static_cast<int>(colLo.size()) - 1;
+    if (integer)
+      integers.push_back(col);
+    return col;
+  }
+  int addRow(double lo, double up) {
+    rowLo.push_back(lo);
+    rowUp.push_back(up);
+    return static_cast<int>(rowLo.size()) - 1;
+  }
+  void coef(int row, int col, double v) {
+    if (col < 0)
+      return;
+    elRow.push_back(row);
+    elCol.push_back(col);
+    elVal.push_back(v);
+  }
+  int numCols() const { return static_cast<int>(colLo.size()); }
+  CoinPackedMatrix matrix() const {
+    return CoinPackedMatrix(true, elRow.data(), elCol.data(), elVal.data(),
+                            static_cast<int>(elVal.size()));
+  }
+  int r(int t, int k) const { return rCol[t][k]; }
+  int s(int t, int i) const {
+    return (t < n && i < t) ? sCol[t][i] : -1;
+  }
+};
+
+} // namespace
+
+/// The unit memory is measured in: the gcd of every size, so that the memory
+/// rows have small integer coefficients.
+static double memoryUnit(const ReducedGraph &g) {
+  int64_t unit = 0;
+  for (int i = 0; i < g.size(); ++i) {
+    unit = std::gcd(unit, g.bytes[i]);
+    unit = std::gcd(unit, g.extraBytes[i]);
+  }
+  return unit > 0 ? static_cast<double>(unit) : 1.0;
+}
+
+static int lastUse(const ReducedGraph &g, int i) {
+  int last = g.isOutput[i] ? g.size() : i;
+  for (int j : g.users[i])
+    last = std::max(last, j);
+  return last;
+}
+
+static bool neverRetain(const ReducedGraph &g, int t, int i) {
+  return g.keep[i] == KeepPolicy::Never && g.isForward[i] && !g.isOutput[i] &&
+         t >= g.firstBackward;
+}
+
+static Formulation buildFormulation(const ReducedGraph &g, const Spec &spec) {
+  Formulation f;
+  const int n = g.size();
+  f.n = n;
+  f.unit = memoryUnit(g);
+  auto units = [&](int64_t bytes) { return static_cast<double>(bytes) / f.unit; };
+
+  // Which R/S can be 1 (see the file comment), stage by stage from the end.
+  std::vector<std::vector<char>> needR(n), needS(n + 1);
+  needS[n].assign(n, 0);
+  for (int i = 0; i < n; ++i)
+    needS[n][i] = g.isOutput[i];
+  for (int t = n - 1; t >= 0; --t) {
+    needR[t].assign(t + 1, 0);
+    needS[t].assign(t, 0);
+    for (int i = t; i >= 0; --i) {
+      bool next = needS[t + 1][i];
+      bool used = false;
+      for (int j : g.users[i])
+        if (j <= t && needR[t][j]) {
+          used = true;
+          break;
+        }
+      bool need = i == t || next || used;
+      if (g.keep[i] == KeepPolicy::Always && i != t)
+        need = false;
+      needR[t][i] = need;
+      if (i < t)
+        needS[t][i] = (next || used) && !neverRetain(g, t, i);
+    }
+  }
+
+  double costScale = 0;
+  for (double c : g.cost)
+    costScale += c;
+  f.rCol.resize(n);
+  f.sCol.resize(n);
+  for (int t = 0; t < n; ++t) {
+    f.rCol[t].assign(t + 1, -1);
+    f.sCol[t].assign(t, -1);
+    for (int i = 0; i <= t; ++i) {
+      if (!needR[t][i])
+        continue;
+      double c = spec.minPeak ? 1e-6 * g.cost[i] / std::max(costScale, 1e-30)
+                              : g.cost[i] + spec.eta;
+      bool frontier = i == t && !g.delayable[i];
+      f.rCol[t][i] = f.addCol(frontier ? 1 : 0, 1, c, true);
+      ++f.numR;
+    }
+    for (int i = 0; i < t; ++i)
+      if (needS[t][i])
+        f.sCol[t][i] = f.addCol(0, 1, 0, true);
+  }
+  double memCap = spec.minPeak ? COIN_DBL_MAX : spec.capUnits;
+  if (spec.minPeak)
+    f.peakCol = f.addCol(0, COIN_DBL_MAX, 1, false);
+
+  // Dependencies and retention.
+  for (int t = 0; t < n; ++t) {
+    for (int k = 0; k <= t; ++k) {
+      if (f.r(t, k) < 0)
+        continue;
+      for (int u : g.deps[k]) {
+        int row = f.addRow(-COIN_DBL_MAX, 0);
+        f.coef(row, f.r(t, k), 1);
+        f.coef(row, f.r(t, u), -1);
+        f.coef(row, f.s(t, u), -1);
+      }
+    }
+    if (t + 1 < n) {
+      for (int i = 0; i <= t; ++i) {
+        if (f.s(t + 1, i) < 0)
+          continue;
+        int row = f.addRow(-COIN_DBL_MAX, 0);
+        f.coef(row, f.s(t + 1, i), 1);
+        f.coef(row, f.r(t, i), -1);
+        f.coef(row, f.s(t, i), -1);
+      }
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    if (!g.isOutput[i])
+      continue;
+    int row = f.addRow(1, COIN_DBL_MAX);
+    f.coef(row, f.r(n - 1, i), 1);
+    f.coef(row, f.s(n - 1, i), 1);
+  }
+
+  // Frees and memory.
+  f.uCols.resize(n);
+  std::vector<std::vector<int>> freesOf(n);
+  for (int t = 0; t < n; ++t) {
+    for (auto &list : freesOf)
+      list.clear();
+    int prevU = -1;
+    std::vector<int> prevFrees;
+    for (int k : g.order) {
+      if (k > t)
+        continue;
+      int rk = f.r(t, k);
+      if (rk < 0)
+        continue;
+      int u = f.addCol(0, memCap, 0, false);
+      f.uCols[t].push_back({k, u, {}});
+      int row = f.addRow(0, 0);
+      f.coef(row, u, 1);
+      f.coef(row, rk, -units(g.bytes[k]));
+      if (prevU < 0) {
+        for (int i = 0; i < t; ++i)
+          f.coef(row, f.s(t, i), -units(g.bytes[i]));
+      } else {
+        f.coef(row, prevU, -1);
+        for (int fc : prevFrees) {
+          const FreeCol &fr = f.frees[fc];
+          f.coef(row, fr.col, units(g.bytes[fr.i]));
+        }
+      }
+      if (spec.minPeak || g.extraBytes[k] > 0) {
+        int cap = f.addRow(-COIN_DBL_MAX, spec.minPeak ? 0 : memCap);
+        f.coef(cap, u, 1);
+        f.coef(cap, rk, units(g.extraBytes[k]));
+        f.coef(cap, f.peakCol, -1);
+        if (!spec.minPeak)
+          f.capRows.push_back(cap);
+      }
+      // F[t,i,k] for i in deps(k) and k itself.
+      prevFrees.clear();
+      std::vector<int> cands = g.deps[k];
+      cands.push_back(k);
+      for (int i : cands) {
+        if (t == n - 1 && g.isOutput[i])
+          continue;
+        if (g.bytes[i] == 0)
+          continue; // Freeing it changes nothing.
+        int col = f.addCol(0, 1, 0, false);
+        f.frees.push_back({t, i, k, col});
+        int fc = static_cast<int>(f.frees.size()) - 1;
+        prevFrees.push_back(fc);
+        f.uCols[t].back().frees.push_back(fc);
+        freesOf[i].push_back(col);
+        if (i != t || k != t) {
+          int row = f.addRow(-COIN_DBL_MAX, 0);
+          f.coef(row, col, 1);
+          f.coef(row, rk, -1);
+        }
+        if (f.s(t + 1, i) >= 0) {
+          int row = f.addRow(-COIN_DBL_MAX, 1);
+          f.coef(row, col, 1);
+          f.coef(row, f.s(t + 1, i), 1);
+        }
+        std::vector<int> hazards;
+        for (int j : g.users[i])
+          if (j <= t && g.after(j, k) && f.r(t, j) >= 0)
+            hazards.push_back(f.r(t, j));
+        if (hazards.size() <= 8) {
+          for (int h : hazards) {
+            int row = f.addRow(-COIN_DBL_MAX, 1);
+            f.coef(row, col, 1);
+            f.coef(row, h, 1);
+          }
+        } else {
+          double m = static_cast<double>(hazards.size());
+          int row = f.addRow(-COIN_DBL_MAX, m);
+          f.coef(row, col, m);
+          for (int h : hazards)
+            f.coef(row, h, 1);
+        }
+      }
+      prevU = u;
+    }
+    for (int i = 0; i <= t; ++i) {
+      if (freesOf[i].size() < 2)
+        continue;
+      int row = f.addRow(-COIN_DBL_MAX, 1);
+      for (int col : freesOf[i])
+        f.coef(row, col, 1);
+    }
+  }
+
+  if (spec.minPeak) {
+    int row = f.addRow(-COIN_DBL_MAX, spec.costCap);
+    for (int t = 0; t < n; ++t)
+      for (int k = 0; k <= t; ++k)
+        f.coef(row, f.r(t, k), g.cost[k]);
+  }
+  return f;
+}
+
+/// Reads a stage plan from a solution vector.
+static StagePlan planFromSolution(const ReducedGraph &g, const Formulation &f,
+                                  const double *x) {
+  const int n = g.size();
+  StagePlan plan(n);
+  for (int t = 0; t < n; ++t) {
+    for (int k = 0; k <= t; ++k)
+      plan.r[t][k] = f.r(t, k) >= 0 && x[f.r(t, k)] > 0.5;
+    for (int i = 0; i < t; ++i)
+      plan.s[t][i] = f.s(t, i) >= 0 && x[f.s(t, i)] > 0.5;
+  }
+  for (int i = 0; i < n; ++i)
+    plan.s[n][i] = g.isOutput[i];
+  return plan;
+}
+
+/// The full column vector of a consistent plan (F at its upper bound), or
+/// false if the plan uses a column that does not exist or breaks the cap.
+static bool solutionFromPlan(const ReducedGraph &g, const Formulation &f,
+                             const Spec &spec, const StagePlan &plan,
+                             std::vector<double> &x) {
+  const int n = g.size();
+  x.assign(f.numCols(), 0);
+  for (int t = 0; t < n; ++t) {
+    for (int k = 0; k <= t; ++k)
+      if (plan.r[t][k]) {
+        if (f.r(t, k) < 0)
+          return false;
+        x[f.r(t, k)] = 1;
+      }
+    for (int i = 0; i < t; ++i)
+      if (plan.s[t][i]) {
+        if (f.s(t, i) < 0)
+          return false;
+        x[f.s(t, i)] = 1;
+      }
+  }
+  for (const FreeCol &fr : f.frees) {
+    if (!plan.r[fr.t][fr.k] || plan.s[fr.t + 1][fr.i])
+      continue;
+    bool hazard = false;
+    for (int j : g.users[fr.i])
+      if (j <= fr.t && g.after(j, fr.k) && plan.r[fr.t][j])
+        hazard = true;
+    if (!hazard)
+      x[fr.col] = 1;
+  }
+  // Replay the memory rows.
+  double peak = 0;
+  for (int t = 0; t < n; ++t) {
+    double mem = 0;
+    for (int i = 0; i < t; ++i)
+      if (plan.s[t][i])
+        mem += g.bytes[i] / f.unit;
+    const Formulation::MemCol *prev = nullptr;
+    for (const Formulation::MemCol &mc : f.uCols[t]) {
+      if (prev)
+        for (int fc : prev->frees)
+          mem -= x[f.frees[fc].col] * g.bytes[f.frees[fc].i] / f.unit;
+      mem += plan.r[t][mc.k] * g.bytes[mc.k] / f.unit;
+      x[mc.u] = mem;
+      double withExtra = mem + plan.r[t][mc.k] * g.extraBytes[mc.k] / f.unit;
+      peak = std::max(peak, withExtra);
+      if (mem < -1e-9 ||
+          (!spec.minPeak && withExtra > spec.capUnits + 1e-9))
+        return false;
+      prev = &mc;
+    }
+  }
+  if (spec.minPeak)
+    x[f.peakCol] = peak;
+  return true;
+}
+
+/// Plan cost: the sum of its computations.
+static double planCost(const ReducedGraph &g, const StagePlan &plan) {
+  double cost = 0;
+  for (int t = 0; t < plan.size(); ++t)
+    for (int k = 0; k <= t; ++k)
+      if (plan.r[t][k])
+        cost += g.cost[k];
+  return cost;
+}
+
+/// Makes `plan` respect the KeepPolicy pins before its computations are
+/// rebuilt from S.
+static void applyPins(const ReducedGraph &g, StagePlan &plan) {
+  const int n = g.size();
+  for (int i = 0; i < n; ++i) {
+    if (g.keep[i] == KeepPolicy::Always) {
+      int last = lastUse(g, i);
+      for (int t = i + 1; t <= std::min(last, n); ++t)
+        plan.s[t][i] = 1;
+    } else if (g.keep[i] == KeepPolicy::Never) {
+      for (int t = std::max(i + 1, g.firstBackward); t < n; ++t)
+        if (neverRetain(g, t, i))
+          plan.s[t][i] = 0;
+    }
+  }
+}
+
+/// Rebuilds R from S, prunes useless retentions, and repeats to a fixpoint.
+static void normalizePlan(const ReducedGraph &g, StagePlan &plan) {
+  applyPins(g, plan);
+  rebuildComputations(g, plan);
+  for (int iter = 0; iter < 4 && pruneRetentions(g, plan); ++iter)
+    rebuildComputations(g, plan);
+}
+
+/// The budget available to the reduced graph's values, in units; negative
+/// when even the resident bytes do not fit.
+static double capUnits(const ReducedGraph &g, int64_t budget, double unit) {
+  if (budget == std::numeric_limits<int64_t>::max())
+    return 1e30;
+  return std::floor(static_cast<double>(budget - g.residentBytes) / unit);
+}
+
+namespace {
+/// CLP on a formulation whose budget can be moved between solves.
+class LpRelaxation {
+public:
+  LpRelaxation(const Formulation &f) : f(f) {
+    CoinPackedMatrix m = f.matrix();
+    lp.loadProblem(m, f.colLo.data(), f.colUp.data(), f.obj.data(),
+                   f.rowLo.data(), f.rowUp.data());
+    lp.setLogLevel(0);
+    lp.messageHandler()->setLogLevel(0);
+    lp.setOptimizationDirection(1);
+  }
+  void setCap(double cap) {
+    for (const auto &stage : f.uCols)
+      for (const Formulation::MemCol &mc : stage)
+        lp.setColumnUpper(mc.u, cap);
+    for (int row : f.capRows)
+      lp.setRowUpper(row, cap);
+  }
+  /// Solves; returns 0 optimal, 1 infeasible, 2 other (time, numerics).
+  int solve(double seconds) {
+    lp.setMaximumSeconds(std::max(seconds, 0.05));
+    if (first) {
+      lp.initialSolve();
+      first = false;
+    } else {
+      lp.dual();
+    }
+    if (lp.isProvenOptimal())
+      return 0;
+    if (lp.isProvenPrimalInfeasible())
+      return 1;
+    return 2;
+  }
+  double objective() const { return lp.objectiveValue(); }
+  const double *solution() const { return lp.primalColumnSolution(); }
+
+private:
+  const Formulation &f;
+  ClpSimplex lp;
+  bool first = true;
+};
+} // namespace
+
+static bool useChains(const ReducedGraph &exact, const CheckmateOptions &opts) {
+  if (opts.coarsenChains >= 0)
+    return opts.coarsenChains > 0;
+  return exact.size() > opts.coarsenAbove;
+}
+
+//===----------------------------------------------------------------------===//
+// LP rounding
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct RoundingOutcome {
+  SolveStatus status = SolveStatus::Timeout;
+  bool found = false;
+  StagePlan plan;
+  double cost = 0;
+  double lowerBound = -1;
+  std::string message;
+};
+} // namespace
+
+/// The rounding search on `g` within `seconds`.
+static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
+                                   const SolveOptions &options,
+                                   const CheckmateOptions &opts,
+                                   double seconds) {
+  Stopwatch watch;
+  RoundingOutcome out;
+  const int n = g.size();
+  Spec spec;
+  double unit = memoryUnit(g);
+  spec.capUnits = capUnits(g, options.budget, unit);
+  if (spec.capUnits < 0) {
+    out.status = SolveStatus::Infeasible;
+    out.message = "the budget is below the always-resident bytes";
+    return out;
+  }
+  // Candidates are judged by the simulator on the original graph.
+  auto consider = [&](StagePlan plan) {
+    normalizePlan(g, plan);
+    if (!isConsistent(g, plan))
+      return;
+    double cost = planCost(g, plan);
+    if (out.found && cost >= out.cost - 1e-12 * std::max(1.0, out.cost))
+      return;
+    if (modelPeak(g, plan) > options.budget) {
+      // The eager expansion may still fit: ask the simulator.
+    }
+    Simulation sim = simulate(graph, expandPlan(g, plan));
+    if (!sim.valid() || sim.peakBytes > options.budget)
+      return;
+    out.found = true;
+    out.plan = std::move(plan);
+    out.cost = sim.cost;
+  };
+  consider(checkpointAllPlan(g));
+
+  Formulation f = buildFormulation(g, spec);
+  LpRelaxation lp(f);
+  std::mt19937_64 rng(0x5eed);
+  std::vector<double> allowances = opts.allowances;
+  std::sort(allowances.begin(), allowances.end());
+  bool bounded = false;
+  for (double eps : allowances) {
+    double left = seconds - watch.seconds();
+    if (left <= 0)
+      break;
+    lp.setCap(std::floor(spec.capUnits * (1 - eps)));
+    int status = lp.solve(left);
+    if (status == 1) {
+      if (eps == allowances.front() && eps == 0) {
+        out.status = SolveStatus::Infeasible;
+        out.message = "the LP relaxation is infeasible: no schedule of the "
+                      "Checkmate class fits the budget";
+        return out;
+      }
+      break;
+    }
+    if (status != 0)
+      break;
+    if (eps == 0 && g.exact) {
+      out.lowerBound = lp.objective();
+      bounded = true;
+    }
+    const double *x = lp.solution();
+    auto roundAt = [&](auto decide) {
+      StagePlan plan(n);
+      for (int t = 0; t < n; ++t)
+        for (int i = 0; i < t; ++i)
+          plan.s[t][i] = f.s(t, i) >= 0 && decide(x[f.s(t, i)]);
+      consider(std::move(plan));
+    };
+    for (double tau : opts.thresholds)
+      roundAt([&](double v) { return v >= tau - 1e-9; });
+    std::uniform_real_distribution<double> coin(0, 1);
+    for (int k = 0; k < opts.randomizedRoundings; ++k)
+      roundAt([&](double v) { return coin(rng) < v; });
+  }
+  (void)bounded;
+  if (out.found)
+    out.status = SolveStatus::Feasible;
+  else if (out.status != SolveStatus::Infeasible)
+    out.message = "no rounding fit the budget";
+  return out;
+}
+
+SolveResult remat::solveCheckmateRounding(const Graph &graph,
+                                          const SolveOptions &options,
+                                          const CheckmateOptions &opts) {
+  Stopwatch watch;
+  std::string error = graph.check();
+  if (!error.empty())
+    return failSolve(kRoundingName, SolveStatus::Unsupported,
+                     "malformed graph: " + error, watch);
+  if (options.objective != Objective::MinComputeUnderBudget)
+    return failSolve(kRoundingName, SolveStatus::Unsupported,
+                     "LP rounding minimizes compute under a budget; use "
+                     "checkmate-milp for the min-peak objective",
+                     watch);
+  ReducedGraph g = reduceGraph(graph, /*mergeChains=*/false);
+  RoundingOutcome out =
+      runRounding(graph, g, options, opts, options.timeLimitSeconds);
+  if (!out.found) {
+    SolveResult result = failSolve(
+        kRoundingName,
+        out.status == SolveStatus::Infeasible ? SolveStatus::Infeasible
+                                              : SolveStatus::Timeout,
+        out.message, watch);
+    result.lowerBound = out.lowerBound;
+    return result;
+  }
+  SolveResult result =
+      finishSolve(graph, options, kRoundingName, expandPlan(g, out.plan),
+                  SolveStatus::Feasible, watch);
+  result.lowerBound = out.lowerBound;
+  if (result.feasible() && out.lowerBound >= 0 &&
+      result.cost <= out.lowerBound * (1 + 1e-9) + 1e-9)
+    result.status = SolveStatus::Optimal;
+  return result;
+}
+
+SolveResult remat::checkmateLpBound(const Graph &graph,
+                                    const SolveOptions &options) {
+  Stopwatch watch;
+  std::string error = graph.check();
+  if (!error.empty())
+    return failSolve(kBoundName, SolveStatus::Unsupported,
+                     "malformed graph: " + error, watch);
+  if (options.objective != Objective::MinComputeUnderBudget)
+    return failSolve(kBoundName, SolveStatus::Unsupported,
+                     "the LP bound is for the min-compute objective", watch);
+  ReducedGraph g = reduceGraph(graph, /*mergeChains=*/false);
+  Spec spec;
+  spec.capUnits = capUnits(g, options.budget, memoryUnit(g));
+  if (spec.capUnits < 0)
+    return failSolve(kBoundName, SolveStatus::Infeasible,
+                     "the budget is below the always-resident bytes", watch);
+  Formulation f = buildFormulation(g, spec);
+  LpRelaxation lp(f);
+  int status = lp.solve(options.timeLimitSeconds);
+  if (status == 1)
+    return failSolve(kBoundName, SolveStatus::Infeasible,
+                     "the LP relaxation is infeasible", watch);
+  if (status != 0)
+    return failSolve(kBoundName, SolveStatus::Timeout,
+                     "CLP stopped before optimality", watch);
+  SolveResult result;
+  result.solver = kBoundName;
+  result.status = SolveStatus::Optimal;
+  result.lowerBound = lp.objective();
+  result.seconds = watch.seconds();
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// MILP
+//===----------------------------------------------------------------------===//
+
+SolveResult remat::solveCheckmateMilp(const Graph &graph,
+                                      const SolveOptions &options,
+                                      const CheckmateOptions &opts) {
+  Stopwatch watch;
+  std::string error = graph.check();
+  if (!error.empty())
+    return failSolve(kMilpName, SolveStatus::Unsupported,
+                     "malformed graph: " + error, watch);
+  const bool minPeak = options.objective == Objective::MinPeakUnderOverhead;
+  ReducedGraph exact = reduceGraph(graph, /*mergeChains=*/false);
+  ReducedGraph g =
+      useChains(exact, opts) ? reduceGraph(graph, true) : std::move(exact);
+
+  Spec spec;
+  spec.minPeak = minPeak;
+  double unit = memoryUnit(g);
+  if (!minPeak) {
+    spec.capUnits = capUnits(g, options.budget, unit);
+    if (spec.capUnits < 0)
+      return failSolve(kMilpName, SolveStatus::Infeasible,
+                       "the budget is below the always-resident bytes", watch);
+  }
+  spec.costCap = costLimit(graph, options);
+  double total = std::accumulate(g.cost.begin(), g.cost.end(), 0.0);
+  spec.eta = 1e-7 * std::max(total, 1e-9) /
+             std::max(1.0, 0.5 * g.size() * (g.size() + 1.0));
+
+  // Warm starts: checkpoint-all, the caller's schedules, the LP rounding.
+  std::vector<StagePlan> starts;
+  starts.push_back(checkpointAllPlan(g));
+  for (const Schedule &schedule : opts.warmStarts) {
+    StagePlan plan;
+    if (planFromSchedule(graph, g, schedule, plan))
+      starts.push_back(std::move(plan));
+  }
+  double lpBound = -1;
+  if (!minPeak && opts.roundingWarmStart) {
+    RoundingOutcome rounded =
+        runRounding(graph, g, options, opts,
+                    opts.roundingTimeShare * options.timeLimitSeconds);
+    if (rounded.status == SolveStatus::Infeasible)
+      return failSolve(kMilpName, SolveStatus::Infeasible,
+                       rounded.message, watch);
+    if (g.exact)
+      lpBound = rounded.lowerBound;
+    if (rounded.found)
+      starts.push_back(std::move(rounded.plan));
+  }
+
+  Formulation f = buildFormulation(g, spec);
+  // The best start that fits the formulation.
+  std::vector<double> startX;
+  double startObj = COIN_DBL_MAX;
+  int startIndex = -1;
+  for (size_t s = 0; s < starts.size(); ++s) {
+    std::vector<double> x;
+    if (!solutionFromPlan(g, f, spec, starts[s], x))
+      continue;
+    Simulation sim = simulate(graph, expandPlan(g, starts[s]));
+    if (!sim.valid() || (!minPeak && sim.peakBytes > options.budget) ||
+        (minPeak && sim.cost > spec.costCap * (1 + 1e-9)))
+      continue;
+    double obj = 0;
+    for (int c = 0; c < f.numCols(); ++c)
+      obj += f.obj[c] * x[c];
+    if (obj < startObj) {
+      startObj = obj;
+      startX = std::move(x);
+      startIndex = static_cast<int>(s);
+    }
+  }
+
+  OsiClpSolverInterface solver;
+  {
+    CoinPackedMatrix m = f.matrix();
+    solver.loadProblem(m, f.colLo.data(), f.colUp.data(), f.obj.data(),
+                       f.rowLo.data(), f.rowUp.data());
+  }
+  solver.setInteger(f.integers.data(), static_cast<int>(f.integers.size()));
+  solver.messageHandler()->setLogLevel(0);
+  solver.getModelPtr()->setLogLevel(0);
+  if (startIndex >= 0) {
+    solver.setIntParam(OsiNameDiscipline, 2);
+    for (int c = 0; c < f.numCols(); ++c)
+      solver.setColName(c, "x" + std::to_string(c));
+  }
+  CbcModel model(solver);
+  CbcSolverUsefulData data;
+  data.noPrinting_ = true;
+  CbcMain0(model, data);
+  model.setLogLevel(0);
+  model.messageHandler()->setLogLevel(0);
+  if (startIndex >= 0) {
+    std::vector<std::pair<std::string, double>> mipStart;
+    mipStart.reserve(startX.size());
+    for (int c = 0; c < f.numCols(); ++c)
+      if (startX[c] != 0)
+        mipStart.push_back({"x" + std::to_string(c), startX[c]});
+    model.setMIPStart(mipStart);
+  }
+  double left = std::max(0.5, options.timeLimitSeconds - watch.seconds());
+  std::string secs = std::to_string(left);
+  int threads = std::max(1, options.threads);
+  std::string threadArg = std::to_string(threads > 1 ? 100 + threads : 1);
+  std::vector<const char *> argv = {kMilpName, "-log",    "0",
+                                    "-slog",   "0",       "-sec",
+                                    secs.c_str(), "-threads", threadArg.c_str(),
+                                    "-ratioGap", "1e-7",  "-randomCbcSeed",
+                                    "1",       "-solve",  "-quit"};
+  // Caller-supplied CBC parameters go before "-solve" and win.
+  argv.resize(argv.size() - 2);
+  for (const std::string &arg : opts.cbcArguments)
+    argv.push_back(arg.c_str());
+  argv.push_back("-solve");
+  argv.push_back("-quit");
+  CbcMain1(static_cast<int>(argv.size()), argv.data(), model,
+           [](CbcModel *, int) { return 0; }, data);
+
+  const double *best = model.bestSolution();
+  double bound = model.getBestPossibleObjValue();
+  bool provenOptimal = model.isProvenOptimal() && best;
+  bool provenInfeasible = model.isProvenInfeasible() && !best;
+  bool timedOut = model.isSecondsLimitReached();
+
+  // The bound on the true objective (the tie-break bonus removed).
+  double lowerBound = -1;
+  if (g.exact && std::isfinite(bound) && bound > -1e29) {
+    if (minPeak)
+      lowerBound = std::ceil(bound * unit - 1e-6) + g.residentBytes;
+    else
+      lowerBound = std::max(bound - spec.eta * f.numR, lpBound);
+  } else if (g.exact && !minPeak) {
+    lowerBound = lpBound;
+  }
+
+  std::ostringstream msg;
+  if (!g.exact)
+    msg << "solved on a coarsened graph (" << g.size() << " of "
+        << graph.size() << " nodes); optimal only for that graph";
+  Schedule schedule;
+  bool haveSchedule = false;
+  SolveStatus claimed = SolveStatus::Feasible;
+  if (best) {
+    StagePlan plan = planFromSolution(g, f, best);
+    if (isConsistent(g, plan)) {
+      schedule = expandPlan(g, plan);
+      haveSchedule = true;
+      if (provenOptimal && g.exact)
+        claimed = SolveStatus::Optimal;
+    } else {
+      msg << (msg.str().empty() ? "" : "; ")
+          << "CBC's solution was inconsistent; returning the warm start";
+    }
+  }
+  if (!haveSchedule && startIndex >= 0) {
+    schedule = expandPlan(g, starts[startIndex]);
+    haveSchedule = true;
+  }
+  if (!haveSchedule) {
+    SolveStatus status = provenInfeasible ? SolveStatus::Infeasible
+                                          : SolveStatus::Timeout;
+    std::string why = provenInfeasible
+                          ? "CBC proved that no schedule of the Checkmate "
+                            "class fits"
+                          : "the time limit ran out before CBC found a "
+                            "schedule";
+    if (!msg.str().empty())
+      why += "; " + msg.str();
+    SolveResult result = failSolve(kMilpName, status, why, watch);
+    result.lowerBound = lowerBound;
+    return result;
+  }
+  if (claimed != SolveStatus::Optimal && timedOut)
+    msg << (msg.str().empty() ? "" : "; ")
+        << "time limit reached: feasible, not proven optimal";
+  SolveResult result =
+      finishSolve(graph, options, kMilpName, std::move(schedule), claimed,
+                  watch, msg.str());
+  result.lowerBound = lowerBound;
+  return result;
+}
+
+#endif // REMAT_ENABLE_COINOR
