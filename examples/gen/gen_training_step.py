@@ -16,7 +16,8 @@
 #                output of the same width), MSE loss;
 #   transformer  N blocks of single-head self-attention (Q/K/V projections,
 #                scaled softmax, output projection, residual) + ReLU MLP with
-#                residual, linear head, softmax cross-entropy.
+#                residual, optionally pre-layernorm, linear head, softmax
+#                cross-entropy.
 #
 # Besides the step, it can emit drivers (`--main run|gradcheck`), also for a
 # hand-written step (`driver FILE`):
@@ -321,6 +322,56 @@ class Tape:
                  "%%r = arith.mulf %s, %%d : %s" % (x[0], b.dtype)], "%r"))]
         return self.record(p, [a], bw)
 
+    def layernorm(self, x, gamma, beta, eps=1e-5):
+        """Row layer normalisation y = xhat * gamma + beta with
+        xhat = (x - mean) / sqrt(var + eps); backward
+        dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)),
+        dxhat = g * gamma, dgamma = sum_rows(g * xhat), dbeta = sum_rows(g)."""
+        b = self.b
+        rows, d = b.shapes[x]
+        col = "affine_map<(d0, d1) -> (d0)>"
+        row = "affine_map<(d0, d1) -> (d1)>"
+        inv_d = b.const(1.0 / d)
+        dt = b.dtype
+        total = b.reduce("lnsum", x, 1, "arith.addf", 0.0)
+        xc = b.generic("centered", [x, total], [ident_map(2), col], [rows, d], lambda a: (
+            ["%%m = arith.mulf %s, %s : %s" % (a[1], inv_d, dt),
+             "%%r = arith.subf %s, %%m : %s" % (a[0], dt)], "%r"))
+        sq = b.reduce("lnsq", b.mul(xc, xc), 1, "arith.addf", 0.0)
+        epsc = b.const(eps)
+        rstd = b.generic("rstd", [sq], [ident_map(1)], [rows], lambda a: (
+            ["%%v = arith.mulf %s, %s : %s" % (a[0], inv_d, dt),
+             "%%e = arith.addf %%v, %s : %s" % (epsc, dt),
+             "%%r = math.rsqrt %%e : %s" % dt], "%r"))
+        xhat = b.generic("xhat", [xc, rstd], [ident_map(2), col], [rows, d], lambda a: (
+            ["%%r = arith.mulf %s, %s : %s" % (a[0], a[1], dt)], "%r"))
+        y = b.generic("normed", [xhat, gamma, beta], [ident_map(2), row, row], [rows, d],
+                      lambda a: (["%%m = arith.mulf %s, %s : %s" % (a[0], a[1], dt),
+                                  "%%r = arith.addf %%m, %s : %s" % (a[2], dt)], "%r"))
+
+        def bw(g):
+            dgamma = (b.reduce("dgamma", b.mul(g, xhat), 0, "arith.addf", 0.0)
+                      if gamma in self.needs else None)
+            dbeta = b.reduce("dbeta", g, 0, "arith.addf", 0.0) if beta in self.needs else None
+            dx = None
+            if x in self.needs:
+                dxhat = b.generic("dxhat", [g, gamma], [ident_map(2), row], [rows, d],
+                                  lambda a: (["%%r = arith.mulf %s, %s : %s" %
+                                              (a[0], a[1], dt)], "%r"))
+                s1 = b.reduce("dxhatsum", dxhat, 1, "arith.addf", 0.0)
+                s2 = b.reduce("dxhatdot", b.mul(dxhat, xhat), 1, "arith.addf", 0.0)
+                dx = b.generic("dln", [dxhat, xhat, s1, s2, rstd],
+                               [ident_map(2), ident_map(2), col, col, col], [rows, d],
+                               lambda a: (
+                    ["%%m1 = arith.mulf %s, %s : %s" % (a[2], inv_d, dt),
+                     "%%m2 = arith.mulf %s, %s : %s" % (a[3], inv_d, dt),
+                     "%%t = arith.mulf %s, %%m2 : %s" % (a[1], dt),
+                     "%%u = arith.subf %s, %%m1 : %s" % (a[0], dt),
+                     "%%w = arith.subf %%u, %%t : %s" % dt,
+                     "%%r = arith.mulf %%w, %s : %s" % (a[4], dt)], "%r"))
+            return [dx, dgamma, dbeta]
+        return self.record(y, [x, gamma, beta], bw)
+
     def softmax_ce(self, logits, y):
         """loss = -(1/rows) sum y * log_softmax(logits); seeds the backward
         with dlogits = (softmax - y) / rows."""
@@ -445,8 +496,13 @@ def model_transformer(b, t, o):
     S, D, F, C = o.seq, o.width, o.hidden, o.classes
     params, inputs = [], [("x", [S, D]), ("y", [S, C])]
     for i in range(o.blocks):
+        if o.layernorm:
+            params += [("ln1_g%d" % i, [D]), ("ln1_b%d" % i, [D])]
         params += [("wq%d" % i, [D, D]), ("wk%d" % i, [D, D]), ("wv%d" % i, [D, D]),
-                   ("wo%d" % i, [D, D]), ("w1_%d" % i, [D, F]), ("b1_%d" % i, [F]),
+                   ("wo%d" % i, [D, D])]
+        if o.layernorm:
+            params += [("ln2_g%d" % i, [D]), ("ln2_b%d" % i, [D])]
+        params += [("w1_%d" % i, [D, F]), ("b1_%d" % i, [F]),
                    ("w2_%d" % i, [F, D]), ("b2_%d" % i, [D])]
     params += [("wout", [D, C]), ("bout", [C])]
     P = declare(b, t, params, inputs)
@@ -454,15 +510,19 @@ def model_transformer(b, t, o):
     def body():
         h = "%x"
         for i in range(o.blocks):
-            b.comment("Block %d: single-head self-attention, softmax(Q K^T / sqrt(%d)) V." % (i, D))
-            q = t.matmul(h, P["wq%d" % i])
-            k = t.matmul(h, P["wk%d" % i])
-            v = t.matmul(h, P["wv%d" % i])
+            b.comment("Block %d: single-head self-attention, softmax(Q K^T / sqrt(%d)) V%s."
+                      % (i, D, " on layernorm(h)" if o.layernorm else ""))
+            a = t.layernorm(h, P["ln1_g%d" % i], P["ln1_b%d" % i]) if o.layernorm else h
+            q = t.matmul(a, P["wq%d" % i])
+            k = t.matmul(a, P["wk%d" % i])
+            v = t.matmul(a, P["wv%d" % i])
             scores = t.scale(t.matmul(q, t.transpose(k)), 1.0 / math.sqrt(D))
             att = t.matmul(t.softmax(scores), v)
             h = t.add(h, t.matmul(att, P["wo%d" % i]))
-            b.comment("Block %d: MLP with residual." % i)
-            u = t.relu(t.linear(h, P["w1_%d" % i], P["b1_%d" % i]))
+            b.comment("Block %d: MLP with residual%s." %
+                      (i, " on layernorm(h)" if o.layernorm else ""))
+            m = t.layernorm(h, P["ln2_g%d" % i], P["ln2_b%d" % i]) if o.layernorm else h
+            u = t.relu(t.linear(m, P["w1_%d" % i], P["b1_%d" % i]))
             h = t.add(h, t.linear(u, P["w2_%d" % i], P["b2_%d" % i]))
         b.comment("Head and softmax cross-entropy.")
         return t.softmax_ce(t.linear(h, P["wout"], P["bout"]), "%y")
@@ -975,6 +1035,8 @@ def main(argv):
     ap.add_argument("--width", type=int, default=32)
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--classes", type=int, default=10)
+    ap.add_argument("--layernorm", action="store_true",
+                    help="transformer: pre-layernorm blocks (learned gain and bias)")
     ap.add_argument("--widths", default="64,48,32,16",
                     help="unet widths, outermost first (comma separated)")
     ap.add_argument("--lr", type=float, default=None,

@@ -15,7 +15,7 @@
 # lit tests in test/Examples/ compare against. The gradients are checked
 # separately by the `--main gradcheck` drivers of gen_training_step.py.
 #
-# Usage: reference.py [mlp|cnn|residual|resnet4|resnet8|unet3|transformer2...]
+# Usage: reference.py [mlp|cnn|residual|resnet4|resnet8|unet3|transformer2|transformer2ln...]
 #
 # ===----------------------------------------------------------------------===#
 
@@ -177,23 +177,38 @@ def unet(widths, b=8):
     return mse(d, target)
 
 
-def transformer(blocks, s=8, d=32, f=64, c=10):
-    shapes = []
-    for _ in range(blocks):
-        shapes += [[d, d], [d, d], [d, d], [d, d], [d, f], [f], [f, d], [d]]
-    shapes += [[d, c], [c]]
+def layernorm(x, gamma, beta, eps=1e-5):
+    out = []
+    for r in x:
+        mean = sum(r) / len(r)
+        var = sum((a - mean) ** 2 for a in r) / len(r)
+        out.append([(a - mean) / math.sqrt(var + eps) * g + c
+                    for a, g, c in zip(r, gamma, beta)])
+    return out
+
+
+def transformer(blocks, s=8, d=32, f=64, c=10, ln=False):
+    per_block = ([[d], [d]] if ln else []) + [[d, d]] * 4 + \
+        ([[d], [d]] if ln else []) + [[d, f], [f], [f, d], [d]]
+    shapes = per_block * blocks + [[d, c], [c]]
     p, (x,) = args_of(shapes, [[s, d]])
+    n = len(per_block)
     for i in range(blocks):
-        wq, wk, wv, wo, w1, b1, w2, b2 = p[8 * i:8 * i + 8]
-        q, k, v = matmul(x, wq), matmul(x, wk), matmul(x, wv)
-        scores = [[a / math.sqrt(d) for a in r] for r in matmul(q, transpose(k))]
+        blk = list(p[n * i:n * (i + 1)])
+        a = layernorm(x, blk.pop(0), blk.pop(0)) if ln else x
+        wq, wk, wv, wo = blk[:4]
+        blk = blk[4:]
+        q, k, v = matmul(a, wq), matmul(a, wk), matmul(a, wv)
+        scores = [[e / math.sqrt(d) for e in r] for r in matmul(q, transpose(k))]
         probs = []
         for r in scores:
             m = max(r)
             e = [math.exp(a - m) for a in r]
             probs.append([a / sum(e) for a in e])
         x = add(x, matmul(matmul(probs, v), wo))
-        x = add(x, linear(relu(linear(x, w1, b1)), w2, b2))
+        m = layernorm(x, blk.pop(0), blk.pop(0)) if ln else x
+        w1, b1, w2, b2 = blk
+        x = add(x, linear(relu(linear(m, w1, b1)), w2, b2))
     return softmax_ce(linear(x, p[-2], p[-1]), onehot(s, c))
 
 
@@ -203,6 +218,7 @@ MODELS = {
     "resnet4": lambda: resnet(4), "resnet8": lambda: resnet(8),
     "unet3": lambda: unet([64, 48, 32, 16]),
     "transformer2": lambda: transformer(2),
+    "transformer2ln": lambda: transformer(2, ln=True),
 }
 
 if __name__ == "__main__":

@@ -19,3 +19,4 @@ instance resnet4      resnet --blocks 4 --batch 8 --width 32 --hidden 64 --class
 instance resnet8      resnet --blocks 8 --batch 8 --width 32 --hidden 64 --classes 10
 instance unet3        unet --widths 64,48,32,16 --batch 8
 instance transformer2 transformer --blocks 2 --seq 8 --width 32 --hidden 64 --classes 10
+instance transformer2ln transformer --blocks 2 --seq 8 --width 32 --hidden 64 --classes 10 --layernorm
