@@ -157,14 +157,14 @@ std::optional<int64_t> MemoryAnalysis::getLiveBytes(Operation *op) const {
   return std::nullopt;
 }
 
-SmallVector<const MemoryBuffer *>
+SmallVector<const BufferLiveRange *>
 MemoryAnalysis::getLiveBuffers(unsigned index) const {
-  SmallVector<const MemoryBuffer *> live;
-  for (const MemoryBuffer &buffer : buffers)
+  SmallVector<const BufferLiveRange *> live;
+  for (const BufferLiveRange &buffer : buffers)
     if (buffer.begin <= index && index <= buffer.end)
       live.push_back(&buffer);
   std::stable_sort(live.begin(), live.end(),
-                   [](const MemoryBuffer *a, const MemoryBuffer *b) {
+                   [](const BufferLiveRange *a, const BufferLiveRange *b) {
                      return a->bytes > b->bytes;
                    });
   return live;
@@ -203,7 +203,7 @@ void MemoryAnalysis::analyse() {
 
   // Storage each value uses: an index into `buffers`.
   DenseMap<Value, unsigned> storageOf;
-  auto addBuffer = [&](MemoryBuffer::Kind kind, Value value, Operation *op,
+  auto addBuffer = [&](BufferLiveRange::Kind kind, Value value, Operation *op,
                        int64_t bytes, unsigned begin, unsigned end) {
     buffers.push_back({kind, value, op, bytes, begin, end});
     storageOf[value] = buffers.size() - 1;
@@ -223,7 +223,8 @@ void MemoryAnalysis::analyse() {
         continue;
       }
       if (*bytes > 0)
-        addBuffer(MemoryBuffer::Kind::Argument, arg, nullptr, *bytes, 0, last);
+        addBuffer(BufferLiveRange::Kind::Argument, arg, nullptr, *bytes, 0,
+                  last);
     }
   }
 
@@ -306,7 +307,7 @@ void MemoryAnalysis::analyse() {
           if (!bytes)
             return WalkResult::interrupt();
           if (*bytes > 0) {
-            addBuffer(MemoryBuffer::Kind::Tensor, result, op, *bytes, index,
+            addBuffer(BufferLiveRange::Kind::Tensor, result, op, *bytes, index,
                       index);
           } else if (!nested) {
             if (Value source = getStorageSource(result)) {
@@ -327,8 +328,8 @@ void MemoryAnalysis::analyse() {
               end = index;
           }
           if (*bytes > 0)
-            addBuffer(MemoryBuffer::Kind::Allocation, result, op, *bytes, index,
-                      end);
+            addBuffer(BufferLiveRange::Kind::Allocation, result, op, *bytes,
+                      index, end);
         }
       }
       return WalkResult::advance();
@@ -345,8 +346,8 @@ void MemoryAnalysis::analyse() {
       auto it = storageOf.find(result);
       if (it == storageOf.end())
         continue;
-      MemoryBuffer &buffer = buffers[it->second];
-      if (buffer.kind != MemoryBuffer::Kind::Tensor)
+      BufferLiveRange &buffer = buffers[it->second];
+      if (buffer.kind != BufferLiveRange::Kind::Tensor)
         continue;
       for (Operation *user : result.getUsers())
         buffer.end = std::max(buffer.end, topIndex(user));
@@ -354,9 +355,10 @@ void MemoryAnalysis::analyse() {
   }
 
   // Pass 2: deallocations of allocations.
-  bool hasAllocations = llvm::any_of(buffers, [](const MemoryBuffer &buffer) {
-    return buffer.kind == MemoryBuffer::Kind::Allocation;
-  });
+  bool hasAllocations =
+      llvm::any_of(buffers, [](const BufferLiveRange &buffer) {
+        return buffer.kind == BufferLiveRange::Kind::Allocation;
+      });
   if (hasAllocations) {
     BufferViewFlowAnalysis aliases(function);
     // The single allocation `value` may come from, if there is one.
@@ -368,7 +370,7 @@ void MemoryAnalysis::analyse() {
           return std::nullopt; // may be a function argument
         auto it = storageOf.find(origin);
         if (it == storageOf.end() ||
-            buffers[it->second].kind != MemoryBuffer::Kind::Allocation)
+            buffers[it->second].kind != BufferLiveRange::Kind::Allocation)
           continue;
         if (found && *found != it->second)
           return std::nullopt;
@@ -380,7 +382,7 @@ void MemoryAnalysis::analyse() {
       std::optional<unsigned> id = uniqueAllocation(memref);
       if (!id)
         return;
-      MemoryBuffer &buffer = buffers[*id];
+      BufferLiveRange &buffer = buffers[*id];
       unsigned at = topIndex(freeOp);
       if (at < buffer.begin || !certainlyRunsAfter(freeOp, buffer.op))
         return;
@@ -414,11 +416,11 @@ void MemoryAnalysis::analyse() {
 
   // Timeline: a difference array over [begin, end] ranges.
   SmallVector<int64_t> delta(ops.size() + 1, 0);
-  for (const MemoryBuffer &buffer : buffers) {
+  for (const BufferLiveRange &buffer : buffers) {
     delta[buffer.begin] += buffer.bytes;
     delta[buffer.end + 1] -= buffer.bytes;
     totalBytes += buffer.bytes;
-    if (buffer.kind == MemoryBuffer::Kind::Argument)
+    if (buffer.kind == BufferLiveRange::Kind::Argument)
       residentBytes += buffer.bytes;
   }
   int64_t live = 0;
@@ -471,7 +473,7 @@ void MemoryAnalysis::writeJSON(llvm::json::OStream &json) const {
     json.attributeArray("live_at_peak", [&] {
       if (ops.empty())
         return;
-      for (const MemoryBuffer *buffer : getLiveBuffers(peakIndex)) {
+      for (const BufferLiveRange *buffer : getLiveBuffers(peakIndex)) {
         json.object([&] {
           json.attribute("value", printValue(buffer->value));
           json.attribute("op", buffer->op ? buffer->op->getName().getStringRef()

@@ -54,7 +54,7 @@ struct MemoryAnalysisOptions {
 };
 
 /// One piece of storage the analysis tracks.
-struct MemoryBuffer {
+struct BufferLiveRange {
   enum class Kind {
     /// A function argument, resident for the whole function.
     Argument,
@@ -98,7 +98,7 @@ struct MemoryBuffer {
 ///   if (failed(memory.emitError())) return signalPassFailure();
 ///   int64_t peak = memory.getPeakBytes();
 ///   Operation *at = memory.getPeakOp();
-///   for (const MemoryBuffer *buffer :
+///   for (const BufferLiveRange *buffer :
 ///        memory.getLiveBuffers(memory.getPeakIndex()))
 ///     ...
 /// \endcode
@@ -149,10 +149,11 @@ public:
   int64_t getTotalBytes() const { return totalBytes; }
 
   /// Every tracked buffer (bytes > 0), in definition order.
-  llvm::ArrayRef<MemoryBuffer> getBuffers() const { return buffers; }
+  llvm::ArrayRef<BufferLiveRange> getBuffers() const { return buffers; }
   /// The buffers live at timeline index `index`, largest first (ties in
   /// definition order).
-  llvm::SmallVector<const MemoryBuffer *> getLiveBuffers(unsigned index) const;
+  llvm::SmallVector<const BufferLiveRange *>
+  getLiveBuffers(unsigned index) const;
 
   /// Writes this function's report as one JSON object:
   /// {"name", "peak_bytes", "peak_op_index", "peak_op", "resident_bytes",
@@ -179,7 +180,7 @@ private:
   std::optional<Error> error;
   llvm::SmallVector<mlir::Operation *> ops;
   llvm::SmallVector<int64_t> timeline;
-  llvm::SmallVector<MemoryBuffer> buffers;
+  llvm::SmallVector<BufferLiveRange> buffers;
   int64_t peakBytes = 0;
   unsigned peakIndex = 0;
   int64_t residentBytes = 0;

@@ -105,7 +105,7 @@ struct TestMemoryAnalysisPass
     std::string live;
     llvm::raw_string_ostream os(live);
     llvm::interleaveComma(memory.getLiveBuffers(memory.getPeakIndex()), os,
-                          [&](const MemoryBuffer *buffer) {
+                          [&](const BufferLiveRange *buffer) {
                             buffer->value.printAsOperand(os, state);
                             os << " (" << buffer->bytes << ")";
                           });
