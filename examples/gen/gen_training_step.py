@@ -826,7 +826,7 @@ def gen_run_main(fn, args, results, dtype):
     return d.finish()
 
 
-def gen_gradcheck_main(fn, args, results, dtype, eps, tol, atol):
+def gen_gradcheck_main(fn, args, results, dtype, eps, tol, atol, only=None):
     """Per parameter P: directional derivative an = <(P - P')/lr, D> against
     the central difference fd of the loss along D; prints both, then PASS when
     |fd - an| <= tol * |an| + atol for every parameter (atol absorbs the
@@ -845,6 +845,8 @@ def gen_gradcheck_main(fn, args, results, dtype, eps, tol, atol):
     main_lines = d.lines
     checks = []
     for i in range(nparams):
+        if only and not re.search(only, args[i][0]):
+            continue
         s = shapes[i]
         name = "gradcheck_" + args[i][0]
         d.lines = []
@@ -884,14 +886,14 @@ def gen_gradcheck_main(fn, args, results, dtype, eps, tol, atol):
         d.helpers[name] = "\n".join(
             ["func.func private @%s(%s, %%new: %s) -> (%s, %s) {" %
              (name, sig, d.ty(s), dtype, dtype)] + d.lines + ["}"])
-        checks.append(name)
+        checks.append((i, name))
 
     d.lines = main_lines
     d.n = 10000
     tol_c = d.const(tol)
     atol_c = d.const(atol)
     worst = d.const(0.0)
-    for i, name in enumerate(checks):
+    for i, name in checks:
         res = d.fresh()
         d.emit("%s:2 = func.call @%s(%s, %s) : (%s, %s) -> (%s, %s)" %
                (res, name, ", ".join(vals), r[1 + i], arg_types, d.ty(shapes[i]),
@@ -1015,7 +1017,7 @@ def emit_driver(text, o, name=None):
     fn, args, results, dtype = parse_signature(text, name)
     if o.main == "run":
         return gen_run_main(fn, args, results, dtype)
-    return gen_gradcheck_main(fn, args, results, dtype, o.eps, o.tol, o.atol)
+    return gen_gradcheck_main(fn, args, results, dtype, o.eps, o.tol, o.atol, o.only)
 
 
 def main(argv):
@@ -1046,6 +1048,8 @@ def main(argv):
     ap.add_argument("--eps", type=float, default=1e-6, help="gradcheck step")
     ap.add_argument("--tol", type=float, default=1e-5, help="gradcheck relative tolerance")
     ap.add_argument("--atol", type=float, default=1e-8, help="gradcheck absolute tolerance")
+    ap.add_argument("--only", help="gradcheck only the parameters whose name matches "
+                                   "this regular expression")
     o = ap.parse_args(argv)
     o.widths = [int(w) for w in o.widths.split(",")]
     global LR

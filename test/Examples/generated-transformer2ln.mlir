@@ -13,7 +13,7 @@
 // RUN: mlir-opt %examples/generated/transformer2ln.mlir | FileCheck %s --check-prefix=MM
 // RUN: cat %examples/generated/transformer2ln.mlir %examples/generated/transformer2ln.run.mlir \
 // RUN:   | %lower_to_llvm | %run_main | FileCheck %s --check-prefix=EXEC
-// RUN: %gen driver %examples/generated/transformer2ln.mlir --dtype f64 --main gradcheck \
+// RUN: %gen driver %examples/generated/transformer2ln.mlir --dtype f64 --main gradcheck --only "ln|q0" \
 // RUN:   | %lower_to_llvm | %run_main | FileCheck %s --check-prefix=GRAD
 
 // Matmuls: as transformer2 (48), plus dx of block 0's Q/K/V projections,
@@ -32,6 +32,9 @@
 // EXEC-LABEL: loss = 2.31721
 // EXEC-NEXT:  loss after one step = 2.12637
 
+// The gradient check is restricted to the layernorm gains/biases and W_q of
+// block 0 (the other parameters use the code transformer2's test checks) to
+// keep the test fast; the full check passes offline (docs/Examples.md).
 // GRAD: ln1_g0: analytic = [[A:.*]]
 // GRAD-NEXT: ln1_g0: finite-difference = [[A]]
 // GRAD: ln2_b1: analytic = [[B:.*]]
