@@ -15,7 +15,8 @@
 # lit tests in test/Examples/ compare against. The gradients are checked
 # separately by the `--main gradcheck` drivers of gen_training_step.py.
 #
-# Usage: reference.py [mlp|cnn|residual|resnet4|resnet8|unet3|transformer2|transformer2ln...]
+# Usage: reference.py [mlp|cnn|residual|resnet4|resnet8|unet3|transformer2|transformer2ln|
+#                     resnet8_b64|unet4_b64|transformer3_s64...]
 #
 # ===----------------------------------------------------------------------===#
 
@@ -219,6 +220,9 @@ MODELS = {
     "unet3": lambda: unet([64, 48, 32, 16]),
     "transformer2": lambda: transformer(2),
     "transformer2ln": lambda: transformer(2, ln=True),
+    "resnet8_b64": lambda: resnet(8, b=64, h=128),
+    "unet4_b64": lambda: unet([64, 48, 32, 24, 16], b=64),
+    "transformer3_s64": lambda: transformer(3, s=64, ln=True),
 }
 
 if __name__ == "__main__":

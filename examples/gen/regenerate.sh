@@ -20,3 +20,8 @@ instance resnet8      resnet --blocks 8 --batch 8 --width 32 --hidden 64 --class
 instance unet3        unet --widths 64,48,32,16 --batch 8
 instance transformer2 transformer --blocks 2 --seq 8 --width 32 --hidden 64 --classes 10
 instance transformer2ln transformer --blocks 2 --seq 8 --width 32 --hidden 64 --classes 10 --layernorm
+# Activation-dominated instances (activations outweigh parameters several times,
+# the regime where rematerialization pays off).
+instance resnet8_b64      resnet --blocks 8 --batch 64 --width 32 --hidden 128 --classes 10
+instance unet4_b64        unet --widths 64,48,32,24,16 --batch 64
+instance transformer3_s64 transformer --blocks 3 --seq 64 --width 32 --hidden 64 --classes 10 --layernorm
