@@ -332,3 +332,27 @@ func.func @existing_cost_kept(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = arith.addf %x, %x {remat.cost = #remat.cost<bytes = [7], flops = 9>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @mixed_precision_and_new_linalg_ops
+func.func @mixed_precision_and_new_linalg_ops(%a: tensor<8x16xbf16>, %b: tensor<16x4xbf16>,
+                                              %c: tensor<8x4xf32>, %x: tensor<8x4xf32>)
+    -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>) {
+  // bf16 inputs, f32 accumulator: the payload's extf casts count 0, mulf +
+  // addf 2: 2*8*4*16 = 1024 FLOPs; 8*4*4 = 128 bytes.
+  // CHECK: linalg.matmul {remat.cost = #remat.cost<bytes = [128], flops = 1024>}
+  %0 = linalg.matmul ins(%a, %b : tensor<8x16xbf16>, tensor<16x4xbf16>)
+                     outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
+  // One add per element: 8*4 = 32 FLOPs.
+  // CHECK: linalg.elementwise {{.*}}remat.cost = #remat.cost<bytes = [128], flops = 32>
+  %1 = linalg.elementwise kind=#linalg.elementwise_kind<add>
+         ins(%x, %x : tensor<8x4xf32>, tensor<8x4xf32>) outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
+  // The same contraction as the matmul: 1024 FLOPs.
+  // CHECK: linalg.contract {{.*}}remat.cost = #remat.cost<bytes = [128], flops = 1024>
+  %2 = linalg.contract indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                        affine_map<(m, n, k) -> (k, n)>,
+                                        affine_map<(m, n, k) -> (m, n)>]
+         ins(%a, %b : tensor<8x16xbf16>, tensor<16x4xbf16>) outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %0, %1, %2 : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
+}
