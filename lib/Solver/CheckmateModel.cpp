@@ -391,3 +391,49 @@ int64_t checkmate::modelPeak(const ReducedGraph &graph,
   }
   return peak + graph.residentBytes;
 }
+
+static double planCost(const ReducedGraph &graph, const StagePlan &plan) {
+  double cost = 0;
+  for (int t = 0; t < plan.size(); ++t)
+    for (int k = 0; k <= t; ++k)
+      if (plan.r[t][k])
+        cost += graph.cost[k];
+  return cost;
+}
+
+bool checkmate::improvePlan(const ReducedGraph &graph, StagePlan &plan,
+                            int64_t budget, double seconds) {
+  Stopwatch watch;
+  const int n = graph.size();
+  double cost = planCost(graph, plan);
+  bool improved = false;
+  for (bool again = true; again && watch.seconds() < seconds;) {
+    again = false;
+    for (int t = 1; t < n && watch.seconds() < seconds; ++t) {
+      for (int i = 0; i < t; ++i) {
+        if (!plan.r[t][i] || graph.cost[i] <= 0)
+          continue;
+        // The last stage before t where i is computed or resident.
+        int last = t - 1;
+        while (last >= i && !plan.r[last][i] && !retained(plan, last, i))
+          --last;
+        if (last < i)
+          continue;
+        StagePlan trial = plan;
+        for (int u = last + 1; u <= t; ++u)
+          trial.s[u][i] = 1;
+        rebuildComputations(graph, trial);
+        for (int iter = 0; iter < 4 && pruneRetentions(graph, trial); ++iter)
+          rebuildComputations(graph, trial);
+        double trialCost = planCost(graph, trial);
+        if (trialCost >= cost - 1e-12 * std::max(1.0, cost) ||
+            !isConsistent(graph, trial) || modelPeak(graph, trial) > budget)
+          continue;
+        plan = std::move(trial);
+        cost = trialCost;
+        improved = again = true;
+      }
+    }
+  }
+  return improved;
+}

@@ -203,7 +203,10 @@ TEST(CheckmateTest, RandomDagsAgainstExhaustive) {
       opts.budget = floor + static_cast<int64_t>((full - floor) * frac);
       SolveResult exact = solveBruteForce(g, opts);
       ASSERT_NE(exact.status, SolveStatus::Unsupported) << exact.message;
-      SolveResult milp = solveCheckmateMilp(g, opts);
+      // The MILP alone, without the heuristics' schedules as fallbacks.
+      CheckmateOptions pure;
+      pure.heuristicWarmStarts = false;
+      SolveResult milp = solveCheckmateMilp(g, opts, pure);
       SolveResult round = solveCheckmateRounding(g, opts);
       SCOPED_TRACE("seed " + std::to_string(seed) + " budget " +
                    std::to_string(opts.budget));

@@ -48,6 +48,10 @@ struct CheckmateOptions {
   /// Schedules (for example the best heuristic's) offered to CBC as MIP
   /// starts when their stage plan fits the budget.
   std::vector<Schedule> warmStarts;
+  /// Run every registered non-exact, non-Checkmate solver (with a tenth of
+  /// the time limit) and offer its schedules as MIP starts; the MILP then
+  /// never returns worse than the best heuristic.
+  bool heuristicWarmStarts = true;
   /// Run the LP rounding first and offer its schedule as a MIP start.
   bool roundingWarmStart = true;
   /// Fraction of the time limit the rounding warm start may use.

@@ -133,6 +133,13 @@ Schedule expandPlan(const ReducedGraph &reduced, const StagePlan &plan);
 bool planFromSchedule(const Graph &graph, const ReducedGraph &reduced,
                       const Schedule &schedule, StagePlan &plan);
 
+/// Greedy local search on a consistent plan: repeatedly replaces a
+/// recomputation R[t][i] by retaining i from where it was last resident,
+/// keeping the change when the plan gets cheaper and its modelPeak stays
+/// within `budget`. Stops after `seconds`. Returns true if it improved.
+bool improvePlan(const ReducedGraph &graph, StagePlan &plan, int64_t budget,
+                 double seconds);
+
 /// The checkpoint-all plan: every node computed once and kept until its last
 /// use.
 StagePlan checkpointAllPlan(const ReducedGraph &graph);
