@@ -99,9 +99,6 @@ class Builder:
         return ["  %s = arith.constant %s : %s" % (n, k, self.dtype)
                 for k, n in self.consts.items()]
 
-    def shape(self, v):
-        return self.shapes[v]
-
     def empty(self, shape):
         v = self.fresh("init")
         self.emit("%s = tensor.empty() : %s" % (v, self.ty(shape)))
@@ -581,21 +578,41 @@ def parse_type(s):
 
 
 def parse_signature(text, name=None):
-    """Returns (fn, [(arg, shape)], [result shapes], dtype) of the step."""
+    """Returns (fn, [(arg, shape)], [result shapes], dtype) of the step: the
+    function named `name`, else the first function following the training-step
+    convention (loss first, then one updated tensor per leading parameter
+    argument). Exits with an error when there is none."""
     pat = r"func\.func\s+@(\w+)\s*\((.*?)\)\s*->\s*\((.*?)\)\s*\{"
     for m in re.finditer(pat, text, re.S):
-        if name and m.group(1) != name:
+        fn = m.group(1)
+        if name and fn != name:
             continue
-        args = []
+        args, dtypes = [], set()
         for a in re.findall(r"%(\w+)\s*:\s*(tensor<[^>]*>)", m.group(2)):
             shape, dtype = parse_type(a[1])
             args.append((a[0], shape))
+            dtypes.add(dtype)
         results = [parse_type(r)[0] for r in re.findall(r"tensor<[^>]*>", m.group(3))]
-        return m.group(1), args, results, dtype
-    raise SystemExit("error: no step function found")
+        nparams = len(results) - 1
+        if len(dtypes) != 1:
+            problem = "arguments must share one element type"
+        elif not results or results[0] != []:
+            problem = "the first result must be the loss, a 0-d tensor"
+        elif nparams > len(args) or any(results[1 + i] != args[i][1]
+                                        for i in range(nparams)):
+            problem = ("results 1..%d must have the types of the first %d "
+                       "arguments (the updated parameters)" % (nparams, nparams))
+        else:
+            return fn, args, results, dtypes.pop()
+        if name:
+            raise SystemExit("error: @%s: %s" % (fn, problem))
+    if name:
+        raise SystemExit("error: no function @%s returning tensors found" % name)
+    raise SystemExit("error: no training-step function found (one returning the "
+                     "loss as a 0-d tensor, then the updated parameters)")
 
 
-def scale_for(i, name, shape, nparams):
+def scale_for(i, shape, nparams):
     """Deterministic initialisation scale of argument i (see README)."""
     if i >= nparams:
         return 1.0
@@ -753,6 +770,75 @@ class Driver:
             "}"])
         return name
 
+    def mulall_fn(self, shape):
+        """@scale_<shape>(t, a) -> a * t."""
+        name = "scale_" + "x".join(str(d) for d in shape)
+        if name in self.helpers:
+            return name
+        r = len(shape)
+        dt = self.dtype
+        t = self.ty(shape)
+        self.helpers[name] = "\n".join([
+            "func.func private @%s(%%x: %s, %%a: %s) -> %s {" % (name, t, dt, t),
+            "  %%e = tensor.empty() : %s" % t,
+            "  %%r = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]}"
+            % (ident_map(r), ident_map(r), ", ".join(['"parallel"'] * r)),
+            "      ins(%%x : %s) outs(%%e : %s) {" % (t, t),
+            "  ^bb0(%%xv: %s, %%out: %s):" % (dt, dt),
+            "    %%m = arith.mulf %%a, %%xv : %s" % dt,
+            "    linalg.yield %%m : %s" % dt,
+            "  } -> %s" % t,
+            "  return %%r : %s" % t,
+            "}"])
+        return name
+
+    def dot_fn(self, shape):
+        """@dot_<shape>(x, y) -> sum(x * y)."""
+        name = "dot_" + "x".join(str(d) for d in shape)
+        if name in self.helpers:
+            return name
+        r = len(shape)
+        dt = self.dtype
+        t = self.ty(shape)
+        dims = ", ".join("d%d" % i for i in range(r))
+        self.helpers[name] = "\n".join([
+            "func.func private @%s(%%x: %s, %%y: %s) -> %s {" % (name, t, t, dt),
+            "  %%zero = arith.constant 0.0 : %s" % dt,
+            "  %%e = tensor.empty() : %s" % self.ty([]),
+            "  %%z = linalg.fill ins(%%zero : %s) outs(%%e : %s) -> %s"
+            % (dt, self.ty([]), self.ty([])),
+            "  %%r = linalg.generic {indexing_maps = [%s, %s, affine_map<(%s) -> ()>], iterator_types = [%s]}"
+            % (ident_map(r), ident_map(r), dims, ", ".join(['"reduction"'] * r)),
+            "      ins(%%x, %%y : %s, %s) outs(%%z : %s) {" % (t, t, self.ty([])),
+            "  ^bb0(%%xv: %s, %%yv: %s, %%acc: %s):" % (dt, dt, dt),
+            "    %%m = arith.mulf %%xv, %%yv : %s" % dt,
+            "    %%s = arith.addf %%m, %%acc : %s" % dt,
+            "    linalg.yield %%s : %s" % dt,
+            "  } -> %s" % self.ty([]),
+            "  %%v = tensor.extract %%r[] : %s" % self.ty([]),
+            "  return %%v : %s" % dt,
+            "}"])
+        return name
+
+    def loss_only_fn(self, fn, shapes, results):
+        """@<fn>_loss(args) -> loss as a scalar: keeps the many updated-parameter
+        results of the step inside one function, so that the deallocation pipeline
+        bookkeeping for them is emitted once instead of at every call site."""
+        name = fn + "_loss"
+        if name in self.helpers:
+            return name
+        dt = self.dtype
+        args = ", ".join("%%p%d: %s" % (i, self.ty(s)) for i, s in enumerate(shapes))
+        self.helpers[name] = "\n".join([
+            "func.func private @%s(%s) -> %s {" % (name, args, dt),
+            "  %%r:%d = func.call @%s(%s) : (%s) -> (%s)" %
+            (len(results), fn, ", ".join("%%p%d" % i for i in range(len(shapes))),
+             ", ".join(self.ty(s) for s in shapes), ", ".join(self.ty(s) for s in results)),
+            "  %%l = tensor.extract %%r#0[] : %s" % self.ty([]),
+            "  return %%l : %s" % dt,
+            "}"])
+        return name
+
     def const(self, v, dtype=None):
         c = self.fresh()
         self.emit("%s = arith.constant %s : %s" % (c, fmt_float(v), dtype or self.dtype))
@@ -774,7 +860,7 @@ class Driver:
                           (v, self.onehot_fn(shape), self.ty(shape)))
             else:
                 v = self.call_init(shape, 0.37, 0.5 * i + 0.25,
-                                   scale_for(i, name, shape, nparams))
+                                   scale_for(i, shape, nparams))
             vals.append(v)
         return vals
 
@@ -888,6 +974,8 @@ def gen_gradcheck_main(fn, args, results, dtype, eps, tol, atol, only=None):
              (name, sig, d.ty(s), dtype, dtype)] + d.lines + ["}"])
         checks.append((i, name))
 
+    if not checks:
+        raise SystemExit("error: --only '%s' matches no parameter" % only)
     d.lines = main_lines
     d.n = 10000
     tol_c = d.const(tol)
@@ -931,83 +1019,6 @@ def gen_gradcheck_main(fn, args, results, dtype, eps, tol, atol, only=None):
     return d.finish()
 
 
-def _mulall_fn(self, shape):
-    """@scale_<shape>(t, a) -> a * t."""
-    name = "scale_" + "x".join(str(d) for d in shape)
-    if name in self.helpers:
-        return name
-    r = len(shape)
-    dt = self.dtype
-    t = self.ty(shape)
-    self.helpers[name] = "\n".join([
-        "func.func private @%s(%%x: %s, %%a: %s) -> %s {" % (name, t, dt, t),
-        "  %%e = tensor.empty() : %s" % t,
-        "  %%r = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]}"
-        % (ident_map(r), ident_map(r), ", ".join(['"parallel"'] * r)),
-        "      ins(%%x : %s) outs(%%e : %s) {" % (t, t),
-        "  ^bb0(%%xv: %s, %%out: %s):" % (dt, dt),
-        "    %%m = arith.mulf %%a, %%xv : %s" % dt,
-        "    linalg.yield %%m : %s" % dt,
-        "  } -> %s" % t,
-        "  return %%r : %s" % t,
-        "}"])
-    return name
-
-
-def _dot_fn(self, shape):
-    """@dot_<shape>(x, y) -> sum(x * y)."""
-    name = "dot_" + "x".join(str(d) for d in shape)
-    if name in self.helpers:
-        return name
-    r = len(shape)
-    dt = self.dtype
-    t = self.ty(shape)
-    dims = ", ".join("d%d" % i for i in range(r))
-    self.helpers[name] = "\n".join([
-        "func.func private @%s(%%x: %s, %%y: %s) -> %s {" % (name, t, t, dt),
-        "  %%zero = arith.constant 0.0 : %s" % dt,
-        "  %%e = tensor.empty() : %s" % self.ty([]),
-        "  %%z = linalg.fill ins(%%zero : %s) outs(%%e : %s) -> %s"
-        % (dt, self.ty([]), self.ty([])),
-        "  %%r = linalg.generic {indexing_maps = [%s, %s, affine_map<(%s) -> ()>], iterator_types = [%s]}"
-        % (ident_map(r), ident_map(r), dims, ", ".join(['"reduction"'] * r)),
-        "      ins(%%x, %%y : %s, %s) outs(%%z : %s) {" % (t, t, self.ty([])),
-        "  ^bb0(%%xv: %s, %%yv: %s, %%acc: %s):" % (dt, dt, dt),
-        "    %%m = arith.mulf %%xv, %%yv : %s" % dt,
-        "    %%s = arith.addf %%m, %%acc : %s" % dt,
-        "    linalg.yield %%s : %s" % dt,
-        "  } -> %s" % self.ty([]),
-        "  %%v = tensor.extract %%r[] : %s" % self.ty([]),
-        "  return %%v : %s" % dt,
-        "}"])
-    return name
-
-
-def _loss_only_fn(self, fn, shapes, results):
-    """@<fn>_loss(args) -> loss as a scalar: keeps the many updated-parameter
-    results of the step inside one function, so that the deallocation pipeline
-    bookkeeping for them is emitted once instead of at every call site."""
-    name = fn + "_loss"
-    if name in self.helpers:
-        return name
-    dt = self.dtype
-    args = ", ".join("%%p%d: %s" % (i, self.ty(s)) for i, s in enumerate(shapes))
-    self.helpers[name] = "\n".join([
-        "func.func private @%s(%s) -> %s {" % (name, args, dt),
-        "  %%r:%d = func.call @%s(%s) : (%s) -> (%s)" %
-        (len(results), fn, ", ".join("%%p%d" % i for i in range(len(shapes))),
-         ", ".join(self.ty(s) for s in shapes), ", ".join(self.ty(s) for s in results)),
-        "  %%l = tensor.extract %%r#0[] : %s" % self.ty([]),
-        "  return %%l : %s" % dt,
-        "}"])
-    return name
-
-
-Driver.loss_only_fn = _loss_only_fn
-Driver.mulall_fn = _mulall_fn
-Driver.dot_fn = _dot_fn
-
-
 # ===----------------------------------------------------------------------===#
 # Command line.
 # ===----------------------------------------------------------------------===#
@@ -1021,8 +1032,11 @@ def emit_driver(text, o, name=None):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__ if __doc__ else "",
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description="Generate a one-function SGD training step on tensors "
+                    "(ResNet-like, U-Net-like or transformer blocks), or a "
+                    "run/gradcheck driver for an existing step. See "
+                    "examples/README.md.")
     ap.add_argument("model", choices=sorted(MODELS) + ["driver"],
                     help="model to generate, or 'driver' to emit only a driver "
                          "for the step function in FILE")
@@ -1051,14 +1065,29 @@ def main(argv):
     ap.add_argument("--only", help="gradcheck only the parameters whose name matches "
                                    "this regular expression")
     o = ap.parse_args(argv)
-    o.widths = [int(w) for w in o.widths.split(",")]
+    try:
+        o.widths = [int(w) for w in o.widths.split(",")]
+    except ValueError:
+        ap.error("--widths must be comma-separated integers")
+    if len(o.widths) < 2:
+        ap.error("--widths needs at least two widths")
+    for flag in ("blocks", "batch", "seq", "width", "hidden", "classes"):
+        if getattr(o, flag) < 1:
+            ap.error("--%s must be positive" % flag)
+    if min(o.widths) < 1:
+        ap.error("--widths must be positive")
+    if o.eps <= 0:
+        ap.error("--eps must be positive")
     global LR
     LR = o.lr if o.lr is not None else (0.01 if o.model == "unet" else 0.1)
     if o.model == "driver":
         if not o.file:
             ap.error("driver mode needs FILE")
-        with open(o.file) as f:
-            text = f.read()
+        try:
+            with open(o.file) as f:
+                text = f.read()
+        except OSError as e:
+            ap.error("cannot read %s: %s" % (o.file, e.strerror))
         if o.dtype == "f64":
             text = text.replace("f32", "f64")
         if o.main == "none":
