@@ -10,7 +10,8 @@
 # primitives, and the SGD update p' = p - lr * dp all live in that function.
 # Models:
 #   resnet       N residual MLP blocks h + W2 relu(W1 h + b1) + b2, linear head,
-#                softmax cross-entropy;
+#                softmax cross-entropy; with --conv, 3x3 convolutional blocks
+#                on NHWC images and global average pooling before the head;
 #   unet         MLP encoder whose widths shrink, decoder whose widths grow back,
 #                long skip connections (encoder activation added to the decoder
 #                output of the same width), MSE loss;
@@ -169,19 +170,119 @@ class Builder:
         self.shapes[v] = [n, m]
         return v
 
-    def reduce(self, prefix, a, dim, combiner, init_value):
+    def reduce(self, prefix, a, dims, combiner, init_value):
+        """linalg.reduce of `a` over `dims` (an int or a list of ints)."""
+        dims = [dims] if isinstance(dims, int) else list(dims)
         shape = self.shapes[a]
-        out_shape = [d for i, d in enumerate(shape) if i != dim]
+        out_shape = [d for i, d in enumerate(shape) if i not in dims]
         z = self.filled(out_shape, init_value)
         v = self.fresh(prefix)
-        self.emit("%s = linalg.reduce ins(%s : %s) outs(%s : %s) dimensions = [%d]"
-                  % (v, a, self.ty(shape), z, self.ty(out_shape), dim))
+        self.emit("%s = linalg.reduce ins(%s : %s) outs(%s : %s) dimensions = [%s]"
+                  % (v, a, self.ty(shape), z, self.ty(out_shape),
+                     ", ".join(str(d) for d in dims)))
         self.emit("  (%%in: %s, %%init: %s) {" % (self.dtype, self.dtype))
         self.emit("    %%r = %s %%in, %%init : %s" % (combiner, self.dtype))
         self.emit("    linalg.yield %%r : %s" % self.dtype)
         self.emit("  }")
         self.shapes[v] = out_shape
         return v
+
+    # -- Convolution helpers (NHWC images, HWCF filters, stride 1) --------===#
+
+    def pad_hw(self, x, p):
+        """Zero-pads the two spatial dims of an NHWC tensor by p on each side."""
+        n, h, w, c = self.shapes[x]
+        out = [n, h + 2 * p, w + 2 * p, c]
+        v = self.fresh("padded")
+        self.emit("%s = tensor.pad %s low[0, %d, %d, 0] high[0, %d, %d, 0] {" %
+                  (v, x, p, p, p, p))
+        self.emit("^bb0(%i0: index, %i1: index, %i2: index, %i3: index):")
+        self.emit("  tensor.yield %s : %s" % (self.const(0.0), self.dtype))
+        self.emit("} : %s to %s" % (self.ty([n, h, w, c]), self.ty(out)))
+        self.shapes[v] = out
+        return v
+
+    def slice_hw(self, x, p, h, w):
+        """The h x w spatial window of an NHWC tensor at offset (p, p)."""
+        n, _, _, c = self.shapes[x]
+        v = self.fresh("window")
+        self.emit("%s = tensor.extract_slice %s[0, %d, %d, 0] [%d, %d, %d, %d] [1, 1, 1, 1]"
+                  " : %s to %s" % (v, x, p, p, n, h, w, c, self.ty(self.shapes[x]),
+                                   self.ty([n, h, w, c])))
+        self.shapes[v] = [n, h, w, c]
+        return v
+
+    def conv(self, x, k):
+        n, h, w, c = self.shapes[x]
+        kh, kw, c2, f = self.shapes[k]
+        assert c == c2, (x, k)
+        out = [n, h - kh + 1, w - kw + 1, f]
+        z = self.filled(out, 0.0)
+        v = self.fresh("conv")
+        self.emit("%s = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, "
+                  "strides = dense<1> : tensor<2xi64>}" % v)
+        self.emit("    ins(%s, %s : %s, %s) outs(%s : %s) -> %s" %
+                  (x, k, self.ty(self.shapes[x]), self.ty(self.shapes[k]), z,
+                   self.ty(out), self.ty(out)))
+        self.shapes[v] = out
+        return v
+
+    def conv_filter_grad(self, x, dz, kshape):
+        """dK[i,j,c,f] = sum_{n,h,w} x[n,h+i,w+j,c] dz[n,h,w,f]."""
+        z = self.filled(kshape, 0.0)
+        dims = "(d0, d1, d2, d3, d4, d5, d6)"
+        return self.generic(
+            "dfilter", [x, dz],
+            ["affine_map<%s -> (d4, d5 + d0, d6 + d1, d2)>" % dims,
+             "affine_map<%s -> (d4, d5, d6, d3)>" % dims], kshape,
+            lambda a: (["%%p = arith.mulf %s, %s : %s" % (a[0], a[1], self.dtype),
+                        "%%r = arith.addf %%acc, %%p : %s" % self.dtype], "%r"),
+            iters=["parallel"] * 4 + ["reduction"] * 3,
+            init=(z, "affine_map<%s -> (d0, d1, d2, d3)>" % dims))
+
+    def conv_input_grad(self, dz, k):
+        """Full correlation: dx[n,h,w,c] = sum_{i,j,f} pad(dz)[n,h-i+kh-1,w-j+kw-1,f]
+        K[i,j,c,f], dz zero-padded by kernel size - 1."""
+        kh, kw, c, f = self.shapes[k]
+        n, oh, ow, _ = self.shapes[dz]
+        dzp = self.pad_hw(dz, kh - 1) if kh == kw else None
+        assert dzp is not None, "square kernels only"
+        out = [n, oh + kh - 1, ow + kw - 1, c]
+        z = self.filled(out, 0.0)
+        dims = "(d0, d1, d2, d3, d4, d5, d6)"
+        return self.generic(
+            "dinput", [dzp, k],
+            ["affine_map<%s -> (d0, d1 - d4 + %d, d2 - d5 + %d, d6)>" % (dims, kh - 1, kw - 1),
+             "affine_map<%s -> (d4, d5, d3, d6)>" % dims], out,
+            lambda a: (["%%p = arith.mulf %s, %s : %s" % (a[0], a[1], self.dtype),
+                        "%%r = arith.addf %%acc, %%p : %s" % self.dtype], "%r"),
+            iters=["parallel"] * 4 + ["reduction"] * 3,
+            init=(z, "affine_map<%s -> (d0, d1, d2, d3)>" % dims))
+
+    def channel_bias_add(self, x, bias):
+        return self.generic("biased", [x, bias],
+                            [ident_map(4), "affine_map<(d0, d1, d2, d3) -> (d3)>"],
+                            self.shapes[x], lambda a: (
+            ["%%s = arith.addf %s, %s : %s" % (a[0], a[1], self.dtype)], "%s"))
+
+    def spatial_mean(self, x):
+        """[N,H,W,C] -> [N,C] mean over H and W."""
+        n, h, w, c = self.shapes[x]
+        z = self.filled([n, c], 0.0)
+        f = self.const(1.0 / (h * w))
+        dims = "(d0, d1, d2, d3)"
+        return self.generic("pooled", [x], [ident_map(4)], [n, c], lambda a: (
+            ["%%p = arith.mulf %s, %s : %s" % (a[0], f, self.dtype),
+             "%%r = arith.addf %%acc, %%p : %s" % self.dtype], "%r"),
+            iters=["parallel", "reduction", "reduction", "parallel"],
+            init=(z, "affine_map<%s -> (d0, d3)>" % dims))
+
+    def spatial_mean_grad(self, g, shape):
+        n, h, w, c = shape
+        f = self.const(1.0 / (h * w))
+        return self.generic("dpooled", [g], ["affine_map<(d0, d1, d2, d3) -> (d0, d3)>"],
+                            shape, lambda a: (
+            ["%%r = arith.mulf %s, %s : %s" % (a[0], f, self.dtype)], "%r"))
 
     # -- Element-wise helpers ---------------------------------------------===#
 
@@ -278,6 +379,31 @@ class Tape:
             return [g, b.reduce("dbias", g, 0, "arith.addf", 0.0)
                     if bias in self.needs else None]
         return self.record(out, [a, bias], bw)
+
+    def conv_same(self, x, k, bias):
+        """3x3-style 'same' convolution: pad by (kh - 1) / 2, conv, channel bias."""
+        b = self.b
+        kh = b.shapes[k][0]
+        n, h, w, c = b.shapes[x]
+        p = (kh - 1) // 2
+        xp = self.record(b.pad_hw(x, p), [x], lambda g: [b.slice_hw(g, p, h, w)])
+        conv = b.conv(xp, k)
+
+        def bw(g):
+            dxp = b.conv_input_grad(g, k) if xp in self.needs else None
+            dk = b.conv_filter_grad(xp, g, b.shapes[k]) if k in self.needs else None
+            return [dxp, dk]
+        conv = self.record(conv, [xp, k], bw)
+        out = b.channel_bias_add(conv, bias)
+        return self.record(out, [conv, bias], lambda g: [
+            g, b.reduce("dbias", g, [0, 1, 2], "arith.addf", 0.0)
+            if bias in self.needs else None])
+
+    def spatial_mean(self, x):
+        b = self.b
+        shape = b.shapes[x]
+        out = b.spatial_mean(x)
+        return self.record(out, [x], lambda g: [b.spatial_mean_grad(g, shape)])
 
     def linear(self, a, w, bias):
         return self.bias_add(self.matmul(a, w), bias)
@@ -442,7 +568,30 @@ class Tape:
 # ===----------------------------------------------------------------------===#
 
 
+def model_conv_resnet(b, t, o):
+    B, S, D, C = o.batch, o.image, o.width, o.classes
+    params, inputs = [], [("x", [B, S, S, D]), ("y", [B, C])]
+    for i in range(o.blocks):
+        params += [("k1_%d" % i, [3, 3, D, D]), ("c1_%d" % i, [D]),
+                   ("k2_%d" % i, [3, 3, D, D]), ("c2_%d" % i, [D])]
+    params += [("wout", [D, C]), ("bout", [C])]
+    P = declare(b, t, params, inputs)
+
+    def body():
+        h = "%x"
+        for i in range(o.blocks):
+            b.comment("Residual block %d: h = h + conv(relu(conv(h, K1) + c1), K2) + c2 "
+                      "(3x3, same padding)." % i)
+            u = t.relu(t.conv_same(h, P["k1_%d" % i], P["c1_%d" % i]))
+            h = t.add(h, t.conv_same(u, P["k2_%d" % i], P["c2_%d" % i]))
+        b.comment("Global average pooling, head and softmax cross-entropy.")
+        return t.softmax_ce(t.linear(t.spatial_mean(h), P["wout"], P["bout"]), "%y")
+    return params, inputs, body
+
+
 def model_resnet(b, t, o):
+    if o.conv:
+        return model_conv_resnet(b, t, o)
     B, D, H, C = o.batch, o.width, o.hidden, o.classes
     params, inputs = [], [("x", [B, D]), ("y", [B, C])]
     for i in range(o.blocks):
@@ -1051,6 +1200,10 @@ def main(argv):
     ap.add_argument("--width", type=int, default=32)
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--classes", type=int, default=10)
+    ap.add_argument("--conv", action="store_true",
+                    help="resnet: convolutional blocks on NHWC images (--image, "
+                         "channels = --width)")
+    ap.add_argument("--image", type=int, default=8, help="conv resnet image size")
     ap.add_argument("--layernorm", action="store_true",
                     help="transformer: pre-layernorm blocks (learned gain and bias)")
     ap.add_argument("--widths", default="64,48,32,16",
@@ -1071,7 +1224,7 @@ def main(argv):
         ap.error("--widths must be comma-separated integers")
     if len(o.widths) < 2:
         ap.error("--widths needs at least two widths")
-    for flag in ("blocks", "batch", "seq", "width", "hidden", "classes"):
+    for flag in ("blocks", "batch", "seq", "width", "hidden", "classes", "image"):
         if getattr(o, flag) < 1:
             ap.error("--%s must be positive" % flag)
     if min(o.widths) < 1:

@@ -16,7 +16,7 @@
 # separately by the `--main gradcheck` drivers of gen_training_step.py.
 #
 # Usage: reference.py [mlp|cnn|residual|resnet4|resnet8|unet3|transformer2|transformer2ln|
-#                     resnet8_b64|unet4_b64|transformer3_s64...]
+#                     resnet8_b64|unet4_b64|transformer3_s64|convresnet4...]
 #
 # ===----------------------------------------------------------------------===#
 
@@ -213,6 +213,34 @@ def transformer(blocks, s=8, d=32, f=64, c=10, ln=False):
     return softmax_ce(linear(x, p[-2], p[-1]), onehot(s, c))
 
 
+def pad_hw(x, p):
+    out = []
+    for img in x:
+        h, w, c = len(img), len(img[0]), len(img[0][0])
+        zero_row = [[0.0] * c for _ in range(w + 2 * p)]
+        rows = [list(zero_row) for _ in range(p)]
+        rows += [[[0.0] * c] * p + row + [[0.0] * c] * p for row in img]
+        rows += [list(zero_row) for _ in range(p)]
+        out.append(rows)
+    return out
+
+
+def conv_resnet(blocks, b=4, s=8, d=8, c=10):
+    shapes = []
+    for _ in range(blocks):
+        shapes += [[3, 3, d, d], [d], [3, 3, d, d], [d]]
+    shapes += [[d, c], [c]]
+    p, (x,) = args_of(shapes, [[b, s, s, d]])
+    for i in range(blocks):
+        u = relu(conv_nhwc_hwcf(pad_hw(x, 1), p[4 * i], p[4 * i + 1]))
+        v = conv_nhwc_hwcf(pad_hw(u, 1), p[4 * i + 2], p[4 * i + 3])
+        x = [[[[e + f for e, f in zip(px, pv)] for px, pv in zip(rx, rv)]
+              for rx, rv in zip(ix, iv)] for ix, iv in zip(x, v)]
+    pooled = [[sum(img[i][j][ch] for i in range(s) for j in range(s)) / (s * s)
+               for ch in range(d)] for img in x]
+    return softmax_ce(linear(pooled, p[-2], p[-1]), onehot(b, c))
+
+
 MODELS = {
     "mlp": mlp, "cnn": cnn, "residual": residual,
     # examples/generated/ (configurations as in examples/gen/regenerate.sh)
@@ -223,6 +251,7 @@ MODELS = {
     "resnet8_b64": lambda: resnet(8, b=64, h=128),
     "unet4_b64": lambda: unet([64, 48, 32, 24, 16], b=64),
     "transformer3_s64": lambda: transformer(3, s=64, ln=True),
+    "convresnet4": lambda: conv_resnet(4),
 }
 
 if __name__ == "__main__":

@@ -25,3 +25,5 @@ instance transformer2ln transformer --blocks 2 --seq 8 --width 32 --hidden 64 --
 instance resnet8_b64      resnet --blocks 8 --batch 64 --width 32 --hidden 128 --classes 10
 instance unet4_b64        unet --widths 64,48,32,24,16 --batch 64
 instance transformer3_s64 transformer --blocks 3 --seq 64 --width 32 --hidden 64 --classes 10 --layernorm
+# Convolutional ResNet-like (3x3 same-padding conv blocks, NHWC).
+instance convresnet4 resnet --conv --blocks 4 --batch 4 --image 8 --width 8 --classes 10
