@@ -51,6 +51,9 @@ const std::vector<SolverInfo> &remat::allSolvers() {
       {"local-search",
        "ours: verified local search over the checkpoint set",
        solveLocalSearch},
+      {"dtr", "ours: DTR-style eviction simulated offline", solveDtr},
+      {"auto", "ours: best verified answer of the fast solvers",
+       solvePortfolio},
       // COIN-OR solvers (lib/Solver/Checkmate*.cpp) register here.
       {"checkmate-milp",
        "Checkmate MILP on CBC (optimal in the frontier-advancing class)",

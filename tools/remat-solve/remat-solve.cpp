@@ -44,7 +44,7 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file (JSON)"),
                                        cl::cat(category));
 static cl::opt<std::string>
     solverName("solver", cl::desc("Solver to run (see --list-solvers)"),
-               cl::init("local-search"), cl::cat(category));
+               cl::init("auto"), cl::cat(category));
 static cl::opt<std::string>
     modeName("mode",
              cl::desc("min-compute (under --budget), min-peak (within "

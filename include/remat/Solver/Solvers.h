@@ -81,6 +81,19 @@ SolveResult solveBruteForce(const Graph &graph, const SolveOptions &options);
 /// the time limit (at most 10 s). Infeasible when nothing found fits.
 SolveResult solveLocalSearch(const Graph &graph, const SolveOptions &options);
 
+/// Ours: DTR-style eviction (Kirisame et al. 2021) simulated offline on the
+/// static graph: compute in topological order under the memory limit,
+/// evict the live forward value with the least cost / (bytes * staleness)
+/// when the next node does not fit, recompute evicted values on demand.
+/// MinPeakUnderOverhead bisects the limit. Infeasible when evictions cannot
+/// meet the budget (operands and outputs alone exceed it).
+SolveResult solveDtr(const Graph &graph, const SolveOptions &options);
+
+/// The best verified answer of the fast solvers (exhaustive on tiny graphs,
+/// checkpoint-all, Chen greedy, Feng & Huang, revolve, DTR, local search).
+/// Optimal when the winner is proven optimal; Infeasible when none fits.
+SolveResult solvePortfolio(const Graph &graph, const SolveOptions &options);
+
 /// The checkpoint sets behind the heuristics, for reuse (local search, the
 /// MILP's warm start). Indexed by node; only forward nodes are set.
 std::vector<char> chenGreedyKeep(const Graph &graph,

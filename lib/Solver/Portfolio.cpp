@@ -1,0 +1,63 @@
+//===- Portfolio.cpp - the best verified answer of every fast solver ------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs the solvers whose families complement each other — checkpoint-all,
+// Chen greedy (both candidate rules), Feng & Huang, revolve (chains), DTR,
+// local search, and the exhaustive solver on tiny graphs — and returns the
+// best verified answer for the objective (`isBetter`). Optimal when the
+// winner is proven optimal (checkpoint-all within budget, the exhaustive
+// solver). Local search gets the time the others leave.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/Solvers.h"
+
+using namespace remat;
+
+SolveResult remat::solvePortfolio(const Graph &graph,
+                                  const SolveOptions &options) {
+  Stopwatch watch;
+  const double limit = costLimit(graph, options);
+  SolveResult best;
+  bool have = false;
+  auto consider = [&](SolveResult r) {
+    if (!r.feasible())
+      return;
+    if (!have || isBetter(options, limit, r.peakBytes, r.cost, best.peakBytes,
+                          best.cost) ||
+        (r.peakBytes == best.peakBytes && r.cost == best.cost &&
+         r.status == SolveStatus::Optimal)) {
+      best = std::move(r);
+      have = true;
+    }
+  };
+  for (SolverFn fn :
+       {SolverFn(solveBruteForce), SolverFn(solveCheckpointAll),
+        SolverFn(solveChenGreedyAp), SolverFn(solveChenGreedyTopo),
+        SolverFn(solveFengHuang), SolverFn(solveRevolve),
+        SolverFn(solveDtr)}) {
+    consider(fn(graph, options));
+    if (have && best.status == SolveStatus::Optimal)
+      break;
+  }
+  if (!have || best.status != SolveStatus::Optimal) {
+    SolveOptions rest = options;
+    rest.timeLimitSeconds =
+        std::max(0.5, options.timeLimitSeconds - watch.seconds());
+    consider(solveLocalSearch(graph, rest));
+  }
+  if (!have)
+    return failSolve("auto", SolveStatus::Infeasible,
+                     "no solver found a schedule within the constraints",
+                     watch);
+  std::string winner = best.solver;
+  SolveResult result =
+      finishSolve(graph, options, "auto", std::move(best.schedule),
+                  best.status, watch, "best: " + winner);
+  result.lowerBound = best.lowerBound;
+  return result;
+}
