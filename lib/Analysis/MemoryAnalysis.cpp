@@ -193,6 +193,8 @@ void MemoryAnalysis::analyse() {
   Block &block = body.front();
   for (Operation &op : block)
     ops.push_back(&op);
+  if (ops.empty())
+    return;
   DenseMap<Operation *, unsigned> indexOf;
   for (auto [index, op] : llvm::enumerate(ops))
     indexOf[op] = index;

@@ -92,6 +92,10 @@ struct TestMemoryAnalysisPass
 
   void report(FunctionOpInterface func, const MemoryAnalysis &memory) {
     Operation *peakOp = memory.getPeakOp();
+    if (!peakOp) {
+      func.emitRemark() << "peak = 0 bytes: empty body";
+      return;
+    }
     func.emitRemark() << "peak = " << memory.getPeakBytes() << " bytes at #"
                       << memory.getPeakIndex() << " " << peakOp->getName()
                       << "; resident = " << memory.getResidentBytes()
