@@ -36,6 +36,7 @@
 #include "remat/Solver/Checkmate.h"
 
 #include "remat/Solver/CheckmateModel.h"
+#include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/Solver.h"
 #include "remat/Solver/SolverSupport.h"
@@ -523,7 +524,7 @@ public:
   }
   /// Solves; returns 0 optimal, 1 infeasible, 2 other (time, numerics).
   int solve(double seconds) {
-    lp.setMaximumSeconds(std::max(seconds, 0.05));
+    lp.setMaximumWallSeconds(std::max(seconds, 0.05));
     if (first) {
       // Dual simplex from the slack basis: measured 2x faster than CLP's
       // default initialSolve (presolve + dual) on these degenerate LPs.
@@ -547,6 +548,28 @@ private:
   bool first = true;
 };
 } // namespace
+
+/// When checkpoint-all fits the budget it is optimal for the min-compute
+/// objective (every needed node is computed at least once): the result, or
+/// a non-feasible result when it does not apply.
+static SolveResult checkpointAllShortcut(const Graph &graph,
+                                         const SolveOptions &options,
+                                         const char *solver,
+                                         const Stopwatch &watch) {
+  SolveResult none;
+  if (options.objective != Objective::MinComputeUnderBudget)
+    return none;
+  Schedule all = checkpointAllSchedule(graph);
+  Simulation sim = simulate(graph, all);
+  if (!sim.valid() || sim.peakBytes > options.budget)
+    return none;
+  SolveResult result =
+      finishSolve(graph, options, solver, std::move(all),
+                  SolveStatus::Optimal, watch,
+                  "checkpoint-all fits the budget: optimal, no solver run");
+  result.lowerBound = checkpointAllCost(graph);
+  return result;
+}
 
 static bool useChains(const ReducedGraph &exact, const CheckmateOptions &opts) {
   if (opts.coarsenChains >= 0)
@@ -680,6 +703,10 @@ SolveResult remat::solveCheckmateRounding(const Graph &graph,
                      "LP rounding minimizes compute under a budget; use "
                      "checkmate-milp for the min-peak objective",
                      watch);
+  SolveResult shortcut =
+      checkpointAllShortcut(graph, options, kRoundingName, watch);
+  if (shortcut.feasible())
+    return shortcut;
   ReducedGraph g = reduceGraph(graph, /*mergeChains=*/false);
   RoundingOutcome out =
       runRounding(graph, g, options, opts, options.timeLimitSeconds);
@@ -748,6 +775,10 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
     return failSolve(kMilpName, SolveStatus::Unsupported,
                      "malformed graph: " + error, watch);
   const bool minPeak = options.objective == Objective::MinPeakUnderOverhead;
+  SolveResult shortcut =
+      checkpointAllShortcut(graph, options, kMilpName, watch);
+  if (shortcut.feasible())
+    return shortcut;
   ReducedGraph exact = reduceGraph(graph, /*mergeChains=*/false);
   ReducedGraph g =
       useChains(exact, opts) ? reduceGraph(graph, true) : std::move(exact);
@@ -857,11 +888,24 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
   std::string secs = std::to_string(left);
   int threads = std::max(1, options.threads);
   std::string threadArg = std::to_string(threads > 1 ? 100 + threads : 1);
-  std::vector<const char *> argv = {kMilpName, "-log",    "0",
-                                    "-slog",   "0",       "-sec",
-                                    secs.c_str(), "-threads", threadArg.c_str(),
-                                    "-ratioGap", "1e-7",  "-randomCbcSeed",
-                                    "1",       "-solve",  "-quit"};
+  // Time limits are wall-clock (CBC's default counts CPU seconds).
+  std::vector<const char *> argv = {kMilpName,
+                                    "-log",
+                                    "0",
+                                    "-slog",
+                                    "0",
+                                    "-timeMode",
+                                    "elapsed",
+                                    "-sec",
+                                    secs.c_str(),
+                                    "-threads",
+                                    threadArg.c_str(),
+                                    "-ratioGap",
+                                    "1e-7",
+                                    "-randomCbcSeed",
+                                    "1",
+                                    "-solve",
+                                    "-quit"};
   // Caller-supplied CBC parameters go before "-solve" and win.
   argv.resize(argv.size() - 2);
   for (const std::string &arg : opts.cbcArguments)

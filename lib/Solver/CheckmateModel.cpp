@@ -308,11 +308,20 @@ bool checkmate::planFromSchedule(const Graph &graph,
                                               : reduced.members[g].back();
   };
   std::vector<char> live(n, 0);
+  // What is live when a stage starts: right after the previous stage's
+  // first computation and the frees that follow it, i.e. at the first
+  // compute step after it.
+  std::vector<char> boundary(n, 0);
+  bool boundaryPending = true;
   int stages = 0;
   for (const Step &step : schedule.steps) {
     if (step.node < 0 || step.node >= graph.size())
       return false;
     int g = reduced.groupOf[step.node];
+    if (step.kind == Step::Kind::Compute && boundaryPending) {
+      boundary = live;
+      boundaryPending = false;
+    }
     if (g < 0 || representative(g) != step.node)
       continue;
     if (step.kind == Step::Kind::Free) {
@@ -321,19 +330,24 @@ bool checkmate::planFromSchedule(const Graph &graph,
     }
     // Open the stages up to g; only delayable sinks may be skipped over
     // (first computations otherwise follow the reduced order).
-    for (; stages <= g; ++stages) {
-      if (stages < g && !reduced.delayable[stages])
-        return false;
-      for (int i = 0; i < stages; ++i)
-        plan.s[stages][i] = live[i];
+    if (g >= stages) {
+      for (; stages <= g; ++stages) {
+        if (stages < g && !reduced.delayable[stages])
+          return false;
+        for (int i = 0; i < stages; ++i)
+          plan.s[stages][i] = boundary[i];
+      }
+      boundaryPending = true;
     }
     live[g] = 1;
   }
+  if (boundaryPending)
+    boundary = live;
   for (; stages < n; ++stages) {
     if (!reduced.delayable[stages])
       return false;
     for (int i = 0; i < stages; ++i)
-      plan.s[stages][i] = live[i];
+      plan.s[stages][i] = boundary[i];
   }
   for (int i = 0; i < n; ++i)
     plan.s[n][i] = live[i];
