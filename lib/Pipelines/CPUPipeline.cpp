@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Pipelines/Pipelines.h"
+#include "remat/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -37,6 +38,13 @@ using namespace mlir;
 
 void remat::buildRematBufferizePipeline(
     OpPassManager &pm, const RematLowerToCPUPipelineOptions &options) {
+  // remat.barrier only guards recomputations against cse on tensors; once
+  // bufferized, each recomputation has its own buffer, and the remat.*
+  // attributes, which describe tensor results, no longer apply (see
+  // docs/Rematerialization.md).
+  RematStripBarriersOptions strip;
+  strip.stripAttributes = true;
+  pm.addPass(createRematStripBarriers(strip));
   // Tensors -> buffers. Identity layouts at function boundaries keep the
   // entry's signature plain memrefs (what remat-run builds descriptors for).
   bufferization::OneShotBufferizePassOptions bufferizeOptions;

@@ -252,9 +252,20 @@ remat::rematerialize(func::FuncOp func, const RematerializeOptions &options) {
   return applyRematPlan(func, plan, options);
 }
 
-void remat::stripBarriers(Operation *root) {
+void remat::stripBarriers(Operation *root, bool stripAttributes) {
   SmallVector<BarrierOp> barriers;
-  root->walk([&](BarrierOp barrier) { barriers.push_back(barrier); });
+  root->walk([&](Operation *op) {
+    if (auto barrier = dyn_cast<BarrierOp>(op))
+      barriers.push_back(barrier);
+    if (!stripAttributes)
+      return;
+    SmallVector<StringAttr> names;
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      if (attr.getName().getValue().starts_with("remat."))
+        names.push_back(attr.getName());
+    for (StringAttr name : names)
+      op->removeDiscardableAttr(name);
+  });
   for (BarrierOp barrier : barriers) {
     barrier.getResult().replaceAllUsesWith(barrier.getInput());
     barrier->erase();
@@ -284,6 +295,10 @@ struct RematerializePass
 
 struct StripBarriersPass
     : public remat::impl::RematStripBarriersBase<StripBarriersPass> {
-  void runOnOperation() override { stripBarriers(getOperation()); }
+  using RematStripBarriersBase::RematStripBarriersBase;
+
+  void runOnOperation() override {
+    stripBarriers(getOperation(), stripAttributes);
+  }
 };
 } // namespace

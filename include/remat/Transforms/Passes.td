@@ -208,7 +208,15 @@ def RematStripBarriers : Pass<"remat-strip-barriers"> {
     right before bufferization (the `--remat-lower-to-cpu` pipeline does):
     once bufferized, each recomputation has its own allocation and nothing
     merges them; before that, `cse` would undo the rematerialization.
+
+    With `strip-attributes`, also drops every `remat.*` discardable attribute
+    (costs, phases, pins, plans): they describe tensor values and become
+    wrong once ops are bufferized (a bufferized op has no tensor results).
   }];
+  let options = [
+    Option<"stripAttributes", "strip-attributes", "bool", /*default=*/"false",
+           "Also remove every remat.* discardable attribute">,
+  ];
 }
 
 def RematVerifyMemory : Pass<"remat-verify-memory", "::mlir::func::FuncOp"> {

@@ -198,8 +198,9 @@ mlir::FailureOr<RematerializeStats>
 rematerialize(mlir::func::FuncOp func,
               const RematerializeOptions &options = {});
 
-/// Replaces every `remat.barrier` nested in `root` by its operand.
-void stripBarriers(mlir::Operation *root);
+/// Replaces every `remat.barrier` nested in `root` by its operand; with
+/// `stripAttributes`, also removes every `remat.*` discardable attribute.
+void stripBarriers(mlir::Operation *root, bool stripAttributes = false);
 
 } // namespace remat
 
