@@ -31,6 +31,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -406,6 +407,32 @@ int main(int argc, char **argv) {
       fail("unsupported type " + typeToString(type) + " of result #" +
            Twine(i) + " of '" + name + "': " + reason);
     resultSpecs.push_back(*spec);
+  }
+
+  // Keep only the entry and the functions it references (transitively):
+  // the others need not be lowered nor compiled.
+  {
+    llvm::SmallPtrSet<Operation *, 8> reachable;
+    SmallVector<Operation *> worklist{entry};
+    SymbolTableCollection symbolTables;
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val();
+      if (!reachable.insert(op).second)
+        continue;
+      op->walk([&](Operation *nested) {
+        for (NamedAttribute attr : nested->getAttrs()) {
+          attr.getValue().walk([&](SymbolRefAttr ref) {
+            if (Operation *target = symbolTables.lookupNearestSymbolFrom(
+                    nested, ref))
+              worklist.push_back(target);
+          });
+        }
+      });
+    }
+    for (auto func :
+         llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+      if (!reachable.contains(func))
+        func.erase();
   }
 
   // Lower.
