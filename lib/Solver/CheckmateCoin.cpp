@@ -588,6 +588,9 @@ struct RoundingOutcome {
   StagePlan plan;
   double cost = 0;
   double lowerBound = -1;
+  /// Wall time of the first LP solve (or of the attempt, if it failed).
+  double lpSeconds = 0;
+  bool lpSolved = false;
   std::string message;
 };
 } // namespace
@@ -641,7 +644,12 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
     if (left <= 0)
       break;
     lp.setCap(std::floor(spec.capUnits * (1 - eps)));
+    Stopwatch lpWatch;
     int status = lp.solve(left);
+    if (eps == allowances.front()) {
+      out.lpSeconds = lpWatch.seconds();
+      out.lpSolved = status == 0;
+    }
     if (status == 1) {
       if (eps == allowances.front() && eps == 0) {
         out.status = SolveStatus::Infeasible;
@@ -820,6 +828,10 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
       starts.push_back(std::move(plan));
   }
   double lpBound = -1;
+  // CBC solves this LP several times (MIP start, preprocessing, root) and
+  // checks its clock only between phases: skip it when the first LP alone
+  // took more than a third of what is left.
+  bool skipCbc = false;
   if (!minPeak && opts.roundingWarmStart) {
     RoundingOutcome rounded =
         runRounding(graph, g, options, opts,
@@ -831,6 +843,8 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
       lpBound = rounded.lowerBound;
     if (rounded.found)
       starts.push_back(std::move(rounded.plan));
+    double remaining = options.timeLimitSeconds - watch.seconds();
+    skipCbc = !rounded.lpSolved || 3 * rounded.lpSeconds > remaining;
   }
 
   Formulation f = buildFormulation(g, spec);
@@ -854,6 +868,36 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
       startX = std::move(x);
       startIndex = static_cast<int>(s);
     }
+  }
+
+  if (skipCbc) {
+    std::string why = "time limit too short for CBC at this size (the LP "
+                      "relaxation alone took " +
+                      std::to_string(watch.seconds()) +
+                      " s so far); best warm start returned";
+    Schedule schedule;
+    if (startIndex >= 0)
+      schedule = expandPlan(g, starts[startIndex]);
+    else if (!fallbacks.empty())
+      schedule = fallbacks.front();
+    else
+      return failSolve(kMilpName, SolveStatus::Timeout, why, watch);
+    SolveResult result = finishSolve(graph, options, kMilpName,
+                                     std::move(schedule),
+                                     SolveStatus::Feasible, watch, why);
+    double limit = costLimit(graph, options);
+    for (const Schedule &fallback : fallbacks) {
+      Simulation sim = simulate(graph, fallback);
+      if (!sim.valid() || sim.peakBytes > options.budget ||
+          (result.feasible() && !isBetter(options, limit, sim.peakBytes,
+                                          sim.cost, result.peakBytes,
+                                          result.cost)))
+        continue;
+      result = finishSolve(graph, options, kMilpName, fallback,
+                           SolveStatus::Feasible, watch, why);
+    }
+    result.lowerBound = lpBound;
+    return result;
   }
 
   OsiClpSolverInterface solver;
