@@ -12,8 +12,9 @@
 // itself: a move toggles one forward node in or out of the set, or shifts a
 // checkpoint to the previous/next forward node; a move is taken when the
 // simulated (peak, cost) is better for the objective (`isBetter`). Passes
-// repeat in a deterministic shuffled order until none improves or the time
-// limit (at most 10 s) runs out. Every evaluation is a full build and
+// repeat in a deterministic shuffled order until none improves; climbs start
+// from the three best distinct starting sets, sharing the time limit (at
+// most 10 s). Every evaluation is a full build and
 // simulation, so what it reports is exactly what the schedule does.
 //
 // Fails (Infeasible) when no set it visits meets the constraints. It cannot
@@ -30,6 +31,9 @@
 #include <cmath>
 
 using namespace remat;
+
+/// Climbs start from this many of the best distinct starting sets.
+static constexpr size_t kStarts = 3;
 
 SolveResult remat::solveLocalSearch(const Graph &graph,
                                     const SolveOptions &options) {
@@ -52,25 +56,31 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
   for (int id : fwd)
     total += static_cast<double>(ownedBytes(graph, id));
   std::vector<int> aps = articulationPoints(graph);
-  for (double f = 1.0 / 64; f <= 1.0; f *= 1.5) {
+  // The same grid as chen-greedy, so that local search starts no worse.
+  for (double f = 1e-4; f <= 1.1; f *= 1.1) {
     starts.push_back(chenGreedyKeep(graph, fwd, total * f));
     if (!aps.empty())
       starts.push_back(chenGreedyKeep(graph, aps, total * f));
   }
   starts.push_back(fengHuangKeep(graph, options));
 
-  std::vector<char> keep;
-  CheckpointEval cur;
-  bool first = true;
-  for (std::vector<char> &start : starts) {
-    CheckpointEval eval = evaluateCheckpoints(graph, start);
-    if (first || isBetter(options, limit, eval.peakBytes, eval.cost,
-                          cur.peakBytes, cur.cost)) {
-      keep = start;
-      cur = eval;
-      first = false;
-    }
+  // Rank the distinct starts; climb from the best few (multi-start: the
+  // climb is greedy, so different starts reach different local optima).
+  std::vector<std::pair<CheckpointEval, size_t>> ranked;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    bool duplicate = false;
+    for (auto &r : ranked)
+      duplicate |= starts[r.second] == starts[i];
+    if (!duplicate)
+      ranked.push_back({evaluateCheckpoints(graph, starts[i]), i});
   }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [&](const auto &x, const auto &y) {
+                     return isBetter(options, limit, x.first.peakBytes,
+                                     x.first.cost, y.first.peakBytes,
+                                     y.first.cost);
+                   });
+  const size_t climbs = std::min<size_t>(kStarts, ranked.size());
 
   // Moves: index i < n toggles fwd[i]; n + i shifts a checkpoint at fwd[i]
   // to fwd[i-1]; 2n + i shifts it to fwd[i+1].
@@ -85,51 +95,68 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
     state ^= state << 17;
     return state;
   };
-  bool improved = true;
   int passes = 0, accepted = 0;
   bool outOfTime = false;
-  while (improved && !outOfTime) {
-    improved = false;
-    ++passes;
-    for (int i = 3 * n - 1; i > 0; --i)
-      std::swap(moves[i], moves[next() % (i + 1)]);
-    for (int move : moves) {
-      if (watch.seconds() > timeLimit) {
-        outOfTime = true;
-        break;
-      }
-      int kind = move / n, i = move % n;
-      int a = fwd[i], b = -1;
-      if (kind == 0) {
-        keep[a] ^= 1;
-      } else {
-        int j = kind == 1 ? i - 1 : i + 1;
-        if (!keep[a] || j < 0 || j >= n || keep[fwd[j]])
+  std::vector<char> bestKeep = starts[ranked[0].second];
+  CheckpointEval best = ranked[0].first;
+  for (size_t c = 0; c < climbs && !outOfTime; ++c) {
+    // Each climb gets an equal share of what is left.
+    double until = watch.seconds() +
+                   (timeLimit - watch.seconds()) / static_cast<double>(climbs - c);
+    std::vector<char> keep = starts[ranked[c].second];
+    CheckpointEval cur = ranked[c].first;
+    bool improved = true;
+    while (improved) {
+      improved = false;
+      ++passes;
+      for (int i = 3 * n - 1; i > 0; --i)
+        std::swap(moves[i], moves[next() % (i + 1)]);
+      for (int move : moves) {
+        if (watch.seconds() > until) {
+          outOfTime = watch.seconds() > timeLimit;
+          improved = false;
+          break;
+        }
+        int kind = move / n, i = move % n;
+        int a = fwd[i], b = -1;
+        if (kind == 0) {
+          keep[a] ^= 1;
+        } else {
+          int j = kind == 1 ? i - 1 : i + 1;
+          if (!keep[a] || j < 0 || j >= n || keep[fwd[j]])
+            continue;
+          b = fwd[j];
+          keep[a] = 0;
+          keep[b] = 1;
+        }
+        CheckpointEval eval = evaluateCheckpoints(graph, keep);
+        if (isBetter(options, limit, eval.peakBytes, eval.cost, cur.peakBytes,
+                     cur.cost)) {
+          cur = eval;
+          improved = true;
+          ++accepted;
           continue;
-        b = fwd[j];
-        keep[a] = 0;
-        keep[b] = 1;
-      }
-      CheckpointEval eval = evaluateCheckpoints(graph, keep);
-      if (isBetter(options, limit, eval.peakBytes, eval.cost, cur.peakBytes,
-                   cur.cost)) {
-        cur = eval;
-        improved = true;
-        ++accepted;
-        continue;
-      }
-      // Undo.
-      if (kind == 0) {
-        keep[a] ^= 1;
-      } else {
-        keep[a] = 1;
-        keep[b] = 0;
+        }
+        // Undo.
+        if (kind == 0) {
+          keep[a] ^= 1;
+        } else {
+          keep[a] = 1;
+          keep[b] = 0;
+        }
       }
     }
+    if (isBetter(options, limit, cur.peakBytes, cur.cost, best.peakBytes,
+                 best.cost)) {
+      best = cur;
+      bestKeep = keep;
+    }
   }
-  return finishSolve(graph, options, name, scheduleFromCheckpoints(graph, keep),
+  return finishSolve(graph, options, name,
+                     scheduleFromCheckpoints(graph, bestKeep),
                      SolveStatus::Feasible, watch,
-                     std::to_string(passes) + " passes, " +
+                     std::to_string(climbs) + " climbs, " +
+                         std::to_string(passes) + " passes, " +
                          std::to_string(accepted) + " moves taken" +
                          (outOfTime ? ", stopped at the time limit" : ""));
 }
