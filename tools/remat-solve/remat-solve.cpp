@@ -30,6 +30,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace remat;
 namespace cl = llvm::cl;
@@ -102,8 +103,9 @@ static bool parseBudget(llvm::StringRef text, int64_t reference,
     if (text.trim().getAsDouble(percent) || !(percent > 0) ||
         !std::isfinite(percent))
       return false;
-    budget = static_cast<int64_t>(
-        std::floor(static_cast<double>(reference) * percent / 100.0));
+    double bytes = std::floor(static_cast<double>(reference) * percent / 100.0);
+    budget = bytes >= 9.0e18 ? std::numeric_limits<int64_t>::max()
+                             : static_cast<int64_t>(bytes);
     return true;
   }
   long long bytes;
@@ -212,7 +214,8 @@ int main(int argc, char **argv) {
                   "': " + buffer.getError().message());
     std::string error;
     if (!parseGraphJSON((*buffer)->getBuffer().str(), graph, error))
-      return fail(inputFile + ": " + error);
+      return fail((inputFile == "-" ? std::string("<stdin>") : inputFile) +
+                  ": " + error);
   }
 
   std::error_code ec;
