@@ -90,7 +90,10 @@ struct BufferLiveRange {
 /// live until the view's last use; returned values live to the end.
 /// Bufferized IR: an allocation lives from its op to the op that certainly
 /// frees it (`memref.dealloc`, `bufferization.dealloc` with a constant true
-/// condition, a dealloc under `scf.if %true`), exclusive, or to the end.
+/// condition, a dealloc under `scf.if %true`; the freed memref is traced to
+/// a single allocation through views), exclusive, or to the end; one freed
+/// inside the top-level op that made it counts at that op only. Frees that
+/// are not certain are ignored, so the peak is an upper bound.
 ///
 /// Usage:
 /// \code
