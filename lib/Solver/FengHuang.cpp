@@ -23,11 +23,14 @@
 // it into a chain of segments (linear division); the interior of each
 // segment splits into weakly connected components, each a child subgraph
 // between the segment's ends (branch division). A subgraph that neither
-// division splits is an indivisible leaf (the paper's complicate division is
-// not implemented: such subgraphs stay leaves, which is safe but may miss
-// cheaper sets). For each m, a node is solved by the chain algorithm over
-// its splitting vertices, where a segment costing more than m must have both
-// ends checkpointed and its children solved recursively.
+// division splits goes through the complicate division (independent
+// segments between high-degree vertices, every other vertex a checkpoint);
+// what that cannot split either is an indivisible leaf. For each m, a linear
+// node is solved by the chain algorithm over its splitting vertices, where a
+// segment costing more than m must have both ends checkpointed and its
+// children solved recursively; a complicate node keeps its division vertices
+// and solves its children costing more than m recursively; a leaf needs its
+// interior to cost at most m.
 //
 // The checkpoint sets of the few best m (by the model) are then turned into
 // schedules by the shared builder and simulated; the best verified one is
@@ -50,6 +53,9 @@ using namespace remat;
 static constexpr int64_t kInf = std::numeric_limits<int64_t>::max() / 4;
 /// At most this many candidate m are evaluated (quantiles beyond it).
 static constexpr size_t kMaxCandidates = 4096;
+/// The complicate division is tried on subgraphs of at most this many
+/// vertices.
+static constexpr int kMaxComplicate = 1024;
 /// The sets of this many best m (by the model) are simulated.
 static constexpr size_t kVerified = 8;
 
@@ -214,6 +220,14 @@ struct Division {
   std::vector<int64_t> segBytes;
   std::vector<std::vector<int>> children;
   bool leaf = false;
+  /// Bytes of all interior vertices.
+  int64_t total = 0;
+  /// Complicate division: these vertices are all checkpoints, and each
+  /// child (an independent segment between two of them) with more than m
+  /// interior bytes is solved recursively.
+  bool complicate = false;
+  std::vector<int> divisionVertices;
+  std::vector<int> segmentChildren;
 };
 
 class DivisionTree {
@@ -237,6 +251,7 @@ public:
   /// All interior-segment byte totals, the candidate m values.
   void candidates(std::vector<int64_t> &out) const {
     for (const Division &d : nodes) {
+      out.push_back(d.total);
       for (int64_t b : d.segBytes)
         out.push_back(b);
       // Pairwise chain segments over the splitting vertices.
@@ -258,6 +273,22 @@ public:
     const int q = static_cast<int>(d.ends.size()) - 1;
     if (d.leaf)
       return d.segBytes[0] <= m ? 0 : kInf;
+    if (d.complicate) {
+      int64_t sum = 0;
+      for (int v : d.divisionVertices) {
+        sum += bytesOf(v);
+        out.push_back(v);
+      }
+      for (int child : d.segmentChildren) {
+        if (nodes[child].total <= m)
+          continue;
+        int64_t c = solve(child, m, out);
+        if (c >= kInf)
+          return kInf;
+        sum += c;
+      }
+      return sum;
+    }
     // forced[k]: cost and checkpoints of segment k solved inside.
     std::vector<int64_t> forced(q, kInf);
     std::vector<std::vector<int>> forcedSets(q);
@@ -382,10 +413,12 @@ private:
     int64_t total = 0;
     for (int id : interior)
       total += bytesOf(id);
+    nodes[index].total = total;
     if (!divided) {
-      nodes[index].leaf = true;
       nodes[index].segBytes = {total};
       nodes[index].children.resize(1);
+      if (!complicateDivision(index, interior, source, sink))
+        nodes[index].leaf = true;
       return index;
     }
     std::vector<int64_t> segBytes;
@@ -403,6 +436,184 @@ private:
     nodes[index].segBytes = std::move(segBytes);
     nodes[index].children = std::move(children);
     return index;
+  }
+
+  /// The complicate division of an indivisible subgraph (`interior` between
+  /// `source` and `sink`): candidate ends are the source, the sink and the
+  /// vertices of undirected degree > 2; for each pair (a, b) the largest
+  /// independent segment is descendants(a) ∩ ancestors(b), pruned of the
+  /// vertices that touch the outside and everything connected to them
+  /// inside; connected segments are taken greedily, largest first, when
+  /// edge-disjoint from those taken. Every vertex left outside the taken
+  /// segments becomes a division vertex (a checkpoint). Skipped (false) on
+  /// subgraphs over kMaxComplicate vertices, where its O(k^3) search is too
+  /// slow, or when it finds no segment.
+  bool complicateDivision(int index, const std::vector<int> &interior,
+                          int source, int sink) {
+    const int k = interior.size();
+    if (k < 3 || k > kMaxComplicate)
+      return false;
+    // Local vertices: 0 = source, 1..k = interior, k + 1 = sink.
+    const int total = k + 2;
+    std::map<int, int> local;
+    for (int i = 0; i < k; ++i)
+      local[interior[i]] = i + 1;
+    std::vector<std::vector<int>> succ(total), pred(total), adj(total);
+    auto addEdge = [&](int u, int v) {
+      succ[u].push_back(v);
+      pred[v].push_back(u);
+      adj[u].push_back(v);
+      adj[v].push_back(u);
+    };
+    for (int i = 0; i < k; ++i) {
+      int id = interior[i];
+      bool hasIn = false, hasOut = false;
+      for (int dep : graph.nodes[id].deps) {
+        auto it = local.find(dep);
+        if (it != local.end()) {
+          addEdge(it->second, i + 1);
+          hasIn = true;
+        }
+      }
+      for (int u : users[id])
+        if (local.count(u))
+          hasOut = true;
+      if (!hasIn)
+        addEdge(0, i + 1);
+      if (!hasOut)
+        addEdge(i + 1, k + 1);
+    }
+    // Reachability as bitsets, in topological (local index) order.
+    const int words = (total + 63) / 64;
+    std::vector<std::vector<uint64_t>> desc(total,
+                                            std::vector<uint64_t>(words, 0)),
+        anc(total, std::vector<uint64_t>(words, 0));
+    for (int v = total - 1; v >= 0; --v)
+      for (int w : succ[v]) {
+        desc[v][w / 64] |= uint64_t(1) << (w % 64);
+        for (int x = 0; x < words; ++x)
+          desc[v][x] |= desc[w][x];
+      }
+    for (int v = 0; v < total; ++v)
+      for (int u : pred[v]) {
+        anc[v][u / 64] |= uint64_t(1) << (u % 64);
+        for (int x = 0; x < words; ++x)
+          anc[v][x] |= anc[u][x];
+      }
+    std::vector<int> candidates;
+    for (int v = 0; v < total; ++v)
+      if (v == 0 || v == k + 1 || adj[v].size() > 2)
+        candidates.push_back(v);
+
+    struct Segment {
+      int a, b;
+      std::vector<int> inner;
+    };
+    std::vector<Segment> segments;
+    std::vector<char> in(total), bad(total);
+    for (int a : candidates)
+      for (int b : candidates) {
+        if (b <= a || (a == 0 && b == k + 1))
+          continue;
+        std::vector<int> inner;
+        for (int v = a + 1; v < b; ++v)
+          if ((desc[a][v / 64] >> (v % 64) & 1) &&
+              (anc[b][v / 64] >> (v % 64) & 1))
+            inner.push_back(v);
+        if (inner.empty())
+          continue;
+        std::fill(in.begin(), in.end(), 0);
+        std::fill(bad.begin(), bad.end(), 0);
+        for (int v : inner)
+          in[v] = 1;
+        std::vector<int> stack;
+        for (int v : inner)
+          for (int w : adj[v])
+            if (!in[w] && w != a && w != b && !bad[v]) {
+              bad[v] = 1;
+              stack.push_back(v);
+            }
+        while (!stack.empty()) {
+          int v = stack.back();
+          stack.pop_back();
+          for (int w : adj[v])
+            if (in[w] && !bad[w]) {
+              bad[w] = 1;
+              stack.push_back(w);
+            }
+        }
+        std::vector<int> kept;
+        for (int v : inner)
+          if (!bad[v])
+            kept.push_back(v);
+        if (kept.empty())
+          continue;
+        // Connected with its ends: a reaches every kept vertex.
+        std::fill(in.begin(), in.end(), 0);
+        for (int v : kept)
+          in[v] = 1;
+        in[b] = 1;
+        std::vector<char> seen(total, 0);
+        stack = {a};
+        seen[a] = 1;
+        int reached = 0;
+        while (!stack.empty()) {
+          int v = stack.back();
+          stack.pop_back();
+          for (int w : succ[v])
+            if (in[w] && !seen[w]) {
+              seen[w] = 1;
+              reached += w != b;
+              stack.push_back(w);
+            }
+        }
+        if (reached == static_cast<int>(kept.size()) && seen[b])
+          segments.push_back({a, b, std::move(kept)});
+      }
+    if (segments.empty())
+      return false;
+    std::stable_sort(segments.begin(), segments.end(),
+                     [](const Segment &x, const Segment &y) {
+                       return x.inner.size() > y.inner.size();
+                     });
+    // Greedy edge-disjoint choice. Inner vertices of a taken segment belong
+    // to it alone (its edges touch nothing else), so two taken segments
+    // must have disjoint inner sets and not use each other's inner vertices
+    // as ends.
+    std::vector<char> used(total, 0), end(total, 0);
+    std::vector<const Segment *> taken;
+    for (const Segment &seg : segments) {
+      bool ok = !used[seg.a] && !used[seg.b];
+      for (int v : seg.inner)
+        ok &= !used[v] && !end[v];
+      if (!ok)
+        continue;
+      for (int v : seg.inner)
+        used[v] = 1;
+      end[seg.a] = end[seg.b] = 1;
+      taken.push_back(&seg);
+    }
+    if (taken.empty())
+      return false;
+    auto global = [&](int v) {
+      return v == 0 ? source : v == k + 1 ? sink : interior[v - 1];
+    };
+    std::vector<int> divisionVertices;
+    for (int v = 1; v <= k; ++v)
+      if (!used[v])
+        divisionVertices.push_back(interior[v - 1]);
+    std::vector<int> children;
+    for (const Segment *seg : taken) {
+      std::vector<int> ids;
+      for (int v : seg->inner)
+        ids.push_back(interior[v - 1]);
+      children.push_back(build(ids, global(seg->a), global(seg->b)));
+    }
+    Division &d = nodes[index];
+    d.complicate = true;
+    d.divisionVertices = std::move(divisionVertices);
+    d.segmentChildren = std::move(children);
+    return true;
   }
 
   /// Weakly connected components of `vertices` (topological order kept).
