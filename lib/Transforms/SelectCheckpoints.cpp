@@ -240,10 +240,21 @@ remat::selectCheckpoints(func::FuncOp func,
       plan.steps[op].push_back(step);
     ++step;
   }
-  for (Operation *op : functionGraph.nodeOps)
-    if (op && !plan.steps.count(op))
+  for (auto [id, op] : llvm::enumerate(functionGraph.nodeOps)) {
+    if (!op)
+      continue;
+    auto it = plan.steps.find(op);
+    if (it == plan.steps.end())
       return op->emitError() << "internal error: solver '" << solverName
                              << "' never computes this op";
+    // Not every solver honours pins; never let a pinned op be recomputed.
+    if (graph.nodes[id].keep == KeepPolicy::Always && it->second.size() > 1)
+      return op->emitError()
+             << "solver '" << solverName << "' recomputes this op, which "
+             << (isRecomputable(op) ? "is pinned by remat.keep<always>"
+                                    : "has memory effects")
+             << "; choose a solver that honours pins";
+  }
   writeRematPlan(plan);
 
   std::optional<int64_t> lowerBound;

@@ -1,0 +1,64 @@
+// RUN: remat-opt %s --split-input-file --remat-select-checkpoints="solver=brute-force budget=64" --verify-diagnostics
+// RUN: not remat-opt %s --remat-select-checkpoints="solver=nope" 2>&1 | FileCheck %s --check-prefix=SOLVER
+// RUN: not remat-opt %s --remat-select-checkpoints="mode=fastest" 2>&1 | FileCheck %s --check-prefix=MODE
+
+// SOLVER: Cannot find option named 'nope'!
+// MODE: Cannot find option named 'fastest'!
+
+#c16 = #remat.cost<bytes = [16], flops = 4>
+#fwd = #remat.phase<forward>
+#bwd = #remat.phase<backward>
+// The chain of remat-select-checkpoints.mlir: computing %gb needs %gc, %b and
+// %gb resident, 32 + 3 x 16 = 80 bytes; 64 is out of reach.
+// expected-error @below {{the smallest feasible budget is 80 bytes (71.4% of the checkpoint-all peak of 112 bytes)}}
+func.func @infeasible(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %a = math.tanh %x {remat.cost = #c16, remat.phase = #fwd} : tensor<4xf32>
+  %b = math.tanh %a {remat.cost = #c16, remat.phase = #fwd} : tensor<4xf32>
+  %c = math.tanh %b {remat.cost = #c16, remat.phase = #fwd} : tensor<4xf32>
+  %gc = arith.mulf %c, %w {remat.cost = #c16, remat.phase = #bwd} : tensor<4xf32>
+  %gb = arith.mulf %gc, %b {remat.cost = #c16, remat.phase = #bwd} : tensor<4xf32>
+  %ga = arith.mulf %gb, %a {remat.cost = #c16, remat.phase = #bwd} : tensor<4xf32>
+  return %c, %ga : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+func.func @no_cost(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{op has no 'remat.cost' attribute; run --remat-annotate-costs before planning rematerialization}}
+  %a = math.tanh %x {remat.phase = #remat.phase<forward>} : tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+func.func @no_phase(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{op has no 'remat.phase' attribute; run --remat-infer-phases before planning rematerialization}}
+  %a = math.tanh %x {remat.cost = #remat.cost<bytes = [16], flops = 4>} : tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{argument #0 of type 'tensor<?xf32>' has no static size; rematerialization needs static shapes}}
+func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
+  return %x : tensor<?xf32>
+}
+
+// -----
+
+func.func private @opaque(tensor<4xf32>) -> tensor<4xf32>
+
+func.func @never_on_effects(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'remat.keep = #remat.keep<never>' on an op with memory effects: it cannot be recomputed}}
+  %a = func.call @opaque(%x) {remat.cost = #remat.cost<bytes = [16], flops = 4>, remat.phase = #remat.phase<forward>, remat.keep = #remat.keep<never>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+func.func @two_blocks(%x: tensor<4xf32>, %p: i1) -> tensor<4xf32> {
+  cf.br ^bb1
+^bb1:
+  return %x : tensor<4xf32>
+}
+// expected-error @-5 {{rematerialization planning expects a single-block function, 'two_blocks' has 2 blocks}}
