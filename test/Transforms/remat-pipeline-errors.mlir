@@ -1,0 +1,18 @@
+// RUN: remat-opt %s --remat-pipeline="solver=brute-force budget=64" --verify-diagnostics -o /dev/null
+// RUN: not remat-opt %s --remat-pipeline="solver=nope" 2>&1 | FileCheck %s --check-prefix=SOLVER
+// RUN: not remat-opt %s --remat-pipeline="budget=much" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=BUDGET
+
+// SOLVER: Cannot find option named 'nope'!
+// BUDGET: error: invalid budget 'much'
+
+// Computing %gb needs %gc, %b and %gb resident: 32 + 3 x 16 = 80 bytes.
+// expected-error @below {{budget of 64 bytes is infeasible for solver 'brute-force'}}
+func.func @chain(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %a = math.tanh %x : tensor<4xf32>
+  %b = math.tanh %a : tensor<4xf32>
+  %c = math.tanh %b : tensor<4xf32>
+  %gc = arith.mulf %c, %w : tensor<4xf32>
+  %gb = arith.mulf %gc, %b : tensor<4xf32>
+  %ga = arith.mulf %gb, %a : tensor<4xf32>
+  return %c, %ga : tensor<4xf32>, tensor<4xf32>
+}
