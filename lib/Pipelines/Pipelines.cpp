@@ -8,5 +8,6 @@
 
 void remat::registerRematPipelines() {
   registerRematLowerToCPUPipeline();
+  registerRematLowerToNVVMPipeline();
   registerRematPipeline();
 }

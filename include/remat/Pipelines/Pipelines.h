@@ -136,6 +136,91 @@ void buildRematPipeline(mlir::OpPassManager &pm,
 /// Registers the `remat-pipeline` pipeline.
 void registerRematPipeline();
 
+//===----------------------------------------------------------------------===//
+// remat-lower-to-nvvm
+//===----------------------------------------------------------------------===//
+
+/// Binary format of the kernels embedded in the host module.
+enum class GPUBinaryFormat {
+  /// PTX assembly: needs only LLVM's NVPTX backend; the CUDA driver
+  /// JIT-compiles it when the module is loaded.
+  Isa,
+  /// A cubin for `chip`, assembled by ptxas (needs the CUDA toolkit).
+  Bin,
+  /// A fatbinary holding the cubin and the PTX (needs the CUDA toolkit).
+  Fatbin,
+};
+
+/// Options of `--remat-lower-to-nvvm`, the pipeline that lowers a
+/// linalg-on-tensors training step to host LLVM IR that launches NVVM
+/// kernels through the mgpu* runtime functions (our CUDA runtime library,
+/// lib/Runtime/CUDA). Defaults target the H200 (sm_90, PTX ISA 8.0).
+struct RematLowerToNVVMPipelineOptions
+    : public mlir::PassPipelineOptions<RematLowerToNVVMPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("GPU architecture the kernels are compiled for "
+                     "(sm_90 for H100/H200, sm_80 for A100)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features; sm_90 needs +ptx80 or later (the "
+                     "upstream default +ptx60 does not support it)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<GPUBinaryFormat> format{
+      *this, "format", llvm::cl::desc("Format of the embedded kernels"),
+      llvm::cl::init(GPUBinaryFormat::Isa),
+      llvm::cl::values(
+          clEnumValN(GPUBinaryFormat::Isa, "isa",
+                     "PTX assembly, JIT-compiled by the driver at load time "
+                     "(no CUDA toolkit needed to compile)"),
+          clEnumValN(GPUBinaryFormat::Bin, "bin", "cubin (needs ptxas)"),
+          clEnumValN(GPUBinaryFormat::Fatbin, "fatbin",
+                     "fatbinary with cubin and PTX (needs ptxas and "
+                     "fatbinary)"))};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit root holding bin/ptxas, for format=bin "
+                     "and fatbin (empty: CUDA_ROOT, CUDA_HOME, CUDA_PATH, "
+                     "then PATH)"),
+      llvm::cl::init("")};
+  PassOptions::ListOption<int64_t> tileSizes{
+      *this, "tile-sizes",
+      llvm::cl::desc("Tile sizes of the outer parallel loop dimensions; a "
+                     "tile is one thread block and each of its points one "
+                     "thread (their product is the block size, at most "
+                     "1024). Default: 32,8"),
+      llvm::cl::list_init<int64_t>({32, 8})};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("Optimization level of the NVVM/PTX compilation"),
+      llvm::cl::init(2)};
+  PassOptions::Option<bool> earlyDealloc{
+      *this, "early-dealloc",
+      llvm::cl::desc("Free each buffer right after its last use (upstream "
+                     "optimize-allocation-liveness), as remat's memory "
+                     "model assumes"),
+      llvm::cl::init(true)};
+};
+
+/// Adds the GPU lowering pipeline to `pm` (anchored on builtin.module):
+///   one-shot-bufferize (function boundaries, identity layouts)
+///   -> buffer-deallocation-pipeline -> optimize-allocation-liveness
+///   -> convert-bufferization-to-memref -> remat-host-alloc-to-gpu
+///   -> remat-wrap-serial-linalg -> convert-linalg-to-parallel-loops
+///   -> scf-parallel-loop-tiling{tile-sizes, no-min-max-bounds}
+///   -> gpu-map-parallel-loops -> convert-parallel-loops-to-gpu
+///   -> gpu-kernel-outlining -> gpu-async-region
+///   -> upstream gpu-lower-to-nvvm-pipeline (chip, features, format), whose
+///      gpu-module-to-binary gets `toolkit`.
+/// Memref arguments and results of the lowered functions are device buffers
+/// (see remat-host-alloc-to-gpu and docs/GPU.md).
+void buildRematLowerToNVVMPipeline(
+    mlir::OpPassManager &pm, const RematLowerToNVVMPipelineOptions &options);
+
+/// Registers the `remat-lower-to-nvvm` pipeline.
+void registerRematLowerToNVVMPipeline();
+
 /// Registers every remat-opt pipeline.
 void registerRematPipelines();
 

@@ -1,0 +1,122 @@
+//===- GPUPipeline.cpp - remat-lower-to-nvvm pipeline ---------------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Lowers a linalg-on-tensors training step to host LLVM IR that runs every
+// linalg op as an NVVM kernel. The pipeline strings upstream passes and our
+// two GPU preparation passes together:
+//
+//  * bufferization as in remat-lower-to-cpu (identity layouts at function
+//    boundaries, ownership-based deallocation moved right after last uses),
+//    so the device frees happen where remat's memory model frees values;
+//  * remat-host-alloc-to-gpu turns those buffers into gpu.alloc/gpu.dealloc;
+//  * linalg -> scf.parallel -> tiles (blocks) of points (threads); linalg
+//    ops without parallel loops become one-thread kernels instead of host
+//    loops over device memory (remat-wrap-serial-linalg);
+//  * gpu-async-region chains allocations, frees and launches on one stream
+//    (the gpu-to-llvm lowering ignores the synchronous forms);
+//  * the upstream NVVM pipeline (called, not copied) with sm_90/+ptx80.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Conversion/Passes.h"
+#include "remat/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mlir;
+
+static StringRef getFormatName(remat::GPUBinaryFormat format) {
+  switch (format) {
+  case remat::GPUBinaryFormat::Isa:
+    return "isa";
+  case remat::GPUBinaryFormat::Bin:
+    return "bin";
+  case remat::GPUBinaryFormat::Fatbin:
+    return "fatbin";
+  }
+  llvm_unreachable("unknown GPU binary format");
+}
+
+void remat::buildRematLowerToNVVMPipeline(
+    OpPassManager &pm, const RematLowerToNVVMPipelineOptions &options) {
+  // Tensors -> buffers, freed right after their last use.
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  if (options.earlyDealloc)
+    pm.addNestedPass<func::FuncOp>(
+        bufferization::createOptimizeAllocationLivenessPass());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  // Folds the `scf.if %true` guards the deallocation lowering leaves.
+  pm.addPass(createCanonicalizerPass());
+
+  // Buffers -> device buffers; linalg -> tiled parallel loops -> launches.
+  // No canonicalization between tiling and mapping: it would fuse the tile
+  // loop and the point loop back into one scf.parallel.
+  pm.addNestedPass<func::FuncOp>(createRematHostAllocToGPU());
+  pm.addNestedPass<func::FuncOp>(createRematWrapSerialLinalg());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
+      llvm::to_vector(options.tileSizes), /*noMinMaxBounds=*/true));
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  // Folds the launch bounds to constants, so that outlining records them as
+  // the kernels' known block sizes (PTX .maxntid).
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+
+  // The upstream NVVM lowering; it ends with gpu-module-to-binary.
+  gpu::GPUToNVVMPipelineOptions nvvmOptions;
+  nvvmOptions.cubinChip = options.chip;
+  nvvmOptions.cubinFeatures = options.features;
+  nvvmOptions.cubinFormat = getFormatName(options.format).str();
+  nvvmOptions.optLevel = options.optLevel;
+  size_t firstUpstreamPass = pm.size();
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvmOptions);
+
+  // The upstream options have no toolkit path: hand it to the pipeline's
+  // own gpu-module-to-binary pass.
+  if (options.toolkit.empty())
+    return;
+  for (auto [index, pass] : llvm::enumerate(pm.getPasses())) {
+    if (index < firstUpstreamPass ||
+        pass.getArgument() != "gpu-module-to-binary")
+      continue;
+    std::string toolkitOption = "toolkit=\"" + options.toolkit + "\"";
+    auto reportError = [](const Twine &message) -> LogicalResult {
+      llvm::report_fatal_error(message);
+    };
+    if (failed(pass.initializeOptions(toolkitOption, reportError)))
+      llvm::report_fatal_error("cannot set the CUDA toolkit path of "
+                               "gpu-module-to-binary");
+  }
+}
+
+void remat::registerRematLowerToNVVMPipeline() {
+  PassPipelineRegistration<RematLowerToNVVMPipelineOptions>(
+      "remat-lower-to-nvvm",
+      "Lower a linalg-on-tensors training step to LLVM host code that runs "
+      "each linalg op as a tiled NVVM kernel, with every buffer in device "
+      "memory (gpu.alloc/gpu.dealloc where bufferization placed "
+      "allocations and frees) and the kernels embedded as PTX, cubin or "
+      "fatbin.",
+      buildRematLowerToNVVMPipeline);
+}
