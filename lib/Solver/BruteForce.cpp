@@ -157,10 +157,9 @@ SolveResult remat::solveBruteForce(const Graph &graph,
                        watch);
   Exhaustive search(graph);
   if (search.nodes.size() > kMaxNodes)
-    return failSolve(name, SolveStatus::Unsupported,
-                     "more than " + std::to_string(kMaxNodes) +
-                         " nodes to schedule",
-                     watch);
+    return failSolve(
+        name, SolveStatus::Unsupported,
+        "more than " + std::to_string(kMaxNodes) + " nodes to schedule", watch);
   search.prepare();
   std::vector<std::pair<bool, int>> steps;
   double cost = 0;
@@ -170,20 +169,20 @@ SolveResult remat::solveBruteForce(const Graph &graph,
                        "no schedule fits the budget of " +
                            std::to_string(options.budget) + " bytes",
                        watch);
-    SolveResult result = finishSolve(graph, options, name,
-                                     search.toSchedule(steps),
-                                     SolveStatus::Optimal, watch);
+    SolveResult result =
+        finishSolve(graph, options, name, search.toSchedule(steps),
+                    SolveStatus::Optimal, watch);
     result.lowerBound = result.cost;
     return result;
   }
   // MinPeakUnderOverhead: bisect the budget.
   double limit = costLimit(graph, options);
   int64_t lo = peakLowerBound(graph);
-  int64_t hi = std::min<int64_t>(
-      options.budget,
-      finishSolve(graph, options, name, checkpointAllSchedule(graph),
-                  SolveStatus::Feasible, watch)
-          .peakBytes);
+  int64_t hi = std::min<int64_t>(options.budget,
+                                 finishSolve(graph, options, name,
+                                             checkpointAllSchedule(graph),
+                                             SolveStatus::Feasible, watch)
+                                     .peakBytes);
   auto fits = [&](int64_t budget, std::vector<std::pair<bool, int>> *out) {
     double c = 0;
     return search.solve(budget, c, out) &&
@@ -191,8 +190,7 @@ SolveResult remat::solveBruteForce(const Graph &graph,
   };
   if (lo > hi || !fits(hi, nullptr))
     return failSolve(name, SolveStatus::Infeasible,
-                     "no schedule meets the budget and the cost limit",
-                     watch);
+                     "no schedule meets the budget and the cost limit", watch);
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
     if (fits(mid, nullptr))
@@ -201,9 +199,9 @@ SolveResult remat::solveBruteForce(const Graph &graph,
       lo = mid + 1;
   }
   fits(lo, &steps);
-  SolveResult result = finishSolve(graph, options, name,
-                                   search.toSchedule(steps),
-                                   SolveStatus::Optimal, watch);
+  SolveResult result =
+      finishSolve(graph, options, name, search.toSchedule(steps),
+                  SolveStatus::Optimal, watch);
   result.lowerBound = static_cast<double>(result.peakBytes);
   return result;
 }

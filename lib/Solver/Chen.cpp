@@ -56,11 +56,10 @@ static SolveResult chenSqrt(const Graph &graph, const SolveOptions &options,
     return failSolve(name, SolveStatus::Unsupported,
                      "the graph has no candidate checkpoints", watch);
   // sqrt(k) segments of equal bytes: the paper's O(sqrt(n)) choice.
-  double b = forwardBytes(graph) /
-             std::sqrt(static_cast<double>(candidates.size()));
+  double b =
+      forwardBytes(graph) / std::sqrt(static_cast<double>(candidates.size()));
   return solveFromCheckpointSets(graph, options, name,
-                                 {chenGreedyKeep(graph, candidates, b)},
-                                 watch);
+                                 {chenGreedyKeep(graph, candidates, b)}, watch);
 }
 
 static SolveResult chenGreedy(const Graph &graph, const SolveOptions &options,
@@ -79,8 +78,7 @@ static SolveResult chenGreedy(const Graph &graph, const SolveOptions &options,
   for (int id : forwardOrder(graph))
     if (ownedBytes(graph, id) > 0)
       minBytes = std::min(minBytes, static_cast<double>(ownedBytes(graph, id)));
-  for (double b = std::max(1.0, minBytes) * 0.999; b < total * 1.1;
-       b *= 1.1) {
+  for (double b = std::max(1.0, minBytes) * 0.999; b < total * 1.1; b *= 1.1) {
     std::vector<char> keep = chenGreedyKeep(graph, candidates, b);
     if (sets.empty() || keep != sets.back())
       sets.push_back(std::move(keep));

@@ -101,7 +101,6 @@ public:
   bool aborted = false;
 
 private:
-
   bool resident(int id) const { return graph.nodes[id].isResident(); }
 
   void hold(int id) {
@@ -210,15 +209,16 @@ SolveResult remat::solveDtr(const Graph &graph, const SolveOptions &options) {
   // the cost limit.
   double costMax = costLimit(graph, options);
   int64_t lo = peakLowerBound(graph);
-  int64_t hi = std::min(options.budget,
-                        simulate(graph, checkpointAllSchedule(graph)).peakBytes);
+  int64_t hi = std::min(
+      options.budget, simulate(graph, checkpointAllSchedule(graph)).peakBytes);
   Schedule best;
   Simulation bestSim = evaluate(hi, best);
   while (lo < hi && watch.seconds() < options.timeLimitSeconds) {
     int64_t mid = lo + (hi - lo) / 2;
     Schedule trial;
     Simulation sim = evaluate(mid, trial);
-    if (!dtr.aborted && sim.valid() && sim.cost <= costMax + 1e-9 * std::max(1.0, costMax) &&
+    if (!dtr.aborted && sim.valid() &&
+        sim.cost <= costMax + 1e-9 * std::max(1.0, costMax) &&
         sim.peakBytes <= mid) {
       hi = std::min(mid, sim.peakBytes);
       if (sim.peakBytes < bestSim.peakBytes ||

@@ -86,10 +86,9 @@ struct ModelSet {
 static SolveResult verifyBest(const Graph &graph, const SolveOptions &options,
                               const char *name, std::vector<ModelSet> sets,
                               const Stopwatch &watch) {
-  std::stable_sort(sets.begin(), sets.end(),
-                   [](const ModelSet &a, const ModelSet &b) {
-                     return a.model < b.model;
-                   });
+  std::stable_sort(
+      sets.begin(), sets.end(),
+      [](const ModelSet &a, const ModelSet &b) { return a.model < b.model; });
   std::vector<std::vector<char>> keeps;
   for (const ModelSet &set : sets) {
     if (keeps.size() == kVerified)

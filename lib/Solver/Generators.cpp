@@ -117,9 +117,8 @@ Graph remat::appendBackward(const Graph &forward, int loss) {
     if (!wantsGrad(v))
       continue;
     Node node;
-    node.name = "d_" + (forward.nodes[v].name.empty()
-                            ? std::to_string(v)
-                            : forward.nodes[v].name);
+    node.name = "d_" + (forward.nodes[v].name.empty() ? std::to_string(v)
+                                                      : forward.nodes[v].name);
     node.kind = NodeKind::Backward;
     node.bytes = forward.nodes[forward.storageOf(v)].bytes;
     for (int u : users[v]) {
@@ -212,8 +211,8 @@ Graph remat::makeDenseNet(int blocks, int layersPerBlock,
       features.push_back(b.layer("conv" + s, 1, 1, {in}));
     }
     std::string s = std::to_string(blk);
-    int cat = b.op("cat" + s, static_cast<int64_t>(features.size()), 0.25,
-                   features);
+    int cat =
+        b.op("cat" + s, static_cast<int64_t>(features.size()), 0.25, features);
     h = b.layer("trans" + s, 1, 1, {cat});
   }
   int loss = b.op("loss", 1, 0.25, {h});
@@ -271,11 +270,10 @@ Graph remat::makeRandomDag(int forwardNodes, uint64_t seed,
       int fanIn = 1 + static_cast<int>(next() % 3);
       for (int k = 0; k < fanIn; ++k) {
         // Biased to recent nodes: distance 1..4 mostly, sometimes anywhere.
-        int dist = (next() % 4 == 0)
-                       ? 1 + static_cast<int>(next() % ops.size())
-                       : 1 + static_cast<int>(next() % 4);
-        int pick = static_cast<int>(ops.size()) - std::min<int>(
-                                                       dist, ops.size());
+        int dist = (next() % 4 == 0) ? 1 + static_cast<int>(next() % ops.size())
+                                     : 1 + static_cast<int>(next() % 4);
+        int pick =
+            static_cast<int>(ops.size()) - std::min<int>(dist, ops.size());
         deps.push_back(ops[pick]);
         used[pick] = 1;
       }
@@ -307,8 +305,8 @@ Graph remat::makeFamily(const std::string &family, int targetNodes,
   // Each size step adds about `perStep` training-graph nodes (forward ops,
   // their parameters and gradients); solve for the step count.
   auto steps = [&](double perStep, double base) {
-    return std::max(1, static_cast<int>(std::lround(
-                           (targetNodes - base) / perStep)));
+    return std::max(
+        1, static_cast<int>(std::lround((targetNodes - base) / perStep)));
   };
   int p = options.params ? 1 : 0;
   if (family == "chain")
@@ -319,8 +317,8 @@ Graph remat::makeFamily(const std::string &family, int targetNodes,
     return makeUNet(steps(10 + 4 * p, 6), options);
   if (family == "densenet") {
     const int perBlock = 6;
-    return makeDenseNet(steps(perBlock * (4 + 2 * p) + 4 + 2 * p, 6),
-                        perBlock, options);
+    return makeDenseNet(steps(perBlock * (4 + 2 * p) + 4 + 2 * p, 6), perBlock,
+                        options);
   }
   if (family == "transformer")
     return makeTransformer(steps(28 + 14 * p, 6), options);

@@ -43,7 +43,8 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
   if (fwd.empty())
     return finishSolve(graph, options, name, checkpointAllSchedule(graph),
                        SolveStatus::Feasible, watch);
-  const double timeLimit = std::min(10.0, std::max(0.0, options.timeLimitSeconds));
+  const double timeLimit =
+      std::min(10.0, std::max(0.0, options.timeLimitSeconds));
   const double limit = costLimit(graph, options);
 
   // Starting points: checkpoint-all, Chen greedy over a coarse grid (both
@@ -74,12 +75,11 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
     if (!duplicate)
       ranked.push_back({evaluateCheckpoints(graph, starts[i]), i});
   }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [&](const auto &x, const auto &y) {
-                     return isBetter(options, limit, x.first.peakBytes,
-                                     x.first.cost, y.first.peakBytes,
-                                     y.first.cost);
-                   });
+  std::stable_sort(
+      ranked.begin(), ranked.end(), [&](const auto &x, const auto &y) {
+        return isBetter(options, limit, x.first.peakBytes, x.first.cost,
+                        y.first.peakBytes, y.first.cost);
+      });
   const size_t climbs = std::min<size_t>(kStarts, ranked.size());
 
   // Moves: index i < n toggles fwd[i]; n + i shifts a checkpoint at fwd[i]
@@ -101,8 +101,8 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
   CheckpointEval best = ranked[0].first;
   for (size_t c = 0; c < climbs && !outOfTime; ++c) {
     // Each climb gets an equal share of what is left.
-    double until = watch.seconds() +
-                   (timeLimit - watch.seconds()) / static_cast<double>(climbs - c);
+    double until = watch.seconds() + (timeLimit - watch.seconds()) /
+                                         static_cast<double>(climbs - c);
     std::vector<char> keep = starts[ranked[c].second];
     CheckpointEval cur = ranked[c].first;
     bool improved = true;
@@ -152,11 +152,10 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
       bestKeep = keep;
     }
   }
-  return finishSolve(graph, options, name,
-                     scheduleFromCheckpoints(graph, bestKeep),
-                     SolveStatus::Feasible, watch,
-                     std::to_string(climbs) + " climbs, " +
-                         std::to_string(passes) + " passes, " +
-                         std::to_string(accepted) + " moves taken" +
-                         (outOfTime ? ", stopped at the time limit" : ""));
+  return finishSolve(
+      graph, options, name, scheduleFromCheckpoints(graph, bestKeep),
+      SolveStatus::Feasible, watch,
+      std::to_string(climbs) + " climbs, " + std::to_string(passes) +
+          " passes, " + std::to_string(accepted) + " moves taken" +
+          (outOfTime ? ", stopped at the time limit" : ""));
 }

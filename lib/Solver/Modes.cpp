@@ -61,8 +61,7 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
     SolveResult result = solver.solve(graph, probe);
     ++search.probes;
     if (result.feasible() &&
-        (!search.best.feasible() ||
-         result.peakBytes < search.best.peakBytes ||
+        (!search.best.feasible() || result.peakBytes < search.best.peakBytes ||
          (result.peakBytes == search.best.peakBytes &&
           result.cost < search.best.cost)))
       search.best = result;
@@ -88,14 +87,13 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
   if (search.best.feasible())
     search.smallestBudget = search.best.peakBytes;
   if (solver.exact && search.best.feasible())
-    search.lowerBound = std::max(search.lowerBound,
-                                 std::min(lo, search.smallestBudget));
+    search.lowerBound =
+        std::max(search.lowerBound, std::min(lo, search.smallestBudget));
   return search;
 }
 
 BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
-                                const SolveOptions &options,
-                                int64_t maxBatch) {
+                                const SolveOptions &options, int64_t maxBatch) {
   BatchSearch search;
   SolveOptions probe = options;
   probe.objective = Objective::MinComputeUnderBudget;

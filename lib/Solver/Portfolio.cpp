@@ -27,8 +27,9 @@ SolveResult remat::solvePortfolio(const Graph &graph,
   auto consider = [&](SolveResult r) {
     if (!r.feasible())
       return;
-    if (!have || isBetter(options, limit, r.peakBytes, r.cost, best.peakBytes,
-                          best.cost) ||
+    if (!have ||
+        isBetter(options, limit, r.peakBytes, r.cost, best.peakBytes,
+                 best.cost) ||
         (r.peakBytes == best.peakBytes && r.cost == best.cost &&
          r.status == SolveStatus::Optimal)) {
       best = std::move(r);
@@ -38,8 +39,7 @@ SolveResult remat::solvePortfolio(const Graph &graph,
   for (SolverFn fn :
        {SolverFn(solveBruteForce), SolverFn(solveCheckpointAll),
         SolverFn(solveChenGreedyAp), SolverFn(solveChenGreedyTopo),
-        SolverFn(solveFengHuang), SolverFn(solveRevolve),
-        SolverFn(solveDtr)}) {
+        SolverFn(solveFengHuang), SolverFn(solveRevolve), SolverFn(solveDtr)}) {
     consider(fn(graph, options));
     if (have && best.status == SolveStatus::Optimal)
       break;
@@ -56,8 +56,8 @@ SolveResult remat::solvePortfolio(const Graph &graph,
                      watch);
   std::string winner = best.solver;
   SolveResult result =
-      finishSolve(graph, options, "auto", std::move(best.schedule),
-                  best.status, watch, "best: " + winner);
+      finishSolve(graph, options, "auto", std::move(best.schedule), best.status,
+                  watch, "best: " + winner);
   result.lowerBound = best.lowerBound;
   return result;
 }

@@ -97,8 +97,8 @@ std::vector<std::vector<int>> Graph::users() const {
 int Graph::storageOf(int id) const {
   // Views point strictly backwards in a checked graph; the step bound keeps
   // an unchecked graph from looping.
-  for (int steps = 0; steps <= size() && nodes[id].aliasOf >= 0 &&
-                      nodes[id].aliasOf < id;
+  for (int steps = 0;
+       steps <= size() && nodes[id].aliasOf >= 0 && nodes[id].aliasOf < id;
        ++steps)
     id = nodes[id].aliasOf;
   return id;

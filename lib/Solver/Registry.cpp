@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Solver.h"
 #include "remat/Solver/Checkmate.h"
+#include "remat/Solver/Solver.h"
 #include "remat/Solver/Solvers.h"
 
 using namespace remat;
@@ -48,8 +48,7 @@ const std::vector<SolverInfo> &remat::allSolvers() {
        solveFengHuang},
       {"brute-force", "exhaustive exact search (tiny graphs only)",
        solveBruteForce, /*exact=*/true},
-      {"local-search",
-       "ours: verified local search over the checkpoint set",
+      {"local-search", "ours: verified local search over the checkpoint set",
        solveLocalSearch},
       {"dtr", "ours: DTR-style eviction simulated offline", solveDtr},
       {"auto", "ours: best verified answer of the fast solvers",
@@ -57,16 +56,14 @@ const std::vector<SolverInfo> &remat::allSolvers() {
       // COIN-OR solvers (lib/Solver/Checkmate*.cpp) register here.
       {"checkmate-milp",
        "Checkmate MILP on CBC (optimal in the frontier-advancing class)",
-       static_cast<SolverFn>(
-           [](const Graph &g, const SolveOptions &o) {
-             return solveCheckmateMilp(g, o);
-           })},
+       static_cast<SolverFn>([](const Graph &g, const SolveOptions &o) {
+         return solveCheckmateMilp(g, o);
+       })},
       {"checkmate-lp-rounding",
        "Checkmate LP relaxation (CLP) lower bound and two-phase rounding",
-       static_cast<SolverFn>(
-           [](const Graph &g, const SolveOptions &o) {
-             return solveCheckmateRounding(g, o);
-           })},
+       static_cast<SolverFn>([](const Graph &g, const SolveOptions &o) {
+         return solveCheckmateRounding(g, o);
+       })},
   };
   return solvers;
 }

@@ -9,8 +9,8 @@
 // part with c slots, where t is the least repetition count with
 // beta(c, t) = C(c + t, c) >= L and j is in the range that minimizes the
 // total number of forward steps, t L - beta(c + 1, t - 1) (Griewank &
-// Walther 2000, Algorithm 799). With no slot left, each step is re-advanced from the
-// nearest checkpoint.
+// Walther 2000, Algorithm 799). With no slot left, each step is re-advanced
+// from the nearest checkpoint.
 //
 // On a training graph the "steps" are the forward chain; the backward nodes
 // are grouped by the highest chain position they read, and each group is
@@ -253,9 +253,10 @@ SolveResult remat::solveRevolve(const Graph &graph,
       if (s != center)
         consider(s);
   }
-  SolveResult result = finishSolve(
-      graph, options, name, scheduleFromComputeOrder(graph, driver.run(best.slots)),
-      SolveStatus::Feasible, watch,
-      "checkpoint slots: " + std::to_string(best.slots));
+  SolveResult result =
+      finishSolve(graph, options, name,
+                  scheduleFromComputeOrder(graph, driver.run(best.slots)),
+                  SolveStatus::Feasible, watch,
+                  "checkpoint slots: " + std::to_string(best.slots));
   return result;
 }

@@ -17,8 +17,7 @@
 using namespace remat;
 
 /// The values `node` reads: its dependencies and, for a view, its base.
-template <typename Fn>
-static void forEachRead(const Node &node, Fn fn) {
+template <typename Fn> static void forEachRead(const Node &node, Fn fn) {
   for (int dep : node.deps)
     fn(dep);
   if (node.isView())
@@ -213,14 +212,10 @@ remat::computeOrderFromCheckpoints(const Graph &graph,
   std::vector<int> order;
   order.reserve(2 * n);
   std::vector<std::pair<int, size_t>> stack;
-  std::vector<int> reads;
-  auto readsOf = [&](int id, std::vector<int> &out) {
-    out.clear();
-    forEachRead(graph.nodes[id], [&](int dep) { out.push_back(dep); });
-  };
   std::vector<std::vector<int>> readCache(n);
   for (int id = 0; id < n; ++id)
-    readsOf(id, readCache[id]);
+    forEachRead(graph.nodes[id],
+                [&](int dep) { readCache[id].push_back(dep); });
 
   auto ensure = [&](int root) {
     if (available(root))
@@ -290,16 +285,17 @@ CheckpointEval remat::evaluateCheckpoints(const Graph &graph,
   Simulation sim =
       simulate(graph, scheduleFromCheckpoints(graph, keep, options));
   CheckpointEval eval;
-  eval.peakBytes = sim.valid() ? sim.peakBytes
-                               : std::numeric_limits<int64_t>::max();
+  eval.peakBytes =
+      sim.valid() ? sim.peakBytes : std::numeric_limits<int64_t>::max();
   eval.cost = sim.valid() ? sim.cost : std::numeric_limits<double>::infinity();
   return eval;
 }
 
-SolveResult remat::solveFromCheckpointSets(
-    const Graph &graph, const SolveOptions &options, const std::string &solver,
-    const std::vector<std::vector<char>> &sets, const Stopwatch &watch,
-    int *bestIndex) {
+SolveResult
+remat::solveFromCheckpointSets(const Graph &graph, const SolveOptions &options,
+                               const std::string &solver,
+                               const std::vector<std::vector<char>> &sets,
+                               const Stopwatch &watch, int *bestIndex) {
   double limit = costLimit(graph, options);
   int best = -1;
   CheckpointEval bestEval;

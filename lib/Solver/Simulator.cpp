@@ -27,7 +27,8 @@ struct Instance {
 };
 } // namespace
 
-static std::string stepName(const Graph &graph, size_t index, const Step &step) {
+static std::string stepName(const Graph &graph, size_t index,
+                            const Step &step) {
   std::ostringstream os;
   os << "step " << index << " ("
      << (step.kind == Step::Kind::Compute ? "compute" : "free") << " "

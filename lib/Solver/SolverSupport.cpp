@@ -133,8 +133,7 @@ SolveResult remat::finishSolve(const Graph &graph, const SolveOptions &options,
   std::ostringstream why;
   if (!sim.valid()) {
     result.status = SolveStatus::Infeasible;
-    why << "internal error: the simulator rejected the schedule: "
-        << sim.error;
+    why << "internal error: the simulator rejected the schedule: " << sim.error;
   } else if (sim.peakBytes > options.budget) {
     result.status = SolveStatus::Infeasible;
     why << "the best schedule found peaks at " << sim.peakBytes

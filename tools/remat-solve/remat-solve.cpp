@@ -64,12 +64,12 @@ static cl::opt<double>
 static cl::opt<double> timeLimit("time-limit",
                                  cl::desc("Solver time limit in seconds"),
                                  cl::init(60), cl::cat(category));
-static cl::opt<int> threads("solver-threads", cl::desc("Threads for solvers that use them"),
+static cl::opt<int> threads("solver-threads",
+                            cl::desc("Threads for solvers that use them"),
                             cl::init(2), cl::cat(category));
 static cl::opt<int64_t> maxBatch("max-batch",
                                  cl::desc("max-batch: largest batch tried"),
-                                 cl::init(int64_t(1) << 20),
-                                 cl::cat(category));
+                                 cl::init(int64_t(1) << 20), cl::cat(category));
 static cl::opt<bool> listSolvers("list-solvers",
                                  cl::desc("List the solvers and exit"),
                                  cl::cat(category));
@@ -142,8 +142,8 @@ static void printSummary(const Graph &graph, const SolveResult &result,
   }
   llvm::raw_ostream &os = llvm::errs();
   os << "graph '" << graph.name << "': " << graph.size() << " nodes (" << fwd
-     << " forward, " << bwd << " backward), resident "
-     << graph.residentBytes() << " bytes\n";
+     << " forward, " << bwd << " backward), resident " << graph.residentBytes()
+     << " bytes\n";
   os << "solver " << result.solver << ", mode " << report.mode;
   if (report.budget >= 0)
     os << ", budget " << report.budget << " bytes";
@@ -159,7 +159,8 @@ static void printSummary(const Graph &graph, const SolveResult &result,
             : 0.0;
     os << ": peak " << result.peakBytes << " bytes ("
        << llvm::format("%.1f", peakRatio) << "% of checkpoint-all "
-       << report.checkpointAllPeak << "), cost " << llvm::format("%g", result.cost) << " ("
+       << report.checkpointAllPeak << "), cost "
+       << llvm::format("%g", result.cost) << " ("
        << llvm::format("%+.1f", overheadPct) << "% vs "
        << llvm::format("%g", report.checkpointAllCost) << ")";
   }
@@ -193,8 +194,7 @@ int main(int argc, char **argv) {
 
   const SolverInfo *solver = findSolver(solverName);
   if (!solver)
-    return fail("unknown solver '" + solverName +
-                "' (see --list-solvers)");
+    return fail("unknown solver '" + solverName + "' (see --list-solvers)");
   Mode mode;
   if (!parseMode(modeName, mode))
     return fail("unknown mode '" + modeName +
@@ -276,8 +276,8 @@ int main(int argc, char **argv) {
   if (mode == Mode::MinCompute)
     result.lowerBound = std::max(result.lowerBound, report.checkpointAllCost);
   if (mode == Mode::MinPeak)
-    result.lowerBound = std::max(result.lowerBound,
-                                 static_cast<double>(peakLowerBound(graph)));
+    result.lowerBound =
+        std::max(result.lowerBound, static_cast<double>(peakLowerBound(graph)));
 
   out.os() << printResultJSON(result, report);
   out.keep();

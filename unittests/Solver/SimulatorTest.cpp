@@ -55,9 +55,9 @@ TEST(SimulatorTest, PeakCountsResidentAndOperands) {
 
 TEST(SimulatorTest, RecomputationCostsAgain) {
   Graph g = chain4();
-  Simulation sim = simulate(
-      g, steps({Step::compute(1), Step::free(1), Step::compute(1),
-                Step::compute(2), Step::free(1), Step::compute(3)}));
+  Simulation sim =
+      simulate(g, steps({Step::compute(1), Step::free(1), Step::compute(1),
+                         Step::compute(2), Step::free(1), Step::compute(3)}));
   ASSERT_TRUE(sim.valid()) << sim.error;
   EXPECT_EQ(sim.cost, 1 + 1 + 2 + 4);
   // 11 + b + c = 11011; a is freed before c.
@@ -104,9 +104,8 @@ TEST(SimulatorTest, RejectsUnknownNode) {
 
 TEST(SimulatorTest, RejectsMissingOutput) {
   Graph g = chain4();
-  Simulation sim = simulate(
-      g, steps({Step::compute(1), Step::compute(2), Step::compute(3),
-                Step::free(3)}));
+  Simulation sim = simulate(g, steps({Step::compute(1), Step::compute(2),
+                                      Step::compute(3), Step::free(3)}));
   EXPECT_NE(sim.error.find("output 3 'c' is not live"), std::string::npos)
       << sim.error;
 }
@@ -122,14 +121,13 @@ TEST(SimulatorTest, EmptyScheduleOfResidentOutputIsValid) {
 TEST(SimulatorTest, ViewKeepsBaseStorageAlive) {
   // x(input 0) -> a(100) -> v = view of a (0 bytes) -> c(1, reads v).
   Graph g;
-  g.nodes = {makeNode("x", 0, 0, {}, NodeKind::Input),
-             makeNode("a", 100, 1, {0}), makeNode("v", 0, 0, {1},
-                                                  NodeKind::Forward, 1),
-             makeNode("c", 1, 1, {2})};
+  g.nodes = {
+      makeNode("x", 0, 0, {}, NodeKind::Input), makeNode("a", 100, 1, {0}),
+      makeNode("v", 0, 0, {1}, NodeKind::Forward, 1), makeNode("c", 1, 1, {2})};
   g.outputs = {3};
-  Simulation sim = simulate(
-      g, steps({Step::compute(1), Step::compute(2), Step::free(1),
-                Step::compute(3), Step::free(2)}));
+  Simulation sim =
+      simulate(g, steps({Step::compute(1), Step::compute(2), Step::free(1),
+                         Step::compute(3), Step::free(2)}));
   ASSERT_TRUE(sim.valid()) << sim.error;
   // a's 100 bytes stay while v is live: 100, 100, 100, 101, then 1.
   EXPECT_EQ(sim.liveAfterStep, (std::vector<int64_t>{100, 100, 100, 101, 1}));
@@ -139,8 +137,8 @@ TEST(SimulatorTest, ViewKeepsBaseStorageAlive) {
 TEST(SimulatorTest, RecomputedBaseUnderLiveViewIsASecondCopy) {
   Graph g;
   g.nodes = {makeNode("x", 0, 0, {}, NodeKind::Input),
-             makeNode("a", 100, 1, {0}), makeNode("v", 0, 0, {1},
-                                                  NodeKind::Forward, 1)};
+             makeNode("a", 100, 1, {0}),
+             makeNode("v", 0, 0, {1}, NodeKind::Forward, 1)};
   g.outputs = {2};
   Simulation sim = simulate(g, steps({Step::compute(1), Step::compute(2),
                                       Step::free(1), Step::compute(1)}));
@@ -170,8 +168,7 @@ TEST(GraphTest, CheckNamesTheProblem) {
   EXPECT_NE(g.check().find("depends on later node 3"), std::string::npos);
   g = chain4();
   g.nodes[1].deps = {9};
-  EXPECT_NE(g.check().find("node 9, which does not exist"),
-            std::string::npos);
+  EXPECT_NE(g.check().find("node 9, which does not exist"), std::string::npos);
   g = chain4();
   g.outputs = {4};
   EXPECT_NE(g.check().find("output 4 does not exist"), std::string::npos);

@@ -1,15 +1,16 @@
-//===- SolversTest.cpp - every solver against brute force and known answers -===//
+//===- SolversTest.cpp - every solver against brute force and known answers
+//-===//
 //
 // Part of the remat-opt project.
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Solvers.h"
 #include "remat/Solver/Generators.h"
 #include "remat/Solver/Modes.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
-#include "remat/Solver/Solvers.h"
 
 #include "gtest/gtest.h"
 
@@ -72,8 +73,8 @@ TEST(SolversTest, RandomDagsAgainstBruteForce) {
         if (info.name == "brute-force" || info.name.rfind("checkmate", 0) == 0)
           continue;
         SolveResult r = info.solve(g, opts);
-        std::string what = g.name + " budget " + std::to_string(budget) +
-                           " " + info.name;
+        std::string what =
+            g.name + " budget " + std::to_string(budget) + " " + info.name;
         if (!r.feasible())
           continue;
         expectVerified(g, opts, r, what);
@@ -288,7 +289,8 @@ TEST(SolversTest, LocalSearchAtLeastAsGoodAsItsStarts) {
     opts.timeLimitSeconds = 1;
     SolveResult ours = solveLocalSearch(g, opts);
     ASSERT_TRUE(ours.feasible()) << family << ": " << ours.message;
-    for (auto solve : {solveChenGreedyAp, solveChenGreedyTopo, solveFengHuang}) {
+    for (auto solve :
+         {solveChenGreedyAp, solveChenGreedyTopo, solveFengHuang}) {
       SolveResult r = solve(g, opts);
       if (r.feasible()) {
         EXPECT_LE(ours.peakBytes, r.peakBytes) << family << " " << r.solver;

@@ -77,8 +77,8 @@ BatchSearch findMaxBatch(const Graph &graph, const SolverInfo &solver,
 /// run the solver once; MinBudget and MaxBatch run the searches above and
 /// return their best result (with `lowerBound` set to the budget bound for
 /// MinBudget).
-SolveResult solveInMode(const Graph &graph, const SolverInfo &solver,
-                        Mode mode, const SolveOptions &options);
+SolveResult solveInMode(const Graph &graph, const SolverInfo &solver, Mode mode,
+                        const SolveOptions &options);
 
 } // namespace remat
 

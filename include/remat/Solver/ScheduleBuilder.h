@@ -60,10 +60,9 @@ struct CheckpointOptions {
 /// The compute order for checkpoint set `keep` (indexed by node; only
 /// forward nodes matter). Outputs and `KeepPolicy::Always` nodes are always
 /// kept; `KeepPolicy::Never` nodes never are (unless they are outputs).
-std::vector<int> computeOrderFromCheckpoints(const Graph &graph,
-                                             const std::vector<char> &keep,
-                                             const CheckpointOptions &options =
-                                                 {});
+std::vector<int>
+computeOrderFromCheckpoints(const Graph &graph, const std::vector<char> &keep,
+                            const CheckpointOptions &options = {});
 
 /// scheduleFromComputeOrder(computeOrderFromCheckpoints(...)).
 Schedule scheduleFromCheckpoints(const Graph &graph,

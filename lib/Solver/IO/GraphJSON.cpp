@@ -34,8 +34,7 @@ public:
       return true;
     }
     if (std::optional<double> d = value.getAsNumber())
-      if (std::isfinite(*d) && std::floor(*d) == *d &&
-          std::abs(*d) < 9.0e18) {
+      if (std::isfinite(*d) && std::floor(*d) == *d && std::abs(*d) < 9.0e18) {
         out = static_cast<int64_t>(*d);
         return true;
       }
@@ -172,8 +171,7 @@ public:
           return false;
         if (base < 0 || base >= static_cast<int64_t>(id))
           return fail(path + ".alias_of",
-                      "must name an earlier node, not " +
-                          std::to_string(base));
+                      "must name an earlier node, not " + std::to_string(base));
         node.aliasOf = static_cast<int>(base);
       }
     }
