@@ -43,6 +43,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -112,6 +113,9 @@ struct Spec {
   double costCap = 0;
   /// Objective bonus per R column, for deterministic tie-breaking.
   double eta = 0;
+  /// Give up (Formulation::tooLarge) when there would be more R and S
+  /// columns than this.
+  int64_t maxColumns = std::numeric_limits<int64_t>::max();
 };
 
 struct FreeCol {
@@ -134,6 +138,9 @@ struct Formulation {
   std::vector<int> capRows;
   int peakCol = -1;
   int numR = 0;
+  /// Set when Spec::maxColumns was exceeded; nothing else is built then.
+  bool tooLarge = false;
+  int64_t binaries = 0;
 
   std::vector<double> colLo, colUp, obj;
   std::vector<int> integers;
@@ -230,6 +237,14 @@ static Formulation buildFormulation(const ReducedGraph &g, const Spec &spec) {
     }
   }
 
+  for (int t = 0; t < n; ++t) {
+    f.binaries += std::count(needR[t].begin(), needR[t].end(), 1);
+    f.binaries += std::count(needS[t].begin(), needS[t].end(), 1);
+  }
+  if (f.binaries > spec.maxColumns) {
+    f.tooLarge = true;
+    return f;
+  }
   double costScale = 0;
   for (double c : g.cost)
     costScale += c;
@@ -591,6 +606,8 @@ struct RoundingOutcome {
   /// Wall time of the first LP solve (or of the attempt, if it failed).
   double lpSeconds = 0;
   bool lpSolved = false;
+  /// Infeasible by proof (budget below resident bytes, LP infeasible).
+  bool proven = false;
   std::string message;
 };
 } // namespace
@@ -608,6 +625,7 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
   spec.capUnits = capUnits(g, options.budget, unit);
   if (spec.capUnits < 0) {
     out.status = SolveStatus::Infeasible;
+    out.proven = true;
     out.message = "the budget is below the always-resident bytes";
     return out;
   }
@@ -631,7 +649,16 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
   };
   consider(checkpointAllPlan(g));
 
+  spec.maxColumns = opts.maxBinaries;
   Formulation f = buildFormulation(g, spec);
+  if (f.tooLarge) {
+    out.message = "the LP would have " + std::to_string(f.binaries) +
+                  " R/S columns, over CheckmateOptions::maxBinaries (" +
+                  std::to_string(opts.maxBinaries) + ")";
+    if (out.found)
+      out.status = SolveStatus::Feasible;
+    return out;
+  }
   LpRelaxation lp(f);
   std::mt19937_64 rng(0x5eed);
   std::vector<double> allowances = opts.allowances;
@@ -653,6 +680,7 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
     if (status == 1) {
       if (eps == allowances.front() && eps == 0) {
         out.status = SolveStatus::Infeasible;
+        out.proven = true;
         out.message = "the LP relaxation is infeasible: no schedule of the "
                       "Checkmate class fits the budget";
         return out;
@@ -661,10 +689,9 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
     }
     if (status != 0)
       break;
-    if (eps == 0 && g.exact) {
+    bounded = true;
+    if (eps == 0 && g.exact)
       out.lowerBound = lp.objective();
-      bounded = true;
-    }
     const double *x = lp.solution();
     auto roundAt = [&](auto decide) {
       StagePlan plan(n);
@@ -693,8 +720,14 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
       }
     }
   }
-  else if (out.status != SolveStatus::Infeasible)
-    out.message = "no rounding fit the budget";
+  else if (out.status != SolveStatus::Infeasible && bounded) {
+    // Like the other heuristics: found no schedule (not a proof).
+    out.status = SolveStatus::Infeasible;
+    out.message = "no rounding fit the budget (not a proof: the LP "
+                  "relaxation is feasible)";
+  } else if (out.status != SolveStatus::Infeasible) {
+    out.message = "the LP relaxation was not solved within the time limit";
+  }
   return out;
 }
 
@@ -836,7 +869,7 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
     RoundingOutcome rounded =
         runRounding(graph, g, options, opts,
                     opts.roundingTimeShare * options.timeLimitSeconds);
-    if (rounded.status == SolveStatus::Infeasible)
+    if (rounded.proven)
       return failSolve(kMilpName, SolveStatus::Infeasible,
                        rounded.message, watch);
     if (g.exact)
@@ -847,7 +880,10 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
     skipCbc = !rounded.lpSolved || 3 * rounded.lpSeconds > remaining;
   }
 
+  spec.maxColumns = opts.maxBinaries;
   Formulation f = buildFormulation(g, spec);
+  if (f.tooLarge)
+    skipCbc = true;
   // The best start that fits the formulation.
   std::vector<double> startX;
   double startObj = COIN_DBL_MAX;
@@ -871,10 +907,15 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
   }
 
   if (skipCbc) {
-    std::string why = "time limit too short for CBC at this size (the LP "
-                      "relaxation alone took " +
-                      std::to_string(watch.seconds()) +
-                      " s so far); best warm start returned";
+    std::string why =
+        f.tooLarge
+            ? "the MILP would have " + std::to_string(f.binaries) +
+                  " binaries, over CheckmateOptions::maxBinaries; best "
+                  "warm start returned"
+            : "time limit too short for CBC at this size (the LP "
+              "relaxation alone took " +
+                  std::to_string(watch.seconds()) +
+                  " s so far); best warm start returned";
     Schedule schedule;
     if (startIndex >= 0)
       schedule = expandPlan(g, starts[startIndex]);

@@ -32,6 +32,7 @@
 
 #include "remat/Solver/Solver.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,10 @@ struct CheckmateOptions {
   std::vector<double> thresholds = {0.05, 0.1, 0.2, 0.3, 0.4, 0.5,
                                     0.6,  0.7, 0.8, 0.9, 0.99};
   int randomizedRoundings = 4;
+  /// Largest number of R/S binaries the LP/MILP may have (they grow as n^2;
+  /// CLP needs seconds at ~10^4): beyond it the LP is not built, the
+  /// rounding has no answer and the MILP returns its best warm start.
+  int64_t maxBinaries = 200000;
   /// Extra CBC command-line parameters (for example {"-cuts", "off"}),
   /// applied after the defaults.
   std::vector<std::string> cbcArguments;
