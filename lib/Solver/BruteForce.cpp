@@ -150,11 +150,18 @@ SolveResult remat::solveBruteForce(const Graph &graph,
                                    const SolveOptions &options) {
   Stopwatch watch;
   const char *name = "brute-force";
-  for (const Node &node : graph.nodes)
+  for (const Node &node : graph.nodes) {
     if (node.isView())
       return failSolve(name, SolveStatus::Unsupported,
                        "views are not supported by the exhaustive solver",
                        watch);
+    // The live set does not record whether a node was computed before, so
+    // "never recompute" pins cannot be searched exactly.
+    if (node.keep != KeepPolicy::Default)
+      return failSolve(name, SolveStatus::Unsupported,
+                       "keep pins are not supported by the exhaustive solver",
+                       watch);
+  }
   Exhaustive search(graph);
   if (search.nodes.size() > kMaxNodes)
     return failSolve(

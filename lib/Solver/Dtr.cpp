@@ -134,7 +134,8 @@ private:
         continue; // compact the list as we go
       liveList[keep++] = id;
       const Node &node = graph.nodes[id];
-      if (locked[id] || isOutput[id] || node.kind != NodeKind::Forward)
+      if (locked[id] || isOutput[id] || node.kind != NodeKind::Forward ||
+          node.keep == KeepPolicy::Always)
         continue;
       int64_t bytes = releases(id);
       if (bytes <= 0)

@@ -205,8 +205,10 @@ remat::computeOrderFromCheckpoints(const Graph &graph,
       return false;
     if (kept[id] || epochOf[id] == epoch)
       return true;
+    // A `keep = never` value is not carried from the forward pass into the
+    // backward, even in the last segment.
     return options.reuseLastSegment && epochOf[id] == 0 && epoch == 1 &&
-           seg[id] == firstRunSeg;
+           seg[id] == firstRunSeg && graph.nodes[id].keep != KeepPolicy::Never;
   };
 
   std::vector<int> order;

@@ -116,6 +116,20 @@ bool remat::isBetter(const SolveOptions &options, double limit, int64_t peakA,
   return costA != costB ? costA < costB : peakA < peakB;
 }
 
+int remat::recomputedPin(const Graph &graph, const Schedule &schedule) {
+  std::vector<char> seen(graph.size(), 0);
+  for (const Step &step : schedule.steps) {
+    if (step.kind != Step::Kind::Compute || step.node < 0 ||
+        step.node >= graph.size() ||
+        graph.nodes[step.node].keep != KeepPolicy::Always)
+      continue;
+    if (seen[step.node])
+      return step.node;
+    seen[step.node] = 1;
+  }
+  return -1;
+}
+
 SolveResult remat::finishSolve(const Graph &graph, const SolveOptions &options,
                                const std::string &solver, Schedule schedule,
                                SolveStatus claimed, const Stopwatch &watch,
@@ -134,6 +148,10 @@ SolveResult remat::finishSolve(const Graph &graph, const SolveOptions &options,
   if (!sim.valid()) {
     result.status = SolveStatus::Infeasible;
     why << "internal error: the simulator rejected the schedule: " << sim.error;
+  } else if (int pinned = recomputedPin(graph, result.schedule); pinned >= 0) {
+    result.status = SolveStatus::Infeasible;
+    why << "node " << pinned << " is pinned keep = always but the schedule "
+        << "recomputes it";
   } else if (sim.peakBytes > options.budget) {
     result.status = SolveStatus::Infeasible;
     why << "the best schedule found peaks at " << sim.peakBytes

@@ -331,3 +331,42 @@ TEST(ModesTest, SmallestBudgetAndMaxBatch) {
 }
 
 } // namespace
+
+namespace {
+
+// A `keep = always` pin: no solver's accepted answer recomputes the node,
+// and a schedule that does is rejected.
+TEST(SolversTest, AlwaysPinsAreHonoured) {
+  GeneratorOptions o;
+  o.params = false;
+  o.bytes = 1;
+  Graph g = makeChain(12, o);
+  const int pinned = 1; // f1
+  g.nodes[pinned].keep = KeepPolicy::Always;
+  SolveOptions opts;
+  opts.budget = simulate(g, checkpointAllSchedule(g)).peakBytes * 3 / 4;
+  for (const SolverInfo &info : allSolvers()) {
+    if (info.name.rfind("checkmate", 0) == 0)
+      continue;
+    SolveResult r = info.solve(g, opts);
+    if (!r.feasible())
+      continue;
+    EXPECT_EQ(recomputedPin(g, r.schedule), -1) << info.name;
+  }
+  // Three quarters of the checkpoint-all peak is reachable with f1 kept.
+  SolveResult ours = solveLocalSearch(g, opts);
+  ASSERT_TRUE(ours.feasible()) << ours.message;
+  EXPECT_EQ(recomputedPin(g, ours.schedule), -1);
+  // A hand-made schedule that recomputes f1 is rejected.
+  Schedule bad = checkpointAllSchedule(g);
+  bad.steps.insert(bad.steps.begin() + 1, Step::free(pinned));
+  bad.steps.insert(bad.steps.begin() + 2, Step::compute(pinned));
+  ASSERT_TRUE(simulate(g, bad).valid());
+  SolveResult r = finishSolve(g, SolveOptions(), "test", bad,
+                              SolveStatus::Feasible, Stopwatch());
+  EXPECT_EQ(r.status, SolveStatus::Infeasible);
+  EXPECT_NE(r.message.find("pinned keep = always"), std::string::npos);
+  EXPECT_EQ(solveBruteForce(g, opts).status, SolveStatus::Unsupported);
+}
+
+} // namespace

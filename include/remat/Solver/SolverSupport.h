@@ -67,9 +67,16 @@ int64_t peakLowerBound(const Graph &graph);
 bool isBetter(const SolveOptions &options, double limit, int64_t peakA,
               double costA, int64_t peakB, double costB);
 
+/// The first node pinned `KeepPolicy::Always` that `schedule` computes more
+/// than once, or -1. (`Never` pins are a hint to the checkpoint-set solvers,
+/// which never keep such a value across the forward/backward boundary; the
+/// model has no exact boundary to verify them against.)
+int recomputedPin(const Graph &graph, const Schedule &schedule);
+
 /// Simulates `schedule` and builds the result `solver` returns: peak, cost
 /// and seconds filled in; status `claimed` (Optimal or Feasible) only when
-/// the simulator accepts the schedule, the peak is within the budget and,
+/// the simulator accepts the schedule, no `keep = always` node is
+/// recomputed, the peak is within the budget and,
 /// for MinPeakUnderOverhead, the cost within `costLimit`; Infeasible with a
 /// message saying why otherwise. The schedule is kept either way, for
 /// diagnostics.
