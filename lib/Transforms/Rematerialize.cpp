@@ -13,6 +13,8 @@
 #include "remat/Transforms/Rematerialize.h"
 #include "remat/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
@@ -211,7 +213,45 @@ remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
   }
   rewire(terminator);
 
-  // 5. Keep `cse` from merging a clone with another computation of the same
+  // 5. A clone must not write into the same `tensor.empty` as the original:
+  // bufferization would give both one buffer, live from the original's
+  // computation to the clone's last use, and the plan's free would never
+  // happen. Each clone gets its own `bufferization.alloc_tensor` (which `cse`
+  // does not merge, unlike `tensor.empty`).
+  {
+    OpBuilder builder(ctx);
+    for (Instance &instance : instances) {
+      if (instance.op == instance.original)
+        continue;
+      for (OpOperand &operand : instance.op->getOpOperands()) {
+        Operation *def = operand.get().getDefiningOp();
+        if (!def || def->getBlock() != &body ||
+            !isa<tensor::EmptyOp, bufferization::AllocTensorOp>(def))
+          continue;
+        auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+        if (!type)
+          continue;
+        SmallVector<Value> dynamicSizes;
+        if (auto empty = dyn_cast<tensor::EmptyOp>(def))
+          dynamicSizes.assign(empty.getDynamicSizes().begin(),
+                              empty.getDynamicSizes().end());
+        else
+          dynamicSizes.assign(
+              cast<bufferization::AllocTensorOp>(def).getDynamicSizes().begin(),
+              cast<bufferization::AllocTensorOp>(def).getDynamicSizes().end());
+        builder.setInsertionPoint(instance.op);
+        auto alloc = bufferization::AllocTensorOp::create(
+            builder, def->getLoc(), type, dynamicSizes);
+        if (Attribute cost = def->getAttr(RematDialect::kCostAttrName))
+          alloc->setAttr(RematDialect::kCostAttrName, cost);
+        if (Attribute phase = instance.op->getAttr(RematDialect::kPhaseAttrName))
+          alloc->setAttr(RematDialect::kPhaseAttrName, phase);
+        operand.set(alloc.getResult());
+      }
+    }
+  }
+
+  // 6. Keep `cse` from merging a clone with another computation of the same
   // op that reads exactly the same values.
   if (options.insertBarriers) {
     llvm::DenseMap<Operation *, SmallVector<Operation *>> computations;

@@ -10,6 +10,7 @@
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Transforms/Rematerialize.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 

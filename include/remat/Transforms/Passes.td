@@ -198,7 +198,8 @@ def RematRematerialize : Pass<"remat-rematerialize", "::mlir::func::FuncOp"> {
            "Route an operand of clones that cse could merge through a "
            "remat.barrier">,
   ];
-  let dependentDialects = ["::remat::RematDialect"];
+  let dependentDialects = ["::remat::RematDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
 }
 
 def RematStripBarriers : Pass<"remat-strip-barriers"> {
