@@ -46,11 +46,17 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file (JSON)"),
 static cl::opt<std::string>
     solverName("solver", cl::desc("Solver to run (see --list-solvers)"),
                cl::init("auto"), cl::cat(category));
-static cl::opt<std::string>
-    modeName("mode",
-             cl::desc("min-compute (under --budget), min-peak (within "
-                      "--overhead), min-budget, max-batch (under --budget)"),
-             cl::init("min-compute"), cl::cat(category));
+static cl::opt<Mode>
+    modeOpt("mode", cl::desc("What to ask of the solver"),
+            cl::values(clEnumValN(Mode::MinCompute, "min-compute",
+                                  "least compute under --budget"),
+                       clEnumValN(Mode::MinPeak, "min-peak",
+                                  "least peak within --overhead"),
+                       clEnumValN(Mode::MinBudget, "min-budget",
+                                  "smallest budget the solver meets"),
+                       clEnumValN(Mode::MaxBatch, "max-batch",
+                                  "largest batch that fits --budget")),
+            cl::init(Mode::MinCompute), cl::cat(category));
 static cl::opt<std::string>
     budgetText("budget",
                cl::desc("Memory budget: bytes, or a percentage of the "
@@ -195,11 +201,7 @@ int main(int argc, char **argv) {
   const SolverInfo *solver = findSolver(solverName);
   if (!solver)
     return fail("unknown solver '" + solverName + "' (see --list-solvers)");
-  Mode mode;
-  if (!parseMode(modeName, mode))
-    return fail("unknown mode '" + modeName +
-                "' (expected min-compute, min-peak, min-budget or "
-                "max-batch)");
+  const Mode mode = modeOpt;
 
   Graph graph;
   if (!generate.empty()) {
