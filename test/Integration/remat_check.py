@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""End-to-end check of --remat-pipeline on one training step (CPU).
+
+For each budget (percentages of the checkpoint-all peak, and the smallest
+feasible budget), rematerializes the step with remat-opt, runs the original
+and the rematerialized program with remat-run, and checks:
+
+  * every result is BITWISE identical (FNV-1a hash of the raw bytes);
+  * measured peak (heap peak + the inputs remat-run allocates, which the
+    memory model counts as resident arguments) <= the plan's budget, up to
+    --budget-slack (docs/Rematerialization.md, "The memory promise");
+  * measured and predicted peak differ by at most --bound (a fraction of the
+    predicted peak; docs/Rematerialization.md explains the difference);
+  * nothing leaks.
+
+An infeasible budget must be rejected with an error naming a smallest
+feasible budget larger than the one asked for.
+
+Exit status 0 when every check holds; prints one line per budget, or a
+Markdown table row per budget with --markdown (bench/remat-table.sh).
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def remat_run(args, path):
+    out = run([args.remat_run, path, "--json", "--repeat=%d" % args.repeat])
+    if out.returncode != 0:
+        sys.exit("remat-run failed on %s:\n%s" % (path, out.stderr))
+    return json.loads(out.stdout)
+
+
+PLAN_RE = re.compile(
+    r"remat\.plan = #remat\.plan<solver = \"([^\"]+)\", mode = \"([^\"]+)\", "
+    r"status = \"([^\"]+)\", budget = (\d+), predicted_peak = (\d+), "
+    r"baseline_peak = (\d+), cost = (\d+), baseline_cost = (\d+)")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("step")
+    parser.add_argument("--remat-opt", default="remat-opt")
+    parser.add_argument("--remat-run", default="remat-run")
+    parser.add_argument("--solver", default="local-search")
+    parser.add_argument("--budgets", default="100%,70%,50%,min")
+    parser.add_argument("--bound", type=float, default=0.10,
+                        help="max |measured - predicted| / predicted")
+    parser.add_argument("--budget-slack", type=float, default=0.06,
+                        help="allowed measured overshoot over the budget, as "
+                             "a fraction of the budget")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+
+    name = os.path.basename(args.step)
+    original = remat_run(args, args.step)
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for budget in args.budgets.split(","):
+            options = "solver=%s " % args.solver
+            options += "mode=min-budget" if budget == "min" else \
+                "budget=%s" % budget
+            path = os.path.join(tmp, "step.mlir")
+            start = time.time()
+            opt = run([args.remat_opt, args.step,
+                       "--remat-pipeline=%s" % options,
+                       "--mlir-print-op-on-diagnostic=false", "-o", path])
+            opt_seconds = time.time() - start
+            if opt.returncode != 0:
+                asked = re.search(r"budget of (\d+) bytes is infeasible",
+                                  opt.stderr)
+                smallest = re.search(
+                    r"the smallest feasible budget is (\d+) bytes", opt.stderr)
+                if not asked or not smallest or \
+                        int(smallest.group(1)) <= int(asked.group(1)):
+                    failures.append("%s: remat-opt failed:\n%s" %
+                                    (budget, opt.stderr))
+                    continue
+                line = "%s %s: infeasible (%s bytes asked; smallest feasible "\
+                    "%s bytes)" % (name, budget, asked.group(1),
+                                   smallest.group(1))
+                if args.markdown:
+                    line = "| %s | %s (%s B) | infeasible: smallest feasible "\
+                        "%s B | | | | | |" % (name, budget, asked.group(1),
+                                              smallest.group(1))
+                print(line)
+                continue
+            with open(path) as f:
+                text = f.read()
+            plan = PLAN_RE.search(text)
+            if not plan:
+                failures.append("%s: no remat.plan in the output" % budget)
+                continue
+            plan_budget = int(plan.group(4))
+            predicted = int(plan.group(5))
+            cost, base_cost = int(plan.group(7)), int(plan.group(8))
+            solve = re.search(r"solved in ([0-9.]+) s", opt.stderr)
+            result = remat_run(args, path)
+
+            hashes = [r["fnv1a64"] for r in result["results"]]
+            expected = [r["fnv1a64"] for r in original["results"]]
+            if hashes != expected:
+                failures.append("%s: results differ: %s vs %s" %
+                                (budget, hashes, expected))
+            measured = result["peak_bytes"] + result["input_bytes"]
+            if measured > plan_budget * (1 + args.budget_slack):
+                failures.append("%s: measured peak %d > budget %d" %
+                                (budget, measured, plan_budget))
+            diff = measured - predicted
+            if abs(diff) > args.bound * predicted:
+                failures.append("%s: measured %d vs predicted %d: off by "
+                                "more than %.0f%%" % (budget, measured,
+                                                      predicted,
+                                                      100 * args.bound))
+            if result["leaked_bytes"] != 0:
+                failures.append("%s: %d bytes leaked" %
+                                (budget, result["leaked_bytes"]))
+            flops = 100.0 * (cost - base_cost) / base_cost if base_cost else 0
+            t0 = original["time_ms_median"]
+            t1 = result["time_ms_median"]
+            time_overhead = 100.0 * (t1 - t0) / t0 if t0 else 0
+            if args.markdown:
+                print("| %s | %s (%d B) | %d | %d | %+.1f%% | %+.1f%% | %s s "
+                      "| %s |" % (name, budget, plan_budget, predicted,
+                                  measured, flops, time_overhead,
+                                  solve.group(1) if solve else "?",
+                                  "yes" if hashes == expected else "NO"))
+            else:
+                print("%s %s: budget %d, predicted %d, measured %d (%+d), "
+                      "flops %+.1f%%, bitwise %s" %
+                      (name, budget, plan_budget, predicted, measured, diff,
+                       flops, "identical" if hashes == expected else "DIFFER"))
+    for failure in failures:
+        print("FAIL " + failure, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
