@@ -107,3 +107,38 @@ func.func @no_plan(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = math.tanh %x : tensor<4xf32>
   return %a : tensor<4xf32>
 }
+
+// -----
+
+#c16 = #remat.cost<bytes = [16], flops = 4>
+#c0 = #remat.cost<bytes = [0], flops = 0>
+#fwd = #remat.phase<forward>
+#bwd = #remat.phase<backward>
+#id = affine_map<(d0) -> (d0)>
+
+// A recomputed destination-style op gets its own allocation instead of the
+// original's tensor.empty: sharing it would make bufferization keep one buffer
+// alive from %a to %a's clone.
+// CHECK-LABEL: func.func @own_init
+// CHECK:         %[[E:.*]] = tensor.empty()
+// CHECK-NEXT:    %[[A:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
+// CHECK:         %[[G:.*]] = arith.mulf %[[A]], %arg1
+// CHECK-NEXT:    %[[E2:.*]] = bufferization.alloc_tensor() {{.*}}: tensor<4xf32>
+// CHECK-NEXT:    %[[A2:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%[[E2]] : tensor<4xf32>) attrs = {{{.*}}remat.recomputed
+// CHECK:         %[[R:.*]] = arith.mulf %[[G]], %[[A2]]
+// CHECK-NEXT:    return %[[R]]
+// CSE-LABEL: func.func @own_init
+// CSE-COUNT-2: linalg.generic
+func.func @own_init(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() {remat.cost = #c0, remat.phase = #fwd, remat.steps = array<i64: 0>} : tensor<4xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>)
+      attrs = {remat.cost = #c16, remat.phase = #fwd, remat.steps = array<i64: 1, 3>} {
+  ^bb0(%in: f32, %out: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  %g = arith.mulf %a, %w {remat.cost = #c16, remat.phase = #bwd, remat.steps = array<i64: 2>} : tensor<4xf32>
+  %r = arith.mulf %g, %a {remat.cost = #c16, remat.phase = #bwd, remat.steps = array<i64: 4>} : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
