@@ -703,7 +703,26 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
       for (int t = 0; t < n; ++t)
         for (int i = 0; i < t; ++i)
           plan.s[t][i] = f.s(t, i) >= 0 && decide(x[f.s(t, i)]);
+      // An output is resident from some stage to the end: close gaps after
+      // its first retention. Without this, a weight gradient whose
+      // retention rounds down is computed in the last stage, together with
+      // every other such gradient and all their operands.
+      // A second variant keeps every delayable output from its own stage.
+      StagePlan early = plan;
+      for (int i = 0; i < n; ++i) {
+        if (!g.isOutput[i])
+          continue;
+        bool on = false;
+        for (int t = i + 1; t < n; ++t) {
+          on = on || plan.s[t][i];
+          if (on && f.s(t, i) >= 0)
+            plan.s[t][i] = 1;
+          if (g.delayable[i] && f.s(t, i) >= 0)
+            early.s[t][i] = 1;
+        }
+      }
       consider(std::move(plan));
+      consider(std::move(early));
     };
     for (double tau : opts.thresholds)
       roundAt([&](double v) { return v >= tau - 1e-9; });
