@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/InitAllPasses.h"
 #include "remat/Pipelines/Pipelines.h"
 #include "remat/Runtime/AllocTracker.h"
 
@@ -327,7 +328,7 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTargetAsmPrinter();
 
   mlir::registerAllPasses();
-  remat::registerRematPipelines();
+  remat::registerAllPasses();
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
