@@ -25,8 +25,6 @@
 #include "remat/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -53,17 +51,15 @@ static StringRef getFormatName(remat::GPUBinaryFormat format) {
 
 void remat::buildRematLowerToNVVMPipeline(
     OpPassManager &pm, const RematLowerToNVVMPipelineOptions &options) {
-  // Tensors -> buffers, freed right after their last use.
-  bufferization::OneShotBufferizePassOptions bufferizeOptions;
-  bufferizeOptions.bufferizeFunctionBoundaries = true;
-  bufferizeOptions.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
-  bufferization::buildBufferDeallocationPipeline(pm);
-  if (options.earlyDealloc)
-    pm.addNestedPass<func::FuncOp>(
-        bufferization::createOptimizeAllocationLivenessPass());
-  pm.addPass(createConvertBufferizationToMemRefPass());
+  // Tensors -> buffers, freed right after their last use: the same
+  // bufferization as remat-lower-to-cpu (it also strips remat.barrier and
+  // the remat.* attributes, which describe tensors), so the device frees
+  // happen where the CPU run frees.
+  RematLowerToCPUPipelineOptions bufferizeOptions;
+  bufferizeOptions.deallocate = true;
+  bufferizeOptions.earlyDealloc = options.earlyDealloc;
+  bufferizeOptions.bufferAlignment = 0;
+  buildRematBufferizePipeline(pm, bufferizeOptions);
   // Folds the `scf.if %true` guards the deallocation lowering leaves.
   pm.addPass(createCanonicalizerPass());
 

@@ -204,9 +204,8 @@ struct RematLowerToNVVMPipelineOptions
 };
 
 /// Adds the GPU lowering pipeline to `pm` (anchored on builtin.module):
-///   one-shot-bufferize (function boundaries, identity layouts)
-///   -> buffer-deallocation-pipeline -> optimize-allocation-liveness
-///   -> convert-bufferization-to-memref -> remat-host-alloc-to-gpu
+///   remat-bufferize (as in remat-lower-to-cpu) -> canonicalize
+///   -> remat-host-alloc-to-gpu
 ///   -> remat-wrap-serial-linalg -> convert-linalg-to-parallel-loops
 ///   -> scf-parallel-loop-tiling{tile-sizes, no-min-max-bounds}
 ///   -> gpu-map-parallel-loops -> convert-parallel-loops-to-gpu

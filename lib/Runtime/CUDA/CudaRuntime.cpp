@@ -52,18 +52,25 @@ State &state() {
   return *s;
 }
 
+/// The driver's name of `result`, or its number when the driver cannot name
+/// it (the toolkit's stub libcuda names nothing).
 const char *errorName(CUresult result) {
   const char *name = nullptr;
-  if (cuGetErrorName(result, &name) != CUDA_SUCCESS || !name)
-    return "unknown CUDA error";
-  return name;
+  if (cuGetErrorName(result, &name) == CUDA_SUCCESS && name)
+    return name;
+  static thread_local char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "CUDA error %d",
+                static_cast<int>(result));
+  return buffer;
 }
 
 const char *errorString(CUresult result) {
   const char *text = nullptr;
-  if (cuGetErrorString(result, &text) != CUDA_SUCCESS || !text)
-    return "no description";
-  return text;
+  if (cuGetErrorString(result, &text) == CUDA_SUCCESS && text)
+    return text;
+  if (result == CUDA_ERROR_STUB_LIBRARY)
+    return "libcuda is the CUDA toolkit's stub, not a driver";
+  return "the driver gives no description";
 }
 
 [[noreturn]] void fatal(const char *call, CUresult result) {
