@@ -888,7 +888,7 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
   double lpBound = -1;
   // CBC solves this LP several times (MIP start, preprocessing, root) and
   // checks its clock only between phases: skip it when the first LP alone
-  // took more than a third of what is left.
+  // took more than a third of what is left (half, if it did not finish).
   bool skipCbc = false;
   if (!minPeak && opts.roundingWarmStart) {
     RoundingOutcome rounded =
@@ -901,8 +901,10 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
       lpBound = rounded.lowerBound;
     if (rounded.found)
       starts.push_back(std::move(rounded.plan));
+    // An unsolved LP took at least its share: CBC gets a try when twice
+    // that is left.
     double remaining = options.timeLimitSeconds - watch.seconds();
-    skipCbc = !rounded.lpSolved || 3 * rounded.lpSeconds > remaining;
+    skipCbc = (rounded.lpSolved ? 3 : 2) * rounded.lpSeconds > remaining;
   }
 
   spec.maxColumns = opts.maxBinaries;

@@ -56,7 +56,7 @@ struct CheckmateOptions {
   /// Run the LP rounding first and offer its schedule as a MIP start.
   bool roundingWarmStart = true;
   /// Fraction of the time limit the rounding warm start may use.
-  double roundingTimeShare = 0.25;
+  double roundingTimeShare = 0.35;
   /// Rounding: budget allowances ε (the LP is solved at (1 - ε) × budget)
   /// and thresholds τ tried; randomized roundings per LP solution.
   std::vector<double> allowances = {0.0, 0.05, 0.1, 0.2, 0.3};
