@@ -1,17 +1,21 @@
-// RUN: remat-opt %s --split-input-file --remat-select-checkpoints="solver=brute-force budget=80" --verify-diagnostics
+// RUN: remat-opt %s --split-input-file --remat-select-checkpoints="solver=brute-force budget=80" --verify-diagnostics -o /dev/null
+// RUN: remat-opt %s --split-input-file --remat-select-checkpoints="solver=local-search mode=min-budget" 2>/dev/null | FileCheck %s
 
-// Pins and memory effects: the exact brute-force solver ignores
-// remat.keep<always>, so the pass refuses its plan instead of recomputing a
-// pinned op. At 80 bytes the chain needs every forward op recomputed (see
-// remat-select-checkpoints.mlir).
+// Pins and memory effects. The exact brute-force search cannot honour
+// remat.keep<always> (and ops with memory effects are pinned always), so it
+// declines; a solver that honours pins computes the pinned op exactly once.
+// (The pass also refuses any plan that recomputes a pinned op, whatever the
+// solver.)
 
 #c16 = #remat.cost<bytes = [16], flops = 4>
 #fwd = #remat.phase<forward>
 #bwd = #remat.phase<backward>
+// CHECK-LABEL: func.func @pinned
+// CHECK:         math.tanh %{{.*}} {{{.*}}remat.keep = #remat.keep<always>, {{.*}}remat.steps = array<i64: {{[0-9]+}}>}
+// expected-error @below {{solver 'brute-force' does not apply to this function: keep pins are not supported}}
 func.func @pinned(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %a = math.tanh %x {remat.cost = #c16, remat.phase = #fwd} : tensor<4xf32>
   %b = math.tanh %a {remat.cost = #c16, remat.phase = #fwd} : tensor<4xf32>
-  // expected-error @below {{solver 'brute-force' recomputes this op, which is pinned by remat.keep<always>; choose a solver that honours pins}}
   %c = math.tanh %b {remat.cost = #c16, remat.phase = #fwd, remat.keep = #remat.keep<always>} : tensor<4xf32>
   %gc = arith.mulf %c, %w {remat.cost = #c16, remat.phase = #bwd} : tensor<4xf32>
   %gb = arith.mulf %gc, %b {remat.cost = #c16, remat.phase = #bwd} : tensor<4xf32>
@@ -25,8 +29,10 @@ func.func @pinned(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tenso
 #fwd = #remat.phase<forward>
 #bwd = #remat.phase<backward>
 func.func private @opaque(tensor<4xf32>) -> tensor<4xf32>
+// CHECK-LABEL: func.func @effects
+// CHECK:         call @opaque(%{{.*}}) {{{.*}}remat.steps = array<i64: 0>}
+// expected-error @below {{solver 'brute-force' does not apply to this function: keep pins are not supported}}
 func.func @effects(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
-  // expected-error @below {{solver 'brute-force' recomputes this op, which has memory effects; choose a solver that honours pins}}
   %a = func.call @opaque(%x) {remat.cost = #c16, remat.phase = #fwd} : (tensor<4xf32>) -> tensor<4xf32>
   %b = math.tanh %a {remat.cost = #c16, remat.phase = #fwd} : tensor<4xf32>
   %c = math.tanh %b {remat.cost = #c16, remat.phase = #fwd} : tensor<4xf32>
