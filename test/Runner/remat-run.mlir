@@ -26,6 +26,15 @@
 // RUN: remat-run %s --entry=sequential | FileCheck %s --check-prefix=TENSOR
 // TENSOR: result #0: tensor<f32> sum=1223.78076 abs_sum=1223.78076 fnv1a64=0xb7eff859ed200375
 
+// --pipeline accepts remat's own passes too (here a cost annotation before
+// the lowering), and --print-lowered shows what would be JIT-compiled: only
+// the entry survives.
+// RUN: remat-run %s --entry=sequential --repeat=3 --pipeline='builtin.module(func.func(remat-annotate-costs),remat-lower-to-cpu)' | FileCheck %s --check-prefix=SEQ
+// RUN: remat-run %s --entry=elementwise --print-lowered | FileCheck %s --check-prefix=LOWERED
+// LOWERED-NOT: llvm.func @matmul_i32
+// LOWERED:     llvm.func @elementwise(
+// LOWERED-NOT: llvm.func @sequential
+
 // Reordering the temporaries changes the peak, not the bits of the result.
 // RUN: remat-run %s --entry=sequential | grep '^result' > %t.sequential
 // RUN: remat-run %s --entry=simultaneous | grep '^result' | diff %t.sequential -
