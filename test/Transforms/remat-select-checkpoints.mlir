@@ -4,6 +4,7 @@
 // RUN: remat-opt %s --remat-select-checkpoints="solver=brute-force budget=72%" 2>/dev/null | FileCheck %s --check-prefix=B80
 // RUN: remat-opt %s --remat-select-checkpoints="solver=brute-force mode=min-budget" 2>/dev/null | FileCheck %s --check-prefix=MINB
 // RUN: remat-opt %s --remat-select-checkpoints="solver=brute-force budget=96" --verify-diagnostics -o /dev/null
+// RUN: %if coinor %{ remat-opt %s --remat-select-checkpoints="solver=checkmate-milp budget=96 time-limit=30" 2>/dev/null | FileCheck %s --check-prefix=MILP %}
 // RUN: remat-opt %s --remat-select-checkpoints="solver=brute-force budget=96" --remat-rematerialize --remat-verify-memory=budget=96 -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY
 
 // Memory of the chain below, 16 bytes per tensor, arguments %x and %w (32
@@ -26,6 +27,9 @@
 // B96: arith.mulf {{.*}}remat.steps = array<i64: 3>
 // B96: arith.mulf {{.*}}remat.steps = array<i64: 4>
 // B96: arith.mulf {{.*}}remat.steps = array<i64: 5>
+
+// The MILP proves the same optimum (one tanh recomputed, cost 28).
+// MILP: remat.plan = #remat.plan<solver = "checkmate-milp", mode = "min-compute", status = "optimal", budget = 96, predicted_peak = 96, baseline_peak = 112, cost = 28, baseline_cost = 24
 
 // 72% of 112 = 80.64 -> 80 bytes: every forward op is recomputed once
 // (cost 24 + 12 = 36).
