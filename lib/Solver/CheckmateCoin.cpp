@@ -428,6 +428,8 @@ static bool solutionFromPlan(const ReducedGraph &g, const Formulation &f,
                              const Spec &spec, const StagePlan &plan,
                              std::vector<double> &x) {
   const int n = g.size();
+  if (f.tooLarge || plan.size() != n || f.n != n)
+    return false;
   x.assign(f.numCols(), 0);
   for (int t = 0; t < n; ++t) {
     for (int k = 0; k <= t; ++k)
