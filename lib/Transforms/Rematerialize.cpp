@@ -251,7 +251,31 @@ remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
     }
   }
 
-  // 6. Keep `cse` from merging a clone with another computation of the same
+  // 6. Allocations that own no bytes in the model (`tensor.empty`,
+  // `bufferization.alloc_tensor`) become buffers where they stand once
+  // bufferized; a solver may have scheduled them anywhere, since they cost
+  // nothing. Sink each right before its first user so the buffer is live
+  // from the op that writes it, as the model counts it.
+  {
+    SmallVector<Operation *> inits;
+    for (Operation &op : body.without_terminator())
+      if (isa<tensor::EmptyOp>(op) ||
+          (isa<bufferization::AllocTensorOp>(op) &&
+           !cast<bufferization::AllocTensorOp>(op).getCopy()))
+        inits.push_back(&op);
+    for (Operation *init : inits) {
+      Operation *firstUser = nullptr;
+      for (Operation *user : init->getUsers()) {
+        Operation *top = body.findAncestorOpInBlock(*user);
+        if (top && (!firstUser || top->isBeforeInBlock(firstUser)))
+          firstUser = top;
+      }
+      if (firstUser && init->isBeforeInBlock(firstUser))
+        init->moveBefore(firstUser);
+    }
+  }
+
+  // 7. Keep `cse` from merging a clone with another computation of the same
   // op that reads exactly the same values.
   if (options.insertBarriers) {
     llvm::DenseMap<Operation *, SmallVector<Operation *>> computations;
