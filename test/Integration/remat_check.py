@@ -56,7 +56,7 @@ def main():
     parser.add_argument("--budgets", default="100%,70%,50%,min")
     parser.add_argument("--bound", type=float, default=0.10,
                         help="max |measured - predicted| / predicted")
-    parser.add_argument("--budget-slack", type=float, default=0.06,
+    parser.add_argument("--budget-slack", type=float, default=0.0,
                         help="allowed measured overshoot over the budget, as "
                              "a fraction of the budget")
     parser.add_argument("--repeat", type=int, default=1)

@@ -142,3 +142,34 @@ func.func @own_init(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
   %r = arith.mulf %g, %a {remat.cost = #c16, remat.phase = #bwd, remat.steps = array<i64: 4>} : tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+#c16 = #remat.cost<bytes = [16], flops = 4>
+#c0 = #remat.cost<bytes = [0], flops = 0>
+#fwd = #remat.phase<forward>
+#bwd = #remat.phase<backward>
+#id = affine_map<(d0) -> (d0)>
+
+// A tensor.empty owns no bytes in the model, so a plan may schedule it early
+// (step 0) although its writer runs at step 2; bufferization would allocate
+// there. It is sunk right before its first user.
+// CHECK-LABEL: func.func @sink_empty
+// CHECK-NEXT:    %[[A:.*]] = math.tanh %arg0
+// CHECK-NEXT:    %[[B:.*]] = math.tanh %[[A]]
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty()
+// CHECK-NEXT:    %[[G:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
+// CSE-LABEL: func.func @sink_empty
+func.func @sink_empty(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() {remat.cost = #c0, remat.phase = #fwd, remat.steps = array<i64: 0>} : tensor<4xf32>
+  %a = math.tanh %x {remat.cost = #c16, remat.phase = #fwd, remat.steps = array<i64: 1>} : tensor<4xf32>
+  %b = math.tanh %a {remat.cost = #c16, remat.phase = #fwd, remat.steps = array<i64: 2>} : tensor<4xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%b : tensor<4xf32>) outs(%e : tensor<4xf32>)
+      attrs = {remat.cost = #c16, remat.phase = #bwd, remat.steps = array<i64: 3>} {
+  ^bb0(%in: f32, %out: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  return %g : tensor<4xf32>
+}
