@@ -36,7 +36,7 @@ bool isOpaqueToHostChecks(Operation *op) {
 /// Returns failure when it did.
 LogicalResult checkNoHostAccess(Operation *op) {
   if (isa<linalg::LinalgOp, memref::CopyOp, memref::DeallocOp>(op) ||
-      isa<gpu::GPUDialect>(op->getDialect()))
+      isa_and_nonnull<gpu::GPUDialect>(op->getDialect()))
     return success();
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
@@ -51,7 +51,7 @@ LogicalResult checkNoHostAccess(Operation *op) {
       continue;
     return op->emitOpError()
            << (isa<MemoryEffects::Read>(instance.getEffect()) ? "reads"
-                                                               : "writes")
+                                                              : "writes")
            << " a buffer on the host, but remat-host-alloc-to-gpu places "
               "every buffer in device memory; only linalg ops, memref.copy "
               "and GPU ops may access buffers";
@@ -72,7 +72,8 @@ LogicalResult checkFunction(func::FuncOp func) {
     } else if (isa<memref::ReallocOp>(op)) {
       op->emitOpError("cannot resize a device buffer");
       hasError = true;
-    } else if (isa<bufferization::BufferizationDialect>(op->getDialect()) &&
+    } else if (isa_and_nonnull<bufferization::BufferizationDialect>(
+                   op->getDialect()) &&
                llvm::any_of(op->getOperandTypes(),
                             llvm::IsaPred<BaseMemRefType>)) {
       op->emitOpError("still holds buffers; run "

@@ -101,9 +101,10 @@ static cl::opt<bool> printResults("print-results",
                                   cl::desc("Also print every result value"),
                                   cl::init(false), cl::cat(runCategory));
 
-static cl::opt<unsigned> optLevel(
-    "opt-level", cl::desc("LLVM optimization level of the host JIT (0-3)"),
-    cl::init(2), cl::cat(runCategory));
+static cl::opt<unsigned>
+    optLevel("opt-level",
+             cl::desc("LLVM optimization level of the host JIT (0-3)"),
+             cl::init(2), cl::cat(runCategory));
 
 static cl::opt<std::string> runtimeLibrary(
     "cuda-runtime",
@@ -171,14 +172,25 @@ Runtime loadRuntime() {
 }
 
 /// The mgpu* symbols lowered host code may call.
-const char *const kMgpuSymbols[] = {
-    "mgpuStreamCreate",      "mgpuStreamDestroy",    "mgpuStreamSynchronize",
-    "mgpuStreamWaitEvent",   "mgpuEventCreate",      "mgpuEventDestroy",
-    "mgpuEventSynchronize",  "mgpuEventRecord",      "mgpuMemAlloc",
-    "mgpuMemFree",           "mgpuMemcpy",           "mgpuMemset32",
-    "mgpuMemset16",          "mgpuModuleLoad",       "mgpuModuleLoadJIT",
-    "mgpuModuleUnload",      "mgpuModuleGetFunction", "mgpuLaunchKernel",
-    "mgpuSetDefaultDevice"};
+const char *const kMgpuSymbols[] = {"mgpuStreamCreate",
+                                    "mgpuStreamDestroy",
+                                    "mgpuStreamSynchronize",
+                                    "mgpuStreamWaitEvent",
+                                    "mgpuEventCreate",
+                                    "mgpuEventDestroy",
+                                    "mgpuEventSynchronize",
+                                    "mgpuEventRecord",
+                                    "mgpuMemAlloc",
+                                    "mgpuMemFree",
+                                    "mgpuMemcpy",
+                                    "mgpuMemset32",
+                                    "mgpuMemset16",
+                                    "mgpuModuleLoad",
+                                    "mgpuModuleLoadJIT",
+                                    "mgpuModuleUnload",
+                                    "mgpuModuleGetFunction",
+                                    "mgpuLaunchKernel",
+                                    "mgpuSetDefaultDevice"};
 
 struct RunStats {
   RematCudaStats device;
@@ -233,9 +245,8 @@ int main(int argc, char **argv) {
   std::string name = entry.getName().str();
   SmallVector<ValueSpec> argSpecs, resultSpecs;
   FunctionType funcType = entry.getFunctionType();
-  for (auto [isResult, types] :
-       {std::make_pair(false, funcType.getInputs()),
-        std::make_pair(true, funcType.getResults())}) {
+  for (auto [isResult, types] : {std::make_pair(false, funcType.getInputs()),
+                                 std::make_pair(true, funcType.getResults())}) {
     for (auto [i, type] : llvm::enumerate(types)) {
       std::string reason;
       FailureOr<ValueSpec> spec = getValueSpec(type, reason);
@@ -268,8 +279,9 @@ int main(int argc, char **argv) {
              "': " + StringRef(errorMessage).trim());
     }
     if (failed(pm.run(*module)))
-      fail("lowering '" + inputFilename + "' failed (see the diagnostics "
-                                          "above)");
+      fail("lowering '" + inputFilename +
+           "' failed (see the diagnostics "
+           "above)");
   }
   if (printLowered) {
     module->print(llvm::outs());
@@ -351,8 +363,7 @@ int main(int argc, char **argv) {
     for (auto [i, spec] : llvm::enumerate(argSpecs)) {
       fillInput(spec, i, hostInputs[i].data());
       if (spec.isMemRef)
-        rt.copyToDevice(deviceInputs[i], hostInputs[i].data(),
-                        spec.byteSize());
+        rt.copyToDevice(deviceInputs[i], hostInputs[i].data(), spec.byteSize());
       else
         std::memcpy(argWords[i].data(), hostInputs[i].data(), 8);
     }
@@ -484,9 +495,8 @@ int main(int argc, char **argv) {
        << " fnv1a64=" << formatHex64(checksums[i].fnv) << "\n";
     if (printResults) {
       os << "  values: [";
-      llvm::interleaveComma(checksums[i].values, os, [&](double v) {
-        os << llvm::format("%.9g", v);
-      });
+      llvm::interleaveComma(checksums[i].values, os,
+                            [&](double v) { os << llvm::format("%.9g", v); });
       os << "]\n";
     }
   }

@@ -14,9 +14,9 @@
 #ifndef REMAT_RUNNER_RUNNERSUPPORT_H
 #define REMAT_RUNNER_RUNNERSUPPORT_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Types.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>

@@ -42,17 +42,17 @@ extern "C" {
 
 /* Counters since the last rematCudaReset(). */
 typedef struct RematCudaStats {
-  uint64_t currentBytes;   /* device bytes live now (mgpuMemAlloc'd) */
-  uint64_t peakBytes;      /* maximum of currentBytes */
-  uint64_t numAllocs;      /* successful mgpuMemAlloc calls */
-  uint64_t numFrees;       /* mgpuMemFree calls of tracked pointers */
-  uint64_t totalBytes;     /* sum of all allocation sizes */
-  uint64_t unknownFrees;   /* frees of pointers this library never returned */
-  uint64_t poolPeakBytes;  /* the memory pool's used-memory high watermark
-                              (0 when allocations do not go through it) */
-  uint64_t numLaunches;    /* kernels launched */
-  double kernelMs;         /* summed kernel time (CUDA events), when timing
-                              is on; complete after a stream synchronize */
+  uint64_t currentBytes;  /* device bytes live now (mgpuMemAlloc'd) */
+  uint64_t peakBytes;     /* maximum of currentBytes */
+  uint64_t numAllocs;     /* successful mgpuMemAlloc calls */
+  uint64_t numFrees;      /* mgpuMemFree calls of tracked pointers */
+  uint64_t totalBytes;    /* sum of all allocation sizes */
+  uint64_t unknownFrees;  /* frees of pointers this library never returned */
+  uint64_t poolPeakBytes; /* the memory pool's used-memory high watermark
+                             (0 when allocations do not go through it) */
+  uint64_t numLaunches;   /* kernels launched */
+  double kernelMs;        /* summed kernel time (CUDA events), when timing
+                             is on; complete after a stream synchronize */
 } RematCudaStats;
 
 /* Initializes the driver and the context of the default device. Returns 0 on
@@ -93,8 +93,7 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, int8_t isHostShared);
 void mgpuMemFree(void *ptr, void *stream);
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream);
 void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream);
-void mgpuMemset16(void *dst, unsigned short value, size_t count,
-                  void *stream);
+void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream);
 void *mgpuModuleLoad(void *data, size_t gpuBlobSize);
 void *mgpuModuleLoadJIT(void *data, int optLevel);
 void mgpuModuleUnload(void *module);

@@ -110,14 +110,12 @@ CUresult initializeLocked(State &s) {
     return CUDA_ERROR_INVALID_DEVICE;
   if ((result = cuDeviceGet(&s.device, s.deviceOrdinal)) != CUDA_SUCCESS)
     return result;
-  if ((result = cuDevicePrimaryCtxRetain(&s.context, s.device)) !=
-      CUDA_SUCCESS)
+  if ((result = cuDevicePrimaryCtxRetain(&s.context, s.device)) != CUDA_SUCCESS)
     return result;
   int pools = 0;
   if (cuDeviceGetAttribute(&pools, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
                            s.device) == CUDA_SUCCESS &&
-      pools &&
-      cuDeviceGetDefaultMemPool(&s.pool, s.device) == CUDA_SUCCESS)
+      pools && cuDeviceGetDefaultMemPool(&s.pool, s.device) == CUDA_SUCCESS)
     s.poolsSupported = true;
   s.initialized = true;
   std::atexit(printStatsAtExit);
@@ -416,8 +414,7 @@ extern "C" void *mgpuModuleLoadJIT(void *data, int optLevel) {
                             CU_JIT_OPTIMIZATION_LEVEL};
   void *values[] = {log, reinterpret_cast<void *>(sizeof(log)),
                     reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
-  CUresult result =
-      cuModuleLoadDataEx(&module, data, 3, options, values);
+  CUresult result = cuModuleLoadDataEx(&module, data, 3, options, values);
   if (result != CUDA_SUCCESS) {
     std::fprintf(stderr, "remat-cuda: error: PTX JIT compilation failed: %s\n",
                  log);
@@ -439,11 +436,10 @@ extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
   return function;
 }
 
-extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
-                                 intptr_t gridY, intptr_t gridZ,
-                                 intptr_t blockX, intptr_t blockY,
-                                 intptr_t blockZ, int32_t smem, void *stream,
-                                 void **params, void **extra,
+extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                                 intptr_t gridZ, intptr_t blockX,
+                                 intptr_t blockY, intptr_t blockZ, int32_t smem,
+                                 void *stream, void **params, void **extra,
                                  size_t /*paramsCount*/) {
   enter();
   State &s = state();
