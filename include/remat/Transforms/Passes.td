@@ -172,9 +172,12 @@ def RematRematerialize : Pass<"remat-rematerialize", "::mlir::func::FuncOp"> {
     that asks for it is rejected with a located error. A function without
     `remat.steps` is left unchanged.
 
-    When a clone reads exactly the values an earlier computation of the same
-    op reads, `cse` would merge them back; such a clone reads its first
-    operand through a `remat.barrier` (see `--remat-strip-barriers`).
+    So that bufferization frees memory where the plan does, a clone writing
+    into a `tensor.empty` gets its own `bufferization.alloc_tensor`, and every
+    `tensor.empty` is moved right before its first user. When a clone reads
+    exactly the values an earlier computation of the same op reads, `cse`
+    would merge them back; such a clone reads its first operand through a
+    `remat.barrier` (see `--remat-strip-barriers`).
 
     Input:
     ```mlir
