@@ -7,8 +7,8 @@
 #ifndef REMAT_INITALLPASSES_H
 #define REMAT_INITALLPASSES_H
 
-#include "remat/Pipelines/Pipelines.h"
 #include "remat/Conversion/Passes.h"
+#include "remat/Pipelines/Pipelines.h"
 #include "remat/Transforms/Passes.h"
 
 namespace remat {
