@@ -100,8 +100,11 @@ std::optional<int64_t> remat::parseBudget(StringRef text, int64_t baselinePeak,
     error = "a byte count must be an integer";
     return std::nullopt;
   }
-  double bytes = percent ? value / 100.0 * static_cast<double>(baselinePeak)
+  double bytes = percent ? value * static_cast<double>(baselinePeak) / 100.0
                          : value * scale;
+  // Round down, but not below a whole number that decimal input such as
+  // `33.3%` of 1000 only misses through binary floating point.
+  bytes += 1e-6;
   if (bytes >= 9.2e18) {
     error = "budget too large";
     return std::nullopt;

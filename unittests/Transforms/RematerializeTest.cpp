@@ -1,0 +1,114 @@
+//===- RematerializeTest.cpp - budgets, program order, graph building -----===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Simulator.h"
+#include "remat/Transforms/GraphBuilder.h"
+#include "remat/Transforms/Rematerialize.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+using namespace remat;
+
+namespace {
+
+TEST(ParseBudget, BytesSuffixesAndPercentages) {
+  std::string error;
+  EXPECT_EQ(parseBudget("", 1000, error), 1000);
+  EXPECT_EQ(parseBudget("4096", 1000, error), 4096);
+  EXPECT_EQ(parseBudget("4096B", 1000, error), 4096);
+  EXPECT_EQ(parseBudget("64KiB", 1000, error), 64 * 1024);
+  // 1.5 MiB = 1572864 bytes.
+  EXPECT_EQ(parseBudget("1.5MiB", 1000, error), 1572864);
+  EXPECT_EQ(parseBudget("2GiB", 1000, error), int64_t(2) << 30);
+  // 70 % of 1000 = 700; 33.3 % of 1000 = 333 (rounded down).
+  EXPECT_EQ(parseBudget("70%", 1000, error), 700);
+  EXPECT_EQ(parseBudget(" 33.3% ", 1000, error), 333);
+}
+
+TEST(ParseBudget, RejectsMalformed) {
+  for (const char *text : {"lots", "-5", "1.5", "KiB", "12TiB", "%"}) {
+    std::string error;
+    EXPECT_FALSE(parseBudget(text, 1000, error).has_value()) << text;
+    EXPECT_FALSE(error.empty()) << text;
+  }
+}
+
+TEST(ProgramOrderSchedule, FreesAfterLastUse) {
+  // in(8) -> a(4) -> b(4) -> c(4), c also reads a; c is the output.
+  Graph graph;
+  graph.nodes = {
+      {"in", 8, 0, {}, NodeKind::Input},
+      {"a", 4, 1, {0}, NodeKind::Forward},
+      {"b", 4, 1, {1}, NodeKind::Forward},
+      {"c", 4, 1, {1, 2}, NodeKind::Backward},
+  };
+  graph.outputs = {3};
+  Schedule schedule = getProgramOrderSchedule(graph);
+  std::vector<Step> expected = {Step::compute(1), Step::compute(2),
+                                Step::compute(3), Step::free(1),
+                                Step::free(2)};
+  EXPECT_EQ(schedule.steps, expected);
+  Simulation sim = simulate(graph, schedule);
+  ASSERT_TRUE(sim.valid()) << sim.error;
+  // At c: in + a + b + c = 8 + 12 = 20.
+  EXPECT_EQ(sim.peakBytes, 20);
+}
+
+TEST(GraphBuilder, NodesViewsPinsOutputs) {
+  mlir::MLIRContext context;
+  context.loadDialect<mlir::func::FuncDialect, mlir::arith::ArithDialect,
+                      mlir::math::MathDialect, mlir::tensor::TensorDialect,
+                      RematDialect>();
+  const char *source = R"mlir(
+    func.func private @opaque(tensor<4xf32>) -> tensor<4xf32>
+    func.func @f(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<2x2xf32> {
+      %k = arith.constant dense<1.0> : tensor<4xf32>
+      %a = math.tanh %x {remat.cost = #remat.cost<bytes = [16], flops = 4>,
+                         remat.phase = #remat.phase<forward>} : tensor<4xf32>
+      %v = tensor.expand_shape %a [[0, 1]] output_shape [2, 2]
+             {remat.cost = #remat.cost<bytes = [0], flops = 0>,
+              remat.phase = #remat.phase<forward>}
+             : tensor<4xf32> into tensor<2x2xf32>
+      %c = func.call @opaque(%w) {remat.cost = #remat.cost<bytes = [16], flops = 0>,
+                                  remat.phase = #remat.phase<backward>}
+             : (tensor<4xf32>) -> tensor<4xf32>
+      %d = arith.addf %a, %k {remat.cost = #remat.cost<bytes = [16], flops = 4>,
+                              remat.phase = #remat.phase<backward>,
+                              remat.keep = #remat.keep<never>} : tensor<4xf32>
+      return %v : tensor<2x2xf32>
+    })mlir";
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  auto func = module->lookupSymbol<mlir::func::FuncOp>("f");
+  mlir::FailureOr<FunctionGraph> built = buildFunctionGraph(func, {});
+  ASSERT_TRUE(mlir::succeeded(built));
+  const Graph &graph = built->graph;
+  // 2 arguments + tanh, expand_shape, call, addf; the constant is free.
+  ASSERT_EQ(graph.size(), 6);
+  EXPECT_EQ(graph.nodes[0].kind, NodeKind::Input);
+  EXPECT_EQ(graph.nodes[1].kind, NodeKind::Param);
+  EXPECT_EQ(graph.nodes[0].bytes, 16);
+  EXPECT_EQ(graph.nodes[2].deps, std::vector<int>({0}));
+  EXPECT_EQ(graph.nodes[3].aliasOf, 2); // the view of %a
+  EXPECT_EQ(graph.nodes[4].keep, KeepPolicy::Always); // call: effects
+  EXPECT_EQ(graph.nodes[4].kind, NodeKind::Backward);
+  EXPECT_EQ(graph.nodes[5].keep, KeepPolicy::Never);
+  EXPECT_EQ(graph.nodes[5].deps, std::vector<int>({2})); // %k is free
+  // Returned %v, then the unused %c and %d.
+  EXPECT_EQ(graph.outputs, std::vector<int>({3, 4, 5}));
+  EXPECT_EQ(built->nodeOf(func.getArgument(1)), 1);
+}
+
+} // namespace
