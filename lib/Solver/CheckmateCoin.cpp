@@ -1002,8 +1002,12 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
   std::string secs = std::to_string(left);
   int threads = std::max(1, options.threads);
   std::string threadArg = std::to_string(threads > 1 ? 100 + threads : 1);
-  // Time limits are wall-clock (CBC's default counts CPU seconds).
+  // Time limits are wall-clock (CBC's default counts CPU seconds). CBC
+  // 2.10's preprocessing crashed (CglPreProcess::postProcess) when the time
+  // limit hit on 100-node graphs: it is off.
   std::vector<const char *> argv = {kMilpName,
+                                    "-preprocess",
+                                    "off",
                                     "-log",
                                     "0",
                                     "-slog",
