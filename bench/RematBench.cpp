@@ -40,9 +40,8 @@ struct BenchOptions {
   /// Percentages of the checkpoint-all peak; "lb" = the simple peak bound.
   std::vector<std::string> budgets = {"100", "70", "50", "35", "lb"};
   std::vector<std::string> solvers = {
-      "checkpoint-all", "chen-greedy",          "revolve",
-      "feng-huang",     "local-search",         "checkmate-lp-rounding",
-      "checkmate-milp"};
+      "checkpoint-all", "chen-greedy",           "revolve",       "feng-huang",
+      "local-search",   "checkmate-lp-rounding", "checkmate-milp"};
   double timeLimit = 10;
   int threads = 2;
   bool heterogeneous = false;
@@ -58,14 +57,13 @@ std::vector<std::string> splitList(const std::string &text) {
 }
 
 void usage() {
-  std::fprintf(
-      stderr,
-      "usage: remat-bench [--families=a,b] [--sizes=n,m] "
-      "[--budgets=100,50,lb] [--solvers=x,y] [--time-limit=S] "
-      "[--threads=N] [--heterogeneous]\n"
-      "  families: chain resnet unet densenet transformer random\n"
-      "  budgets: percentages of the checkpoint-all peak; 'lb' is the "
-      "simple lower bound on any schedule's peak\n");
+  std::fprintf(stderr,
+               "usage: remat-bench [--families=a,b] [--sizes=n,m] "
+               "[--budgets=100,50,lb] [--solvers=x,y] [--time-limit=S] "
+               "[--threads=N] [--heterogeneous]\n"
+               "  families: chain resnet unet densenet transformer random\n"
+               "  budgets: percentages of the checkpoint-all peak; 'lb' is the "
+               "simple lower bound on any schedule's peak\n");
 }
 
 bool parse(int argc, char **argv, BenchOptions &opts) {
@@ -73,8 +71,7 @@ bool parse(int argc, char **argv, BenchOptions &opts) {
     std::string arg = argv[i];
     auto value = [&](const char *flag) -> const char * {
       size_t len = std::strlen(flag);
-      if (arg.compare(0, len, flag) == 0 && arg.size() > len &&
-          arg[len] == '=')
+      if (arg.compare(0, len, flag) == 0 && arg.size() > len && arg[len] == '=')
         return argv[i] + len + 1;
       return nullptr;
     };
@@ -110,8 +107,7 @@ bool parse(int argc, char **argv, BenchOptions &opts) {
   }
   for (const std::string &name : opts.solvers)
     if (!findSolver(name)) {
-      std::fprintf(stderr, "remat-bench: unknown solver '%s'\n",
-                   name.c_str());
+      std::fprintf(stderr, "remat-bench: unknown solver '%s'\n", name.c_str());
       return false;
     }
   for (const std::string &b : opts.budgets)
@@ -185,8 +181,8 @@ int main(int argc, char **argv) {
           }
           std::printf("| %s | %d | %s | %s | %s | %s | %s | %s | %.2f |\n",
                       family.c_str(), graph.size(), label.c_str(),
-                      opts.solvers[s].c_str(), toString(r.status), cost,
-                      ratio, peak, r.seconds);
+                      opts.solvers[s].c_str(), toString(r.status), cost, ratio,
+                      peak, r.seconds);
         }
         std::fflush(stdout);
       }

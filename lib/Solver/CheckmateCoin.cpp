@@ -1,4 +1,5 @@
-//===- CheckmateCoin.cpp - Checkmate MILP (CBC) and LP rounding (CLP) ------===//
+//===- CheckmateCoin.cpp - Checkmate MILP (CBC) and LP rounding (CLP)
+//------===//
 //
 // Part of the remat-opt project.
 //
@@ -180,9 +181,7 @@ struct Formulation {
                             static_cast<int>(elVal.size()));
   }
   int r(int t, int k) const { return rCol[t][k]; }
-  int s(int t, int i) const {
-    return (t < n && i < t) ? sCol[t][i] : -1;
-  }
+  int s(int t, int i) const { return (t < n && i < t) ? sCol[t][i] : -1; }
 };
 
 } // namespace
@@ -215,7 +214,9 @@ static Formulation buildFormulation(const ReducedGraph &g, const Spec &spec) {
   const int n = g.size();
   f.n = n;
   f.unit = memoryUnit(g);
-  auto units = [&](int64_t bytes) { return static_cast<double>(bytes) / f.unit; };
+  auto units = [&](int64_t bytes) {
+    return static_cast<double>(bytes) / f.unit;
+  };
 
   // Which R/S can be 1 (see the file comment), stage by stage from the end.
   std::vector<std::vector<char>> needR(n), needS(n + 1);
@@ -471,8 +472,7 @@ static bool solutionFromPlan(const ReducedGraph &g, const Formulation &f,
       x[mc.u] = mem;
       double withExtra = mem + plan.r[t][mc.k] * g.extraBytes[mc.k] / f.unit;
       peak = std::max(peak, withExtra);
-      if (mem < -1e-9 ||
-          (!spec.minPeak && withExtra > spec.capUnits + 1e-9))
+      if (mem < -1e-9 || (!spec.minPeak && withExtra > spec.capUnits + 1e-9))
         return false;
       prev = &mc;
     }
@@ -585,10 +585,9 @@ static SolveResult checkpointAllShortcut(const Graph &graph,
   Simulation sim = simulate(graph, all);
   if (!sim.valid() || sim.peakBytes > options.budget)
     return none;
-  SolveResult result =
-      finishSolve(graph, options, solver, std::move(all),
-                  SolveStatus::Optimal, watch,
-                  "checkpoint-all fits the budget: optimal, no solver run");
+  SolveResult result = finishSolve(
+      graph, options, solver, std::move(all), SolveStatus::Optimal, watch,
+      "checkpoint-all fits the budget: optimal, no solver run");
   result.lowerBound = checkpointAllCost(graph);
   return result;
 }
@@ -673,8 +672,8 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
   bool bounded = false;
   for (double eps : allowances) {
     // Keep 40 % of the time for the local search once one LP is solved.
-    double left = (eps == allowances.front() ? 1.0 : 0.6) * seconds -
-                  watch.seconds();
+    double left =
+        (eps == allowances.front() ? 1.0 : 0.6) * seconds - watch.seconds();
     if (left <= 0)
       break;
     lp.setCap(std::floor(spec.capUnits * (1 - eps)));
@@ -745,8 +744,7 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
         out.cost = sim.cost;
       }
     }
-  }
-  else if (out.status != SolveStatus::Infeasible && bounded) {
+  } else if (out.status != SolveStatus::Infeasible && bounded) {
     // Like the other heuristics: found no schedule (not a proof).
     out.status = SolveStatus::Infeasible;
     out.message = "no rounding fit the budget (not a proof: the LP "
@@ -778,11 +776,11 @@ SolveResult remat::solveCheckmateRounding(const Graph &graph,
   RoundingOutcome out =
       runRounding(graph, g, options, opts, options.timeLimitSeconds);
   if (!out.found) {
-    SolveResult result = failSolve(
-        kRoundingName,
-        out.status == SolveStatus::Infeasible ? SolveStatus::Infeasible
-                                              : SolveStatus::Timeout,
-        out.message, watch);
+    SolveResult result = failSolve(kRoundingName,
+                                   out.status == SolveStatus::Infeasible
+                                       ? SolveStatus::Infeasible
+                                       : SolveStatus::Timeout,
+                                   out.message, watch);
     result.lowerBound = out.lowerBound;
     return result;
   }
@@ -897,8 +895,8 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
         runRounding(graph, g, options, opts,
                     opts.roundingTimeShare * options.timeLimitSeconds);
     if (rounded.proven)
-      return failSolve(kMilpName, SolveStatus::Infeasible,
-                       rounded.message, watch);
+      return failSolve(kMilpName, SolveStatus::Infeasible, rounded.message,
+                       watch);
     if (g.exact)
       lpBound = rounded.lowerBound;
     if (rounded.found)
@@ -937,14 +935,13 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
 
   if (skipCbc) {
     std::string why =
-        f.tooLarge
-            ? "the MILP would have " + std::to_string(f.binaries) +
-                  " binaries, over CheckmateOptions::maxBinaries; best "
-                  "warm start returned"
-            : "time limit too short for CBC at this size (the LP "
-              "relaxation alone took " +
-                  std::to_string(watch.seconds()) +
-                  " s so far); best warm start returned";
+        f.tooLarge ? "the MILP would have " + std::to_string(f.binaries) +
+                         " binaries, over CheckmateOptions::maxBinaries; best "
+                         "warm start returned"
+                   : "time limit too short for CBC at this size (the LP "
+                     "relaxation alone took " +
+                         std::to_string(watch.seconds()) +
+                         " s so far); best warm start returned";
     Schedule schedule;
     if (startIndex >= 0)
       schedule = expandPlan(g, starts[startIndex]);
@@ -952,16 +949,16 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
       schedule = fallbacks.front();
     else
       return failSolve(kMilpName, SolveStatus::Timeout, why, watch);
-    SolveResult result = finishSolve(graph, options, kMilpName,
-                                     std::move(schedule),
-                                     SolveStatus::Feasible, watch, why);
+    SolveResult result =
+        finishSolve(graph, options, kMilpName, std::move(schedule),
+                    SolveStatus::Feasible, watch, why);
     double limit = costLimit(graph, options);
     for (const Schedule &fallback : fallbacks) {
       Simulation sim = simulate(graph, fallback);
       if (!sim.valid() || sim.peakBytes > options.budget ||
-          (result.feasible() && !isBetter(options, limit, sim.peakBytes,
-                                          sim.cost, result.peakBytes,
-                                          result.cost)))
+          (result.feasible() &&
+           !isBetter(options, limit, sim.peakBytes, sim.cost, result.peakBytes,
+                     result.cost)))
         continue;
       result = finishSolve(graph, options, kMilpName, fallback,
                            SolveStatus::Feasible, watch, why);
@@ -1030,8 +1027,9 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
     argv.push_back(arg.c_str());
   argv.push_back("-solve");
   argv.push_back("-quit");
-  CbcMain1(static_cast<int>(argv.size()), argv.data(), model,
-           [](CbcModel *, int) { return 0; }, data);
+  CbcMain1(
+      static_cast<int>(argv.size()), argv.data(), model,
+      [](CbcModel *, int) { return 0; }, data);
 
   const double *best = model.bestSolution();
   double bound = model.getBestPossibleObjValue();
@@ -1052,8 +1050,8 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
 
   std::ostringstream msg;
   if (!g.exact)
-    msg << "solved on a coarsened graph (" << g.size() << " of "
-        << graph.size() << " nodes); optimal only for that graph";
+    msg << "solved on a coarsened graph (" << g.size() << " of " << graph.size()
+        << " nodes); optimal only for that graph";
   Schedule schedule;
   bool haveSchedule = false;
   SolveStatus claimed = SolveStatus::Feasible;
@@ -1078,8 +1076,8 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
     haveSchedule = true;
   }
   if (!haveSchedule) {
-    SolveStatus status = provenInfeasible ? SolveStatus::Infeasible
-                                          : SolveStatus::Timeout;
+    SolveStatus status =
+        provenInfeasible ? SolveStatus::Infeasible : SolveStatus::Timeout;
     std::string why = provenInfeasible
                           ? "CBC proved that no schedule of the Checkmate "
                             "class fits"

@@ -78,9 +78,8 @@ ReducedGraph checkmate::reduceGraph(const Graph &graph, bool mergeChains) {
       bool mergeable = baseGroup >= 0 && node.cost == 0 &&
                        node.keep == KeepPolicy::Default &&
                        kinds[baseGroup] != GroupKind::Chain &&
-                       (depGroups.empty() ||
-                        (depGroups.size() == 1 && *depGroups.begin() ==
-                                                      baseGroup));
+                       (depGroups.empty() || (depGroups.size() == 1 &&
+                                              *depGroups.begin() == baseGroup));
       if (mergeable) {
         r.groupOf[id] = baseGroup;
         r.members[baseGroup].push_back(id);
@@ -140,8 +139,8 @@ ReducedGraph checkmate::reduceGraph(const Graph &graph, bool mergeChains) {
       r.firstBackward = g;
   }
   for (int g = 0; g < n; ++g)
-    r.delayable[g] = r.users[g].empty() && r.isOutput[g] &&
-                     r.keep[g] == KeepPolicy::Default;
+    r.delayable[g] =
+        r.users[g].empty() && r.isOutput[g] && r.keep[g] == KeepPolicy::Default;
   for (int pass = 0; pass < 2; ++pass)
     for (int g = 0; g < n; ++g)
       if (r.delayable[g] == pass)
@@ -214,8 +213,7 @@ bool checkmate::pruneRetentions(const ReducedGraph &graph, StagePlan &plan) {
   return changed;
 }
 
-bool checkmate::isConsistent(const ReducedGraph &graph,
-                             const StagePlan &plan) {
+bool checkmate::isConsistent(const ReducedGraph &graph, const StagePlan &plan) {
   const int n = graph.size();
   if (plan.size() != n)
     return false;
@@ -373,8 +371,7 @@ StagePlan checkmate::checkpointAllPlan(const ReducedGraph &graph) {
   return plan;
 }
 
-int64_t checkmate::modelPeak(const ReducedGraph &graph,
-                             const StagePlan &plan) {
+int64_t checkmate::modelPeak(const ReducedGraph &graph, const StagePlan &plan) {
   const int n = graph.size();
   int64_t peak = 0;
   for (int t = 0; t < n; ++t) {

@@ -21,8 +21,8 @@
 #include "remat/Solver/CheckmateModel.h"
 #include "remat/Solver/Generators.h"
 #include "remat/Solver/Simulator.h"
-#include "remat/Solver/Solvers.h"
 #include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/Solvers.h"
 
 #include "gtest/gtest.h"
 
