@@ -1,4 +1,4 @@
-// RUN: remat-opt %s --remat-select-checkpoints --mlir-print-op-on-diagnostic=false 2>/dev/null | FileCheck %s --check-prefix=ALL
+// RUN: remat-opt %s --remat-select-checkpoints=solver=checkpoint-all --mlir-print-op-on-diagnostic=false 2>/dev/null | FileCheck %s --check-prefix=ALL
 // RUN: remat-opt %s --remat-select-checkpoints="solver=brute-force budget=96" 2>/dev/null | FileCheck %s --check-prefix=B96
 // RUN: remat-opt %s --remat-select-checkpoints="solver=brute-force budget=0.09375KiB" 2>/dev/null | FileCheck %s --check-prefix=B96
 // RUN: remat-opt %s --remat-select-checkpoints="solver=brute-force budget=72%" 2>/dev/null | FileCheck %s --check-prefix=B80

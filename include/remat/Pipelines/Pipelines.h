@@ -108,7 +108,7 @@ struct RematPipelineOptions
       llvm::cl::init("")};
   PassOptions::Option<SolverKind> solver{
       *this, "solver", llvm::cl::desc("Checkpoint solver"),
-      llvm::cl::init(SolverKind::CheckpointAll), REMAT_SOLVER_KIND_CL_VALUES};
+      llvm::cl::init(SolverKind::LocalSearch), REMAT_SOLVER_KIND_CL_VALUES};
   PassOptions::Option<PlanMode> mode{
       *this, "mode", llvm::cl::desc("What the plan optimizes"),
       llvm::cl::init(PlanMode::MinCompute), REMAT_PLAN_MODE_CL_VALUES};

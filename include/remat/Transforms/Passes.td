@@ -140,7 +140,7 @@ def RematSelectCheckpoints
   }];
   let options = [
     Option<"solver", "solver", "::remat::SolverKind",
-           "::remat::SolverKind::CheckpointAll",
+           "::remat::SolverKind::LocalSearch",
            "Solver that chooses the schedule",
            "REMAT_SOLVER_KIND_CL_VALUES">,
     Option<"mode", "mode", "::remat::PlanMode",

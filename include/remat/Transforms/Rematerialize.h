@@ -117,7 +117,7 @@ llvm::StringRef getPlanModeName(PlanMode mode);
                  "the smallest feasible budget, then least recomputation"))
 
 struct SelectCheckpointsOptions {
-  SolverKind solver = SolverKind::CheckpointAll;
+  SolverKind solver = SolverKind::LocalSearch;
   PlanMode mode = PlanMode::MinCompute;
   /// Budget: bytes (`4096`), bytes with a binary suffix (`64KiB`, `1.5MiB`,
   /// `2GiB`), or a percentage of the checkpoint-all peak (`70%`). Empty means
