@@ -6,11 +6,30 @@
 
 #include "remat/Runner/RunnerSupport.h"
 
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 using namespace mlir;
@@ -27,7 +46,8 @@ unsigned ValueSpec::elemBytes() const {
   return kind == ElemKind::F32 || kind == ElemKind::I32 ? 4 : 8;
 }
 
-FailureOr<ValueSpec> remat::getValueSpec(Type type, std::string &reason) {
+FailureOr<ValueSpec> remat::getValueSpec(Type type, StringRef tool,
+                                         std::string &reason) {
   ValueSpec spec;
   llvm::raw_string_ostream os(spec.typeString);
   type.print(os);
@@ -43,8 +63,9 @@ FailureOr<ValueSpec> remat::getValueSpec(Type type, std::string &reason) {
       return failure();
     }
     if (!shaped.hasStaticShape()) {
-      reason = "dynamic shapes are not supported (inputs are built from "
-               "static shapes)";
+      reason = ("dynamic shapes are not supported (" + tool +
+                " builds inputs from static shapes)")
+                   .str();
       return failure();
     }
     spec.isMemRef = true;
@@ -197,4 +218,281 @@ std::string remat::formatHex64(uint64_t v) {
   llvm::raw_string_ostream os(s);
   os << llvm::format_hex(v, 18);
   return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Command-line plumbing
+//===----------------------------------------------------------------------===//
+
+namespace cl = llvm::cl;
+
+RunnerOptions::RunnerOptions(StringRef tool, cl::OptionCategory &category,
+                             StringRef pipelineHelp, StringRef printLoweredHelp)
+    : tool(tool.str()), category(category),
+      inputFilename(cl::Positional, cl::desc("<input .mlir file>"),
+                    cl::init("-"), cl::cat(category)),
+      pipeline("pipeline", cl::desc(pipelineHelp), cl::init(""),
+               cl::cat(category)),
+      entryName("entry",
+                cl::desc("Function to run (default: the first public function "
+                         "with a body that is not 'main')"),
+                cl::init(""), cl::cat(category)),
+      emitJson("json", cl::desc("Print one JSON object on stdout"),
+               cl::init(false), cl::cat(category)),
+      repeatCount(
+          "repeat",
+          cl::desc("Run the entry N times (fresh inputs each time); times are "
+                   "reported as min and median, the peak as the maximum"),
+          cl::init(1), cl::cat(category)),
+      printResults("print-results", cl::desc("Also print every result value"),
+                   cl::init(false), cl::cat(category)),
+      optLevel("opt-level",
+               cl::desc("LLVM optimization level of the host JIT (0-3)"),
+               cl::init(2), cl::cat(category)),
+      printLowered("print-lowered", cl::desc(printLoweredHelp),
+                   cl::init(false), cl::cat(category)) {}
+
+void RunnerOptions::parseCommandLine(int argc, char **argv,
+                                     StringRef overview) {
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv, overview);
+  if (repeatCount == 0)
+    exitWithError(tool, "--repeat must be at least 1");
+  if (optLevel > 3)
+    exitWithError(tool, "--opt-level must be 0, 1, 2 or 3");
+}
+
+void remat::registerRunnerDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<RematDialect>();
+}
+
+void remat::exitWithError(StringRef tool, const Twine &message, int exitCode) {
+  llvm::errs() << tool << ": error: " << message << "\n";
+  std::exit(exitCode);
+}
+
+OwningOpRef<ModuleOp> remat::parseInputFile(StringRef tool, StringRef filename,
+                                            llvm::SourceMgr &sourceMgr,
+                                            MLIRContext &context) {
+  if (filename != "-" && !llvm::sys::fs::exists(filename))
+    exitWithError(tool, "cannot open '" + filename + "': no such file");
+  std::string openError;
+  auto file = openInputFile(filename, &openError);
+  if (!file)
+    exitWithError(tool, "cannot open '" + filename + "': " + openError);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    exitWithError(tool, "could not parse '" + filename + "'");
+  return module;
+}
+
+void remat::getSignatureSpecs(StringRef tool, func::FuncOp entry,
+                              SmallVectorImpl<ValueSpec> &argSpecs,
+                              SmallVectorImpl<ValueSpec> &resultSpecs) {
+  FunctionType funcType = entry.getFunctionType();
+  for (auto [isResult, types] : {std::make_pair(false, funcType.getInputs()),
+                                 std::make_pair(true, funcType.getResults())}) {
+    for (auto [i, type] : llvm::enumerate(types)) {
+      std::string reason;
+      FailureOr<ValueSpec> spec = getValueSpec(type, tool, reason);
+      if (failed(spec)) {
+        std::string typeString;
+        llvm::raw_string_ostream os(typeString);
+        type.print(os);
+        exitWithError(tool, "unsupported type " + typeString + " of " +
+                                (isResult ? "result" : "argument") + " #" +
+                                Twine(i) + " of '" + entry.getName() +
+                                "': " + reason);
+      }
+      (isResult ? resultSpecs : argSpecs).push_back(*spec);
+    }
+  }
+}
+
+void remat::lowerModule(StringRef tool, ModuleOp module, StringRef pipeline,
+                        StringRef filename,
+                        function_ref<void(PassManager &)> buildDefault) {
+  if (pipeline == "none")
+    return;
+  PassManager pm(module.getContext());
+  if (pipeline.empty()) {
+    buildDefault(pm);
+  } else {
+    // Accept both "builtin.module(a,b)" and the bare list "a,b".
+    StringRef text = pipeline.trim();
+    if (text.starts_with("builtin.module(") && text.ends_with(")"))
+      text = text.drop_front(strlen("builtin.module(")).drop_back();
+    std::string errorMessage;
+    llvm::raw_string_ostream errorStream(errorMessage);
+    if (failed(parsePassPipeline(text, pm, errorStream)))
+      exitWithError(tool, "invalid --pipeline '" + pipeline +
+                              "': " + StringRef(errorMessage).trim());
+  }
+  if (failed(pm.run(module)))
+    exitWithError(tool, "lowering '" + filename +
+                            "' failed (see the diagnostics above)");
+}
+
+JITEntry remat::compileEntry(StringRef tool, ModuleOp module, StringRef entry,
+                            unsigned optLevel,
+                            ArrayRef<StringRef> sharedLibPaths,
+                            ArrayRef<std::pair<StringRef, void *>> symbols) {
+  ExecutionEngineOptions engineOptions;
+  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                               /*targetMachine=*/nullptr);
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel =
+      static_cast<llvm::CodeGenOptLevel>(optLevel);
+  engineOptions.sharedLibPaths = sharedLibPaths;
+  auto maybeEngine = ExecutionEngine::create(module, engineOptions);
+  if (!maybeEngine)
+    exitWithError(tool, "JIT compilation failed: " +
+                            llvm::toString(maybeEngine.takeError()));
+  JITEntry result;
+  result.engine = std::move(*maybeEngine);
+  result.engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    for (auto [name, address] : symbols)
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    return map;
+  });
+  result.engine->initialize();
+  auto packed = result.engine->lookupPacked(entry);
+  if (!packed)
+    exitWithError(tool, "cannot find '" + entry + "' in the JIT'd code: " +
+                            llvm::toString(packed.takeError()));
+  result.call = *packed;
+  return result;
+}
+
+PackedCall::PackedCall(ArrayRef<ValueSpec> argSpecs,
+                       ArrayRef<ValueSpec> resultSpecs,
+                       ArrayRef<void *> memRefData)
+    : resultSpecs(resultSpecs) {
+  for (auto [i, spec] : llvm::enumerate(argSpecs)) {
+    if (spec.isMemRef)
+      argWords.push_back(makeDescriptorWords(spec, memRefData[i]));
+    else
+      argWords.push_back({0}); // 8 bytes hold any scalar kind
+  }
+  for (auto &words : argWords)
+    for (int64_t &w : words)
+      packedArgs.push_back(&w);
+  unsigned resultBytes = 0;
+  for (const ValueSpec &spec : resultSpecs) {
+    resultBytes = llvm::alignTo(resultBytes, getLoweredAlign(spec));
+    resultOffsets.push_back(resultBytes);
+    resultBytes += getLoweredSize(spec);
+  }
+  resultStorage.assign(llvm::divideCeil(resultBytes, 8) + 1, 0);
+  if (!resultSpecs.empty())
+    packedArgs.push_back(resultStorage.data());
+}
+
+void PackedCall::clearResults() {
+  std::fill(resultStorage.begin(), resultStorage.end(), 0);
+}
+
+const char *PackedCall::getResult(unsigned i) const {
+  return reinterpret_cast<const char *>(resultStorage.data()) +
+         resultOffsets[i];
+}
+
+DescriptorView PackedCall::getMemRefResult(unsigned i) const {
+  const int64_t *w = reinterpret_cast<const int64_t *>(getResult(i));
+  int64_t rank = resultSpecs[i].rank();
+  return {reinterpret_cast<void *>(w[0]), reinterpret_cast<const char *>(w[1]),
+          w[2], w + 3, w + 3 + rank};
+}
+
+SmallVector<Checksum> PackedCall::checksumResults(
+    bool keepValues,
+    function_ref<const char *(unsigned, const DescriptorView &)> readMemRef)
+    const {
+  SmallVector<Checksum> checksums(resultSpecs.size());
+  for (auto [i, spec] : llvm::enumerate(resultSpecs)) {
+    if (!spec.isMemRef) {
+      addElement(checksums[i], spec.kind, getResult(i), spec.elemBytes(),
+                 keepValues);
+      continue;
+    }
+    DescriptorView d = getMemRefResult(i);
+    addMemRef(checksums[i], spec, readMemRef(i, d), /*offset=*/0, d.sizes,
+              d.strides, keepValues);
+  }
+  return checksums;
+}
+
+SmallVector<void *> PackedCall::getResultAllocations() const {
+  SmallVector<void *> allocations;
+  for (auto [i, spec] : llvm::enumerate(resultSpecs)) {
+    if (!spec.isMemRef)
+      continue;
+    void *allocated = getMemRefResult(i).allocated;
+    if (!llvm::is_contained(allocations, allocated))
+      allocations.push_back(allocated);
+  }
+  return allocations;
+}
+
+MinMedian remat::getMinAndMedian(ArrayRef<double> values) {
+  std::vector<double> sorted(values.begin(), values.end());
+  llvm::sort(sorted);
+  return {sorted.front(), sorted[sorted.size() / 2]};
+}
+
+void remat::printJSONReport(
+    raw_ostream &os, StringRef file, StringRef entry, StringRef device,
+    ArrayRef<ValueSpec> specs, ArrayRef<Checksum> checksums, bool printValues,
+    function_ref<void(llvm::json::OStream &)> printMeasurements) {
+  llvm::json::OStream j(os, /*IndentSize=*/2);
+  j.object([&] {
+    j.attribute("file", file);
+    j.attribute("entry", entry);
+    if (!device.empty())
+      j.attribute("device", device);
+    j.attributeArray("results", [&] {
+      for (auto [i, spec] : llvm::enumerate(specs)) {
+        j.object([&] {
+          j.attribute("index", static_cast<int64_t>(i));
+          j.attribute("type", spec.typeString);
+          j.attribute("sum", checksums[i].sum);
+          j.attribute("abs_sum", checksums[i].absSum);
+          j.attribute("fnv1a64", formatHex64(checksums[i].fnv));
+          if (printValues)
+            j.attributeArray("values", [&] {
+              for (double v : checksums[i].values)
+                j.value(v);
+            });
+        });
+      }
+    });
+    printMeasurements(j);
+  });
+  os << "\n";
+}
+
+void remat::printTextReport(raw_ostream &os, StringRef entry, StringRef device,
+                            ArrayRef<ValueSpec> specs,
+                            ArrayRef<Checksum> checksums, bool printValues) {
+  os << "entry: @" << entry;
+  if (!device.empty())
+    os << " (" << device << ")";
+  os << "\n";
+  for (auto [i, spec] : llvm::enumerate(specs)) {
+    os << "result #" << i << ": " << spec.typeString
+       << llvm::format(" sum=%.9g abs_sum=%.9g", checksums[i].sum,
+                       checksums[i].absSum)
+       << " fnv1a64=" << formatHex64(checksums[i].fnv) << "\n";
+    if (printValues) {
+      os << "  values: [";
+      llvm::interleaveComma(checksums[i].values, os,
+                            [&](double v) { os << llvm::format("%.9g", v); });
+      os << "]\n";
+    }
+  }
 }

@@ -7,7 +7,9 @@
 // What the training-step runners (remat-run on the CPU, remat-gpu-run on a
 // CUDA GPU) must agree on so that their outputs are comparable: which types
 // they accept, the deterministic inputs, the lowered calling convention of
-// the entry, and the per-result checksums.
+// the entry, and the per-result checksums; and the command-line plumbing they
+// share (options, CLI errors, parsing, lowering, JIT, the packed call and the
+// printing of the results).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,11 +18,31 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/Types.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+namespace llvm {
+class SourceMgr;
+class raw_ostream;
+namespace json {
+class OStream;
+} // namespace json
+} // namespace llvm
+
+namespace mlir {
+class DialectRegistry;
+class ExecutionEngine;
+class MLIRContext;
+class PassManager;
+} // namespace mlir
 
 namespace remat {
 
@@ -43,8 +65,10 @@ struct ValueSpec {
 };
 
 /// Maps an argument or result type of the entry (before lowering) to a
-/// ValueSpec, or sets `reason` and fails.
-mlir::FailureOr<ValueSpec> getValueSpec(mlir::Type type, std::string &reason);
+/// ValueSpec, or sets `reason` and fails. `tool` names the runner in the
+/// reasons.
+mlir::FailureOr<ValueSpec> getValueSpec(mlir::Type type, llvm::StringRef tool,
+                                        std::string &reason);
 
 /// The entry named `name`, or the first public func.func with a body that is
 /// not `main` when `name` is empty. Sets `error` and returns null on failure.
@@ -87,6 +111,186 @@ llvm::SmallVector<int64_t> makeDescriptorWords(const ValueSpec &spec,
 
 /// `v` as 0x-prefixed 16-digit hex.
 std::string formatHex64(uint64_t v);
+
+//===----------------------------------------------------------------------===//
+// Command-line plumbing
+//===----------------------------------------------------------------------===//
+
+/// The options every runner takes, registered in `category` on construction.
+/// Typical use in the main of a runner:
+///
+///   RunnerOptions options("remat-run", category, pipelineHelp, ...);
+///   options.parseCommandLine(argc, argv, "remat-run: ...\n");
+struct RunnerOptions {
+  /// `tool` prefixes the CLI errors; `pipelineHelp` and `printLoweredHelp`
+  /// describe the runner's lowering.
+  RunnerOptions(llvm::StringRef tool, llvm::cl::OptionCategory &category,
+                llvm::StringRef pipelineHelp, llvm::StringRef printLoweredHelp);
+
+  /// Parses the command line, showing only the options of `category` in
+  /// --help, and exits with a CLI error when --repeat or --opt-level is out
+  /// of range.
+  void parseCommandLine(int argc, char **argv, llvm::StringRef overview);
+
+  std::string tool;
+  llvm::cl::OptionCategory &category;
+
+  llvm::cl::opt<std::string> inputFilename;
+  llvm::cl::opt<std::string> pipeline;
+  llvm::cl::opt<std::string> entryName;
+  llvm::cl::opt<bool> emitJson;
+  llvm::cl::opt<unsigned> repeatCount;
+  llvm::cl::opt<bool> printResults;
+  llvm::cl::opt<unsigned> optLevel;
+  llvm::cl::opt<bool> printLowered;
+};
+
+/// Registers what a runner parses: every upstream dialect and extension and
+/// the remat dialect (the caller adds the LLVM IR translations it needs).
+void registerRunnerDialects(mlir::DialectRegistry &registry);
+
+/// Prints "<tool>: error: <message>" on stderr and exits with `exitCode`.
+[[noreturn]] void exitWithError(llvm::StringRef tool,
+                                const llvm::Twine &message, int exitCode = 1);
+
+/// Opens and parses `filename` ("-" is stdin) into `sourceMgr`; the caller
+/// installs the diagnostic handler. Exits with a CLI error of `tool` when the
+/// file is missing or does not parse (the parser's diagnostics say where).
+mlir::OwningOpRef<mlir::ModuleOp> parseInputFile(llvm::StringRef tool,
+                                                 llvm::StringRef filename,
+                                                 llvm::SourceMgr &sourceMgr,
+                                                 mlir::MLIRContext &context);
+
+/// The ValueSpecs of the arguments and results of `entry`. Exits with a CLI
+/// error of `tool` naming the first type it cannot handle.
+void getSignatureSpecs(llvm::StringRef tool, mlir::func::FuncOp entry,
+                       llvm::SmallVectorImpl<ValueSpec> &argSpecs,
+                       llvm::SmallVectorImpl<ValueSpec> &resultSpecs);
+
+/// Runs the lowering of --pipeline on `module`: nothing for "none",
+/// `buildDefault` for the empty string, otherwise the given pass pipeline
+/// ("builtin.module(a,b)" or "a,b"). Exits with a CLI error of `tool` when
+/// the pipeline does not parse or fails on `filename`.
+void lowerModule(llvm::StringRef tool, mlir::ModuleOp module,
+                 llvm::StringRef pipeline, llvm::StringRef filename,
+                 llvm::function_ref<void(mlir::PassManager &)> buildDefault);
+
+/// The entry of a JIT-compiled module, called with ExecutionEngine's packed
+/// convention (see PackedCall).
+struct JITEntry {
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  void (*call)(void **) = nullptr;
+};
+
+/// JIT-compiles `module` (in the LLVM dialect) at LLVM `optLevel`, loading
+/// `sharedLibPaths` and binding each (name, address) of `symbols` in the
+/// JIT'd code, runs its global constructors, and looks up the packed wrapper
+/// of `entry`. Exits with a CLI error of `tool` on failure.
+JITEntry
+compileEntry(llvm::StringRef tool, mlir::ModuleOp module, llvm::StringRef entry,
+             unsigned optLevel, llvm::ArrayRef<llvm::StringRef> sharedLibPaths,
+             llvm::ArrayRef<std::pair<llvm::StringRef, void *>> symbols);
+
+/// The fields of a lowered memref descriptor (every field 8 bytes).
+struct DescriptorView {
+  void *allocated;
+  const char *aligned;
+  int64_t offset;
+  const int64_t *sizes;
+  const int64_t *strides;
+};
+
+/// The arguments of a packed call (ExecutionEngine::lookupPacked) of the
+/// lowered entry: every argument as its expanded descriptor words (memrefs)
+/// or one 8-byte word (scalars), then the storage of the results (nothing,
+/// one value, or the struct of the results, naturally aligned).
+class PackedCall {
+public:
+  /// `memRefData[i]` is the buffer of argument `i` when it is a memref.
+  PackedCall(llvm::ArrayRef<ValueSpec> argSpecs,
+             llvm::ArrayRef<ValueSpec> resultSpecs,
+             llvm::ArrayRef<void *> memRefData);
+  PackedCall(const PackedCall &) = delete;
+  PackedCall &operator=(const PackedCall &) = delete;
+
+  /// The 8-byte word scalar argument `i` is passed in.
+  void *getScalarArg(unsigned i) { return argWords[i].data(); }
+  /// The pointer array to hand to the packed function.
+  void **getArgs() { return packedArgs.data(); }
+  /// Zeroes the result storage.
+  void clearResults();
+  /// Where result `i` lies in the result storage after the call.
+  const char *getResult(unsigned i) const;
+  /// The descriptor of memref result `i` after the call.
+  DescriptorView getMemRefResult(unsigned i) const;
+  /// The checksums of the results after the call. Scalars are read from the
+  /// result storage; memref result `i` from the host pointer
+  /// `readMemRef(i, descriptor)` returns, which addresses the element at the
+  /// descriptor's offset (and stays valid until the next call of readMemRef).
+  llvm::SmallVector<Checksum> checksumResults(
+      bool keepValues,
+      llvm::function_ref<const char *(unsigned, const DescriptorView &)>
+          readMemRef) const;
+  /// The distinct allocated pointers of the memref results after the call.
+  llvm::SmallVector<void *> getResultAllocations() const;
+
+private:
+  llvm::SmallVector<ValueSpec> resultSpecs;
+  llvm::SmallVector<llvm::SmallVector<int64_t>> argWords;
+  llvm::SmallVector<unsigned> resultOffsets;
+  llvm::SmallVector<int64_t> resultStorage;
+  llvm::SmallVector<void *> packedArgs;
+};
+
+/// The measurements of one run of the entry: the statistics of the
+/// allocator (`MemoryStats`, which has a peakBytes field), the bytes the
+/// results hold when the entry returns, the bytes still allocated after the
+/// runner freed the results, and the time of the call.
+template <typename MemoryStats>
+struct RunStats {
+  MemoryStats memory;
+  uint64_t returnedBytes = 0;
+  uint64_t leakedBytes = 0;
+  double seconds = 0;
+};
+
+/// The run with the largest peak (the first of equals) of `runs` (not empty).
+template <typename MemoryStats>
+const RunStats<MemoryStats> &
+getWorstRun(llvm::ArrayRef<RunStats<MemoryStats>> runs) {
+  const RunStats<MemoryStats> *worst = &runs.front();
+  for (const RunStats<MemoryStats> &r : runs)
+    if (r.memory.peakBytes > worst->memory.peakBytes)
+      worst = &r;
+  return *worst;
+}
+
+/// The minimum and the median (upper median) of some measurements.
+struct MinMedian {
+  double min = 0;
+  double median = 0;
+};
+/// The minimum and the median of `values` (not empty).
+MinMedian getMinAndMedian(llvm::ArrayRef<double> values);
+
+/// Prints the JSON report of a run on `os`, one object followed by a
+/// newline: "file", "entry", "device" (unless `device` is empty), the
+/// "results" array (index, type, sum, abs_sum, fnv1a64 and, with
+/// `printValues`, the values of every result), then the attributes
+/// `printMeasurements` adds.
+void printJSONReport(
+    llvm::raw_ostream &os, llvm::StringRef file, llvm::StringRef entry,
+    llvm::StringRef device, llvm::ArrayRef<ValueSpec> specs,
+    llvm::ArrayRef<Checksum> checksums, bool printValues,
+    llvm::function_ref<void(llvm::json::OStream &)> printMeasurements);
+
+/// Prints the head of the text report of a run on `os`: "entry: @<entry>"
+/// (followed by " (<device>)" unless `device` is empty), then one
+/// "result #i: <type> sum=.. abs_sum=.. fnv1a64=.." line per result and,
+/// with `printValues`, its values.
+void printTextReport(llvm::raw_ostream &os, llvm::StringRef entry,
+                     llvm::StringRef device, llvm::ArrayRef<ValueSpec> specs,
+                     llvm::ArrayRef<Checksum> checksums, bool printValues);
 
 } // namespace remat
 
