@@ -276,7 +276,8 @@ remat::selectCheckpoints(func::FuncOp func,
   int64_t recomputations = step - static_cast<int64_t>(plan.steps.size());
   double overhead =
       baseline.cost > 0 ? (simulated.cost - baseline.cost) / baseline.cost : 0;
-  InFlightDiagnostic remark = func.emitRemark();
+  // Reported at the function's location, without dumping the function.
+  InFlightDiagnostic remark = mlir::emitRemark(func.getLoc());
   remark << "remat plan: solver '" << solverName << "' ("
          << getPlanModeName(options.mode) << ") " << status;
   if (result.lowerBound >= 0) {

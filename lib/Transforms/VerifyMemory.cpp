@@ -64,7 +64,8 @@ struct VerifyMemoryPass
       return signalPassFailure();
     }
 
-    InFlightDiagnostic remark = func.emitRemark();
+    // Reported at the function's location, without dumping the function.
+    InFlightDiagnostic remark = mlir::emitRemark(func.getLoc());
     remark << "peak memory " << peak << " bytes within the budget of " << limit
            << " bytes";
     if (plan) {
