@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <vector>
 
 using namespace remat;
 
@@ -33,6 +34,18 @@ int forwardComputes(const Graph &g, const Schedule &s) {
     count += step.kind == Step::Kind::Compute &&
              g.nodes[step.node].kind == NodeKind::Forward;
   return count;
+}
+
+/// The solvers these tests run on hundreds of graphs: every registered one
+/// but the Checkmate MILPs (too slow here; CheckmateTest covers them) and,
+/// unless `withBruteForce`, the exhaustive reference itself.
+std::vector<const SolverInfo *> solversUnderTest(bool withBruteForce) {
+  std::vector<const SolverInfo *> solvers;
+  for (const SolverInfo &info : allSolvers())
+    if (info.name.rfind("checkmate", 0) != 0 &&
+        (withBruteForce || info.name != "brute-force"))
+      solvers.push_back(&info);
+  return solvers;
 }
 
 /// Checks a result the way a user would: re-simulates it.
@@ -69,19 +82,17 @@ TEST(SolversTest, RandomDagsAgainstBruteForce) {
         expectVerified(g, opts, exact, g.name + " brute-force");
         EXPECT_GE(exact.cost, checkpointAllCost(g) - 1e-9);
       }
-      for (const SolverInfo &info : allSolvers()) {
-        if (info.name == "brute-force" || info.name.rfind("checkmate", 0) == 0)
-          continue;
-        SolveResult r = info.solve(g, opts);
+      for (const SolverInfo *info : solversUnderTest(false)) {
+        SolveResult r = info->solve(g, opts);
         std::string what =
-            g.name + " budget " + std::to_string(budget) + " " + info.name;
+            g.name + " budget " + std::to_string(budget) + " " + info->name;
         if (!r.feasible())
           continue;
         expectVerified(g, opts, r, what);
         ASSERT_TRUE(exact.feasible()) << what << " beat the exact solver";
         EXPECT_GE(r.cost, exact.cost - 1e-9) << what;
         // The portfolio runs the exhaustive solver on graphs this small.
-        if (info.name == "auto") {
+        if (info->name == "auto") {
           EXPECT_EQ(r.status, SolveStatus::Optimal) << what;
           EXPECT_DOUBLE_EQ(r.cost, exact.cost) << what;
         }
@@ -106,15 +117,13 @@ TEST(SolversTest, MinPeakAgainstBruteForce) {
     SolveResult exact = solveBruteForce(g, opts);
     ASSERT_TRUE(exact.feasible()) << g.name << ": " << exact.message;
     double limit = costLimit(g, opts);
-    for (const SolverInfo &info : allSolvers()) {
-      if (info.name.rfind("checkmate", 0) == 0)
-        continue;
-      SolveResult r = info.solve(g, opts);
+    for (const SolverInfo *info : solversUnderTest(true)) {
+      SolveResult r = info->solve(g, opts);
       if (!r.feasible())
         continue;
-      expectVerified(g, opts, r, g.name + " " + info.name);
-      EXPECT_LE(r.cost, limit + 1e-9) << g.name << " " << info.name;
-      EXPECT_GE(r.peakBytes, exact.peakBytes) << g.name << " " << info.name;
+      expectVerified(g, opts, r, g.name + " " + info->name);
+      EXPECT_LE(r.cost, limit + 1e-9) << g.name << " " << info->name;
+      EXPECT_GE(r.peakBytes, exact.peakBytes) << g.name << " " << info->name;
     }
   }
 }
@@ -345,13 +354,11 @@ TEST(SolversTest, AlwaysPinsAreHonoured) {
   g.nodes[pinned].keep = KeepPolicy::Always;
   SolveOptions opts;
   opts.budget = simulate(g, checkpointAllSchedule(g)).peakBytes * 3 / 4;
-  for (const SolverInfo &info : allSolvers()) {
-    if (info.name.rfind("checkmate", 0) == 0)
-      continue;
-    SolveResult r = info.solve(g, opts);
+  for (const SolverInfo *info : solversUnderTest(true)) {
+    SolveResult r = info->solve(g, opts);
     if (!r.feasible())
       continue;
-    EXPECT_EQ(recomputedPin(g, r.schedule), -1) << info.name;
+    EXPECT_EQ(recomputedPin(g, r.schedule), -1) << info->name;
   }
   // Three quarters of the checkpoint-all peak is reachable with f1 kept.
   SolveResult ours = solveLocalSearch(g, opts);
