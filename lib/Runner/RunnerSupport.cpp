@@ -11,6 +11,7 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
@@ -26,6 +27,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -130,28 +132,23 @@ void remat::fillInput(const ValueSpec &spec, unsigned arg, void *data) {
   }
 }
 
+/// The element of type `T` at `p` (which may be unaligned).
+template <typename T> static double load(const char *p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return static_cast<double>(v);
+}
+
 static double loadAsDouble(ElemKind kind, const char *p) {
   switch (kind) {
-  case ElemKind::F32: {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  case ElemKind::F64: {
-    double v;
-    std::memcpy(&v, p, 8);
-    return v;
-  }
-  case ElemKind::I32: {
-    int32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  case ElemKind::I64: {
-    int64_t v;
-    std::memcpy(&v, p, 8);
-    return static_cast<double>(v);
-  }
+  case ElemKind::F32:
+    return load<float>(p);
+  case ElemKind::F64:
+    return load<double>(p);
+  case ElemKind::I32:
+    return load<int32_t>(p);
+  case ElemKind::I64:
+    return load<int64_t>(p);
   }
   return 0;
 }
@@ -249,8 +246,8 @@ RunnerOptions::RunnerOptions(StringRef tool, cl::OptionCategory &category,
       optLevel("opt-level",
                cl::desc("LLVM optimization level of the host JIT (0-3)"),
                cl::init(2), cl::cat(category)),
-      printLowered("print-lowered", cl::desc(printLoweredHelp),
-                   cl::init(false), cl::cat(category)) {}
+      printLowered("print-lowered", cl::desc(printLoweredHelp), cl::init(false),
+                   cl::cat(category)) {}
 
 void RunnerOptions::parseCommandLine(int argc, char **argv,
                                      StringRef overview) {
@@ -273,21 +270,30 @@ void remat::exitWithError(StringRef tool, const Twine &message, int exitCode) {
   std::exit(exitCode);
 }
 
-OwningOpRef<ModuleOp> remat::parseInputFile(StringRef tool, StringRef filename,
-                                            llvm::SourceMgr &sourceMgr,
-                                            MLIRContext &context) {
+RunnerInput::RunnerInput(
+    StringRef tool, StringRef filename,
+    function_ref<void(DialectRegistry &)> registerTranslations) {
+  DialectRegistry registry;
+  registerRunnerDialects(registry);
+  registerTranslations(registry);
+  context = std::make_unique<MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+  sourceMgr = std::make_unique<llvm::SourceMgr>();
+  diagHandler =
+      std::make_unique<SourceMgrDiagnosticHandler>(*sourceMgr, context.get());
   if (filename != "-" && !llvm::sys::fs::exists(filename))
     exitWithError(tool, "cannot open '" + filename + "': no such file");
   std::string openError;
   auto file = openInputFile(filename, &openError);
   if (!file)
     exitWithError(tool, "cannot open '" + filename + "': " + openError);
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  module = parseSourceFile<ModuleOp>(*sourceMgr, context.get());
   if (!module)
     exitWithError(tool, "could not parse '" + filename + "'");
-  return module;
 }
+
+RunnerInput::~RunnerInput() = default;
 
 void remat::getSignatureSpecs(StringRef tool, func::FuncOp entry,
                               SmallVectorImpl<ValueSpec> &argSpecs,
@@ -337,9 +343,11 @@ void remat::lowerModule(StringRef tool, ModuleOp module, StringRef pipeline,
 }
 
 JITEntry remat::compileEntry(StringRef tool, ModuleOp module, StringRef entry,
-                            unsigned optLevel,
-                            ArrayRef<StringRef> sharedLibPaths,
-                            ArrayRef<std::pair<StringRef, void *>> symbols) {
+                             unsigned optLevel,
+                             ArrayRef<StringRef> sharedLibPaths,
+                             ArrayRef<std::pair<StringRef, void *>> symbols) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
   ExecutionEngineOptions engineOptions;
   auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
                                                /*targetMachine=*/nullptr);

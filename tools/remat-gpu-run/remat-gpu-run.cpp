@@ -43,8 +43,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <dlfcn.h>
@@ -141,15 +139,10 @@ const char *const kMgpuSymbols[] = {"mgpuStreamCreate",
                                     "mgpuLaunchKernel",
                                     "mgpuSetDefaultDevice"};
 
-/// The measurements of one run.
-using StepStats = RunStats<RematCudaStats>;
-
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
 
   mlir::registerAllPasses();
   remat::registerRematPipelines();
@@ -166,19 +159,14 @@ int main(int argc, char **argv) {
   const std::string &inputFilename = options.inputFilename;
   bool printResults = options.printResults;
 
-  DialectRegistry registry;
-  registerRunnerDialects(registry);
-  registerAllGPUToLLVMIRTranslations(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseInputFile(kToolName, inputFilename, sourceMgr, context);
+  // Parse. Syntax errors are reported by the parser's diagnostics on stderr.
+  RunnerInput input(kToolName, inputFilename, [](DialectRegistry &registry) {
+    registerAllGPUToLLVMIRTranslations(registry);
+  });
+  ModuleOp module = input.getModule();
 
   std::string entryError;
-  func::FuncOp entry = findEntry(*module, options.entryName, entryError);
+  func::FuncOp entry = findEntry(module, options.entryName, entryError);
   if (!entry)
     fail(entryError + " in '" + inputFilename + "'");
   std::string name = entry.getName().str();
@@ -187,17 +175,16 @@ int main(int argc, char **argv) {
 
   // Lower.
   auto compileStart = std::chrono::steady_clock::now();
-  lowerModule(kToolName, *module, options.pipeline, inputFilename,
-              [](PassManager &pm) {
-                buildRematLowerToNVVMPipeline(
-                    pm, RematLowerToNVVMPipelineOptions());
-              });
+  lowerModule(
+      kToolName, module, options.pipeline, inputFilename, [](PassManager &pm) {
+        buildRematLowerToNVVMPipeline(pm, RematLowerToNVVMPipelineOptions());
+      });
   if (options.printLowered) {
-    module->print(llvm::outs());
+    module.print(llvm::outs());
     llvm::outs() << "\n";
     return 0;
   }
-  if (!module->lookupSymbol<LLVM::LLVMFuncOp>(name))
+  if (!module.lookupSymbol<LLVM::LLVMFuncOp>(name))
     fail("after lowering, '" + name +
          "' is not an llvm.func: the pipeline must lower to the LLVM dialect");
 
@@ -208,7 +195,7 @@ int main(int argc, char **argv) {
   for (const char *symbol : kMgpuSymbols)
     if (void *address = dlsym(rt.handle, symbol))
       mgpuSymbols.push_back({symbol, address});
-  JITEntry jit = compileEntry(kToolName, *module, name, options.optLevel,
+  JITEntry jit = compileEntry(kToolName, module, name, options.optLevel,
                               /*sharedLibPaths=*/{}, mgpuSymbols);
   double compileSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - compileStart)
@@ -232,7 +219,7 @@ int main(int argc, char **argv) {
   PackedCall call(argSpecs, resultSpecs, deviceInputs);
 
   rt.setKernelTiming(1);
-  SmallVector<StepStats> runs;
+  SmallVector<RunStats<RematCudaStats>> runs;
   SmallVector<Checksum> checksums;
   for (unsigned run = 0; run < options.repeatCount; ++run) {
     for (auto [i, spec] : llvm::enumerate(argSpecs)) {
@@ -251,7 +238,7 @@ int main(int argc, char **argv) {
     // The entry ends with a stream synchronization: the kernels are done.
     jit.call(call.getArgs());
     auto stop = std::chrono::steady_clock::now();
-    StepStats stats;
+    RunStats<RematCudaStats> stats;
     rt.getStats(&stats.memory);
     stats.seconds = std::chrono::duration<double>(stop - start).count();
     stats.returnedBytes = stats.memory.currentBytes - before.currentBytes;
@@ -285,40 +272,34 @@ int main(int argc, char **argv) {
 
   // Report.
   SmallVector<double> times, kernelTimes;
-  for (const StepStats &r : runs) {
+  for (const RunStats<RematCudaStats> &r : runs) {
     times.push_back(r.seconds * 1e3);
     kernelTimes.push_back(r.memory.kernelMs);
   }
   MinMedian time = getMinAndMedian(times);
   MinMedian kernel = getMinAndMedian(kernelTimes);
-  const StepStats &worst = getWorstRun<RematCudaStats>(runs);
+  const auto &worst = getWorstRun<RematCudaStats>(runs);
   uint64_t peak = worst.memory.peakBytes;
   uint64_t stepPeak = peak - inputBytes;
 
   if (options.emitJson) {
-    printJSONReport(llvm::outs(), inputFilename, name, "cuda", resultSpecs,
-                    checksums, printResults, [&](llvm::json::OStream &j) {
-      j.attribute("peak_device_bytes", static_cast<int64_t>(peak));
-      j.attribute("peak_bytes", static_cast<int64_t>(stepPeak));
-      j.attribute("pool_peak_bytes",
-                  static_cast<int64_t>(worst.memory.poolPeakBytes));
-      j.attribute("num_allocs", static_cast<int64_t>(worst.memory.numAllocs));
-      j.attribute("total_allocated_bytes",
-                  static_cast<int64_t>(worst.memory.totalBytes));
-      j.attribute("returned_bytes", static_cast<int64_t>(worst.returnedBytes));
-      j.attribute("leaked_bytes", static_cast<int64_t>(worst.leakedBytes));
-      j.attribute("unknown_frees",
-                  static_cast<int64_t>(worst.memory.unknownFrees));
-      j.attribute("input_bytes", static_cast<int64_t>(inputBytes));
-      j.attribute("num_launches",
-                  static_cast<int64_t>(worst.memory.numLaunches));
-      j.attribute("repeat", static_cast<int64_t>(options.repeatCount));
-      j.attribute("time_ms_min", time.min);
-      j.attribute("time_ms_median", time.median);
-      j.attribute("kernel_ms_min", kernel.min);
-      j.attribute("kernel_ms_median", kernel.median);
-      j.attribute("compile_ms", compileSeconds * 1e3);
-    });
+    printJSONReport(
+        llvm::outs(), inputFilename, name, "cuda", resultSpecs, checksums,
+        printResults, [&](llvm::json::OStream &j) {
+          j.attribute("peak_device_bytes", static_cast<int64_t>(peak));
+          j.attribute("peak_bytes", static_cast<int64_t>(stepPeak));
+          j.attribute("pool_peak_bytes",
+                      static_cast<int64_t>(worst.memory.poolPeakBytes));
+          printAllocationsJSON(j, worst, inputBytes);
+          j.attribute("num_launches",
+                      static_cast<int64_t>(worst.memory.numLaunches));
+          j.attribute("repeat", static_cast<int64_t>(options.repeatCount));
+          j.attribute("time_ms_min", time.min);
+          j.attribute("time_ms_median", time.median);
+          j.attribute("kernel_ms_min", kernel.min);
+          j.attribute("kernel_ms_median", kernel.median);
+          j.attribute("compile_ms", compileSeconds * 1e3);
+        });
     return 0;
   }
 

@@ -45,8 +45,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -74,15 +72,10 @@ namespace {
   exitWithError(kToolName, message);
 }
 
-/// The measurements of one run.
-using StepStats = RunStats<RematAllocStats>;
-
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
 
   mlir::registerAllPasses();
   remat::registerAllPasses();
@@ -101,35 +94,28 @@ int main(int argc, char **argv) {
   const std::string &entryName = options.entryName;
   bool printResults = options.printResults;
 
-  DialectRegistry registry;
-  registerRunnerDialects(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-
   // Parse. Syntax errors are reported by the parser's diagnostics on stderr.
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseInputFile(kToolName, inputFilename, sourceMgr, context);
+  RunnerInput input(kToolName, inputFilename, [](DialectRegistry &registry) {
+    registerBuiltinDialectTranslation(registry);
+    registerLLVMDialectTranslation(registry);
+  });
+  ModuleOp module = input.getModule();
 
   // Pick the entry and read its signature before lowering erases it.
   func::FuncOp entry;
   if (!entryName.empty()) {
-    entry = module->lookupSymbol<func::FuncOp>(entryName);
+    entry = module.lookupSymbol<func::FuncOp>(entryName);
     if (!entry) {
-      if (module->lookupSymbol<LLVM::LLVMFuncOp>(entryName))
+      if (module.lookupSymbol<LLVM::LLVMFuncOp>(entryName))
         fail("entry '" + entryName +
              "' is already in the LLVM dialect; remat-run needs the "
              "func.func form (tensors or memrefs) to build its inputs");
-      fail("no function named '" + entryName + "' in '" + inputFilename +
-           "'");
+      fail("no function named '" + entryName + "' in '" + inputFilename + "'");
     }
     if (entry.isExternal())
       fail("entry '" + entryName + "' has no body");
   } else {
-    for (auto func : module->getOps<func::FuncOp>()) {
+    for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal() || !func.isPublic() || func.getName() == "main")
         continue;
       entry = func;
@@ -158,39 +144,38 @@ int main(int argc, char **argv) {
       op->walk([&](Operation *nested) {
         for (NamedAttribute attr : nested->getAttrs()) {
           attr.getValue().walk([&](SymbolRefAttr ref) {
-            if (Operation *target = symbolTables.lookupNearestSymbolFrom(
-                    nested, ref))
+            if (Operation *target =
+                    symbolTables.lookupNearestSymbolFrom(nested, ref))
               worklist.push_back(target);
           });
         }
       });
     }
-    for (auto func :
-         llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
       if (!reachable.contains(func))
         func.erase();
   }
 
   // Lower.
   auto compileStart = std::chrono::steady_clock::now();
-  lowerModule(kToolName, *module, options.pipeline, inputFilename,
+  lowerModule(kToolName, module, options.pipeline, inputFilename,
               [&](PassManager &pm) {
                 RematLowerToCPUPipelineOptions cpuOptions;
                 // Ownership-based deallocation refuses input that already
                 // frees its buffers (bufferized IR written by hand or by
                 // another tool).
                 bool hasDeallocs = false;
-                module->walk([&](memref::DeallocOp) { hasDeallocs = true; });
+                module.walk([&](memref::DeallocOp) { hasDeallocs = true; });
                 if (hasDeallocs)
                   cpuOptions.deallocate = false;
                 buildRematLowerToCPUPipeline(pm, cpuOptions);
               });
   if (options.printLowered) {
-    module->print(llvm::outs());
+    module.print(llvm::outs());
     llvm::outs() << "\n";
     return 0;
   }
-  auto lowered = module->lookupSymbol<LLVM::LLVMFuncOp>(name);
+  auto lowered = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
   if (!lowered)
     fail("after lowering, '" + name +
          "' is not an llvm.func: the pipeline must lower to the LLVM dialect");
@@ -212,12 +197,11 @@ int main(int argc, char **argv) {
        reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc)},
       {"_mlir_memref_to_llvm_free",
        reinterpret_cast<void *>(&_mlir_memref_to_llvm_free)}};
-  JITEntry jit = compileEntry(kToolName, *module, name, options.optLevel,
+  JITEntry jit = compileEntry(kToolName, module, name, options.optLevel,
                               libPaths, allocHooks);
-  double compileSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                    compileStart)
-          .count();
+  double compileSeconds = std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - compileStart)
+                              .count();
 
   // Inputs: owned by remat-run, allocated outside the tracker (not counted).
   // Each memref argument is passed as its expanded descriptor fields.
@@ -237,7 +221,7 @@ int main(int argc, char **argv) {
   }
   PackedCall call(argSpecs, resultSpecs, inputBuffers);
 
-  SmallVector<StepStats> runs;
+  SmallVector<RunStats<RematAllocStats>> runs;
   SmallVector<Checksum> checksums;
   for (unsigned run = 0; run < options.repeatCount; ++run) {
     // Fresh inputs every run: the entry may update its arguments in place.
@@ -255,7 +239,7 @@ int main(int argc, char **argv) {
     auto start = std::chrono::steady_clock::now();
     jit.call(call.getArgs());
     auto stop = std::chrono::steady_clock::now();
-    StepStats stats;
+    RunStats<RematAllocStats> stats;
     rematAllocTrackerGetStats(&stats.memory);
     stats.seconds = std::chrono::duration<double>(stop - start).count();
     stats.returnedBytes = stats.memory.currentBytes - before.currentBytes;
@@ -280,34 +264,29 @@ int main(int argc, char **argv) {
 
   // Report.
   SmallVector<double> times;
-  for (const StepStats &r : runs)
+  for (const RunStats<RematAllocStats> &r : runs)
     times.push_back(r.seconds);
   MinMedian time = getMinAndMedian(times);
   double minMs = time.min * 1e3;
   double medianMs = time.median * 1e3;
-  const StepStats &worst = getWorstRun<RematAllocStats>(runs);
-  bool samePeak = llvm::all_of(runs, [&](const StepStats &r) {
+  const auto &worst = getWorstRun<RematAllocStats>(runs);
+  bool samePeak = llvm::all_of(runs, [&](const RunStats<RematAllocStats> &r) {
     return r.memory.peakBytes == runs.front().memory.peakBytes;
   });
 
   if (options.emitJson) {
-    printJSONReport(llvm::outs(), inputFilename, name, /*device=*/"",
-                    resultSpecs, checksums, printResults, [&](llvm::json::OStream &j) {
-      j.attribute("peak_bytes", static_cast<int64_t>(worst.memory.peakBytes));
-      j.attribute("peak_bytes_same_every_run", samePeak);
-      j.attribute("num_allocs", static_cast<int64_t>(worst.memory.numAllocs));
-      j.attribute("total_allocated_bytes",
-                  static_cast<int64_t>(worst.memory.totalBytes));
-      j.attribute("returned_bytes", static_cast<int64_t>(worst.returnedBytes));
-      j.attribute("leaked_bytes", static_cast<int64_t>(worst.leakedBytes));
-      j.attribute("unknown_frees",
-                  static_cast<int64_t>(worst.memory.unknownFrees));
-      j.attribute("input_bytes", static_cast<int64_t>(inputBytes));
-      j.attribute("repeat", static_cast<int64_t>(options.repeatCount));
-      j.attribute("time_ms_min", minMs);
-      j.attribute("time_ms_median", medianMs);
-      j.attribute("compile_ms", compileSeconds * 1e3);
-    });
+    printJSONReport(
+        llvm::outs(), inputFilename, name, /*device=*/"", resultSpecs,
+        checksums, printResults, [&](llvm::json::OStream &j) {
+          j.attribute("peak_bytes",
+                      static_cast<int64_t>(worst.memory.peakBytes));
+          j.attribute("peak_bytes_same_every_run", samePeak);
+          printAllocationsJSON(j, worst, inputBytes);
+          j.attribute("repeat", static_cast<int64_t>(options.repeatCount));
+          j.attribute("time_ms_min", minMs);
+          j.attribute("time_ms_median", medianMs);
+          j.attribute("compile_ms", compileSeconds * 1e3);
+        });
     return 0;
   }
 

@@ -346,10 +346,7 @@ namespace {
 // A `keep = always` pin: no solver's accepted answer recomputes the node,
 // and a schedule that does is rejected.
 TEST(SolversTest, AlwaysPinsAreHonoured) {
-  GeneratorOptions o;
-  o.params = false;
-  o.bytes = 1;
-  Graph g = makeChain(12, o);
+  Graph g = makeChain(12, unitOptions());
   const int pinned = 1; // f1
   g.nodes[pinned].keep = KeepPolicy::Always;
   SolveOptions opts;

@@ -24,6 +24,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/JSON.h"
 
 #include <cstdint>
 #include <memory>
@@ -32,9 +33,6 @@
 namespace llvm {
 class SourceMgr;
 class raw_ostream;
-namespace json {
-class OStream;
-} // namespace json
 } // namespace llvm
 
 namespace mlir {
@@ -42,6 +40,7 @@ class DialectRegistry;
 class ExecutionEngine;
 class MLIRContext;
 class PassManager;
+class SourceMgrDiagnosticHandler;
 } // namespace mlir
 
 namespace remat {
@@ -153,13 +152,29 @@ void registerRunnerDialects(mlir::DialectRegistry &registry);
 [[noreturn]] void exitWithError(llvm::StringRef tool,
                                 const llvm::Twine &message, int exitCode = 1);
 
-/// Opens and parses `filename` ("-" is stdin) into `sourceMgr`; the caller
-/// installs the diagnostic handler. Exits with a CLI error of `tool` when the
-/// file is missing or does not parse (the parser's diagnostics say where).
-mlir::OwningOpRef<mlir::ModuleOp> parseInputFile(llvm::StringRef tool,
-                                                 llvm::StringRef filename,
-                                                 llvm::SourceMgr &sourceMgr,
-                                                 mlir::MLIRContext &context);
+/// The input of a runner: a context holding the runner dialects (see
+/// registerRunnerDialects) and the translations `registerTranslations` adds,
+/// the module parsed from a file, and the handler that prints the
+/// diagnostics of the context with their locations in the file on stderr
+/// (also while the module is lowered).
+class RunnerInput {
+public:
+  /// Opens and parses `filename` ("-" is stdin). Exits with a CLI error of
+  /// `tool` when the file is missing or does not parse (the parser's
+  /// diagnostics say where).
+  RunnerInput(
+      llvm::StringRef tool, llvm::StringRef filename,
+      llvm::function_ref<void(mlir::DialectRegistry &)> registerTranslations);
+  ~RunnerInput();
+
+  mlir::ModuleOp getModule() { return *module; }
+
+private:
+  std::unique_ptr<mlir::MLIRContext> context;
+  std::unique_ptr<llvm::SourceMgr> sourceMgr;
+  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> diagHandler;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
 
 /// The ValueSpecs of the arguments and results of `entry`. Exits with a CLI
 /// error of `tool` naming the first type it cannot handle.
@@ -182,10 +197,11 @@ struct JITEntry {
   void (*call)(void **) = nullptr;
 };
 
-/// JIT-compiles `module` (in the LLVM dialect) at LLVM `optLevel`, loading
-/// `sharedLibPaths` and binding each (name, address) of `symbols` in the
-/// JIT'd code, runs its global constructors, and looks up the packed wrapper
-/// of `entry`. Exits with a CLI error of `tool` on failure.
+/// Initializes the native target, JIT-compiles `module` (in the LLVM
+/// dialect) at LLVM `optLevel`, loading `sharedLibPaths` and binding each
+/// (name, address) of `symbols` in the JIT'd code, runs its global
+/// constructors, and looks up the packed wrapper of `entry`. Exits with a CLI
+/// error of `tool` on failure.
 JITEntry
 compileEntry(llvm::StringRef tool, mlir::ModuleOp module, llvm::StringRef entry,
              unsigned optLevel, llvm::ArrayRef<llvm::StringRef> sharedLibPaths,
@@ -246,8 +262,7 @@ private:
 /// allocator (`MemoryStats`, which has a peakBytes field), the bytes the
 /// results hold when the entry returns, the bytes still allocated after the
 /// runner freed the results, and the time of the call.
-template <typename MemoryStats>
-struct RunStats {
+template <typename MemoryStats> struct RunStats {
   MemoryStats memory;
   uint64_t returnedBytes = 0;
   uint64_t leakedBytes = 0;
@@ -263,6 +278,22 @@ getWorstRun(llvm::ArrayRef<RunStats<MemoryStats>> runs) {
     if (r.memory.peakBytes > worst->memory.peakBytes)
       worst = &r;
   return *worst;
+}
+
+/// Adds the allocation counts of `run` to a JSON report: num_allocs,
+/// total_allocated_bytes, returned_bytes, leaked_bytes, unknown_frees, then
+/// `inputBytes` as input_bytes.
+template <typename MemoryStats>
+void printAllocationsJSON(llvm::json::OStream &j,
+                          const RunStats<MemoryStats> &run,
+                          uint64_t inputBytes) {
+  j.attribute("num_allocs", static_cast<int64_t>(run.memory.numAllocs));
+  j.attribute("total_allocated_bytes",
+              static_cast<int64_t>(run.memory.totalBytes));
+  j.attribute("returned_bytes", static_cast<int64_t>(run.returnedBytes));
+  j.attribute("leaked_bytes", static_cast<int64_t>(run.leakedBytes));
+  j.attribute("unknown_frees", static_cast<int64_t>(run.memory.unknownFrees));
+  j.attribute("input_bytes", static_cast<int64_t>(inputBytes));
 }
 
 /// The minimum and the median (upper median) of some measurements.
