@@ -7,6 +7,7 @@ packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   coinor-libcbc-dev coinor-libclp-dev
   googletest libgtest-dev
+  libboost-graph-dev
 )
 
 missing=()
