@@ -7,10 +7,11 @@
 // Our own solver. The seed heuristics fix a checkpoint set by a model of
 // memory (Chen: bytes per segment; Feng & Huang: checkpoints + largest
 // segment) that ignores the backward's own live values, the gradients, and
-// what the builder can reuse. This solver starts from the best verified set
-// among theirs and checkpoint-all, then improves it against the simulator
-// itself: a move toggles one forward node in or out of the set, or shifts a
-// checkpoint to the previous/next forward node; a move is taken when the
+// what the builder can reuse. This solver starts from the best verified
+// points (a set and a builder variant) among theirs, the min-cut sweep and
+// checkpoint-all, then improves them against the simulator itself (with the
+// builder's memory-aware reordering): a move toggles one recomputable node
+// in or out of the set, or shifts a checkpoint to the previous/next one; a move is taken when the
 // simulated (peak, cost) is better for the objective (`isBetter`). Passes
 // repeat in a deterministic shuffled order until none improves; climbs start
 // from the three best distinct starting sets, sharing the time limit (at
@@ -32,130 +33,228 @@
 
 using namespace remat;
 
-/// Climbs start from this many of the best distinct starting sets.
+/// Climbs start from this many of the best distinct starting points.
 static constexpr size_t kStarts = 3;
+
+namespace {
+/// A point of the search: a checkpoint set, the builder variant it is
+/// built with, and its simulated peak and cost.
+struct Point {
+  std::vector<char> keep;
+  CheckpointOptions variant;
+  CheckpointEval eval;
+};
+} // namespace
+
+/// Starting sets: checkpoint-all, Chen greedy over a coarse grid (both
+/// candidate rules), Feng & Huang, and the min-cut sweep.
+static std::vector<std::vector<char>>
+startingSets(const Graph &graph, const std::vector<int> &nodes,
+             const SolveOptions &options) {
+  std::vector<std::vector<char>> sets;
+  sets.push_back(std::vector<char>(graph.size(), 0));
+  for (int id : nodes)
+    sets.back()[id] = 1;
+  std::vector<int> fwd = forwardOrder(graph);
+  double total = 0;
+  for (int id : fwd)
+    total += static_cast<double>(ownedBytes(graph, id));
+  std::vector<int> aps = articulationPoints(graph);
+  for (double f = 1e-4; f <= 1.1; f *= 1.5) {
+    sets.push_back(chenGreedyKeep(graph, fwd, total * f));
+    if (!aps.empty())
+      sets.push_back(chenGreedyKeep(graph, aps, total * f));
+  }
+  sets.push_back(fengHuangKeep(graph, options));
+  for (std::vector<char> &keep : minCutKeepSets(graph))
+    sets.push_back(std::move(keep));
+  std::sort(sets.begin(), sets.end());
+  sets.erase(std::unique(sets.begin(), sets.end()), sets.end());
+  return sets;
+}
+
+/// Every starting set with every builder variant, best first.
+static std::vector<Point> rankStarts(const Graph &graph,
+                                     std::vector<std::vector<char>> sets,
+                                     const SolveOptions &options,
+                                     double limit) {
+  std::vector<Point> ranked;
+  for (std::vector<char> &keep : sets)
+    for (const CheckpointOptions &variant : builderVariants())
+      ranked.push_back(
+          {keep, variant, evaluateCheckpoints(graph, keep, variant)});
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [&](const Point &x, const Point &y) {
+                     return isBetter(options, limit, x.eval.peakBytes,
+                                     x.eval.cost, y.eval.peakBytes,
+                                     y.eval.cost);
+                   });
+  return ranked;
+}
+
+namespace {
+/// One hill climb over toggle and shift moves, in a deterministic shuffled
+/// order, until a pass improves nothing or time runs out.
+class Climb {
+public:
+  Climb(const Graph &graph, const std::vector<int> &nodes,
+        const SolveOptions &options, double limit, uint64_t &rng)
+      : graph(graph), nodes(nodes), options(options), limit(limit), rng(rng) {
+  }
+
+  /// Improves `point` until `until` (seconds on `watch`). Returns false when
+  /// it stopped at that time.
+  bool run(Point &point, const Stopwatch &watch, double until) {
+    fixOrderPolicy(point);
+    bool improved = true;
+    while (improved) {
+      improved = false;
+      ++passes;
+      std::vector<int> moves = candidateMoves(point);
+      for (int i = static_cast<int>(moves.size()) - 1; i > 0; --i)
+        std::swap(moves[i], moves[next() % (i + 1)]);
+      const int n = nodes.size();
+      for (int move : moves) {
+        if (watch.seconds() > until)
+          return false;
+        improved |= tryMove(point, move / n, move % n);
+      }
+    }
+    return true;
+  }
+
+  int passes = 0, accepted = 0;
+
+private:
+  /// Climbs with the order policy that won for the starting point, so that
+  /// each move costs one reordering instead of all of them.
+  void fixOrderPolicy(Point &point) {
+    OrderPolicy winner = OrderPolicy::Given;
+    bestOrder(graph, computeOrderFromCheckpoints(graph, point.keep, point.variant),
+              &winner);
+    point.variant.order = winner;
+  }
+
+  /// Moves that can matter: toggling a kept node, a recomputed one, or a
+  /// neighbour of either; shifting a kept node. Encoded as kind * n + index.
+  std::vector<int> candidateMoves(const Point &point) {
+    const int n = nodes.size();
+    std::vector<int> count(graph.size(), 0);
+    for (int id :
+         computeOrderFromCheckpoints(graph, point.keep, point.variant))
+      ++count[id];
+    std::vector<char> hot(graph.size(), 0);
+    for (int id : nodes) {
+      if (!point.keep[id] && count[id] < 2)
+        continue;
+      hot[id] = 1;
+      for (int dep : graph.nodes[id].deps)
+        hot[dep] = 1;
+    }
+    for (int id : nodes)
+      for (int dep : graph.nodes[id].deps)
+        if (point.keep[dep] || count[dep] > 1)
+          hot[id] = 1;
+    std::vector<int> moves;
+    for (int i = 0; i < n; ++i) {
+      if (!hot[nodes[i]])
+        continue;
+      moves.push_back(i);
+      if (point.keep[nodes[i]]) {
+        moves.push_back(n + i);
+        moves.push_back(2 * n + i);
+      }
+    }
+    return moves;
+  }
+
+  uint64_t next() {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+  }
+
+  /// Kind 0 toggles nodes[i]; kind 1 (2) shifts a checkpoint at nodes[i] to
+  /// nodes[i-1] (nodes[i+1]). Keeps the move when it is better.
+  bool tryMove(Point &point, int kind, int i) {
+    std::vector<char> &keep = point.keep;
+    int a = nodes[i], b = -1;
+    if (kind == 0) {
+      keep[a] ^= 1;
+    } else {
+      int j = kind == 1 ? i - 1 : i + 1;
+      if (!keep[a] || j < 0 || j >= static_cast<int>(nodes.size()) ||
+          keep[nodes[j]])
+        return false;
+      b = nodes[j];
+      keep[a] = 0;
+      keep[b] = 1;
+    }
+    CheckpointEval eval = evaluateCheckpoints(graph, keep, point.variant);
+    if (isBetter(options, limit, eval.peakBytes, eval.cost,
+                 point.eval.peakBytes, point.eval.cost)) {
+      point.eval = eval;
+      ++accepted;
+      return true;
+    }
+    if (kind == 0) {
+      keep[a] ^= 1;
+    } else {
+      keep[a] = 1;
+      keep[b] = 0;
+    }
+    return false;
+  }
+
+  const Graph &graph;
+  const std::vector<int> &nodes;
+  const SolveOptions &options;
+  double limit;
+  uint64_t &rng;
+};
+} // namespace
 
 SolveResult remat::solveLocalSearch(const Graph &graph,
                                     const SolveOptions &options) {
   Stopwatch watch;
   const char *name = "local-search";
-  std::vector<int> fwd = forwardOrder(graph);
-  if (fwd.empty())
+  std::vector<char> recomputable = recomputableNodes(graph);
+  std::vector<int> nodes;
+  for (int id = 0; id < graph.size(); ++id)
+    if (recomputable[id])
+      nodes.push_back(id);
+  if (nodes.empty())
     return finishSolve(graph, options, name, checkpointAllSchedule(graph),
                        SolveStatus::Feasible, watch);
   const double timeLimit =
       std::min(10.0, std::max(0.0, options.timeLimitSeconds));
   const double limit = costLimit(graph, options);
 
-  // Starting points: checkpoint-all, Chen greedy over a coarse grid (both
-  // candidate rules), Feng & Huang.
-  std::vector<std::vector<char>> starts;
-  starts.push_back(std::vector<char>(graph.size(), 0));
-  for (int id : fwd)
-    starts.back()[id] = 1;
-  double total = 0;
-  for (int id : fwd)
-    total += static_cast<double>(ownedBytes(graph, id));
-  std::vector<int> aps = articulationPoints(graph);
-  // The same grid as chen-greedy, so that local search starts no worse.
-  for (double f = 1e-4; f <= 1.1; f *= 1.1) {
-    starts.push_back(chenGreedyKeep(graph, fwd, total * f));
-    if (!aps.empty())
-      starts.push_back(chenGreedyKeep(graph, aps, total * f));
-  }
-  starts.push_back(fengHuangKeep(graph, options));
-
-  // Rank the distinct starts; climb from the best few (multi-start: the
-  // climb is greedy, so different starts reach different local optima).
-  std::vector<std::pair<CheckpointEval, size_t>> ranked;
-  for (size_t i = 0; i < starts.size(); ++i) {
-    bool duplicate = false;
-    for (auto &r : ranked)
-      duplicate |= starts[r.second] == starts[i];
-    if (!duplicate)
-      ranked.push_back({evaluateCheckpoints(graph, starts[i]), i});
-  }
-  std::stable_sort(
-      ranked.begin(), ranked.end(), [&](const auto &x, const auto &y) {
-        return isBetter(options, limit, x.first.peakBytes, x.first.cost,
-                        y.first.peakBytes, y.first.cost);
-      });
+  // Multi-start: the climb is greedy, so different starts reach different
+  // local optima.
+  std::vector<Point> ranked =
+      rankStarts(graph, startingSets(graph, nodes, options), options, limit);
   const size_t climbs = std::min<size_t>(kStarts, ranked.size());
-
-  // Moves: index i < n toggles fwd[i]; n + i shifts a checkpoint at fwd[i]
-  // to fwd[i-1]; 2n + i shifts it to fwd[i+1].
-  const int n = fwd.size();
-  std::vector<int> moves(3 * n);
-  for (int i = 0; i < 3 * n; ++i)
-    moves[i] = i;
-  uint64_t state = 0x2545F4914F6CDD1Dull;
-  auto next = [&]() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
-  int passes = 0, accepted = 0;
+  uint64_t rng = 0x2545F4914F6CDD1Dull;
+  Climb climb(graph, nodes, options, limit, rng);
   bool outOfTime = false;
-  std::vector<char> bestKeep = starts[ranked[0].second];
-  CheckpointEval best = ranked[0].first;
+  Point best = ranked[0];
   for (size_t c = 0; c < climbs && !outOfTime; ++c) {
     // Each climb gets an equal share of what is left.
     double until = watch.seconds() + (timeLimit - watch.seconds()) /
                                          static_cast<double>(climbs - c);
-    std::vector<char> keep = starts[ranked[c].second];
-    CheckpointEval cur = ranked[c].first;
-    bool improved = true;
-    while (improved) {
-      improved = false;
-      ++passes;
-      for (int i = 3 * n - 1; i > 0; --i)
-        std::swap(moves[i], moves[next() % (i + 1)]);
-      for (int move : moves) {
-        if (watch.seconds() > until) {
-          outOfTime = watch.seconds() > timeLimit;
-          improved = false;
-          break;
-        }
-        int kind = move / n, i = move % n;
-        int a = fwd[i], b = -1;
-        if (kind == 0) {
-          keep[a] ^= 1;
-        } else {
-          int j = kind == 1 ? i - 1 : i + 1;
-          if (!keep[a] || j < 0 || j >= n || keep[fwd[j]])
-            continue;
-          b = fwd[j];
-          keep[a] = 0;
-          keep[b] = 1;
-        }
-        CheckpointEval eval = evaluateCheckpoints(graph, keep);
-        if (isBetter(options, limit, eval.peakBytes, eval.cost, cur.peakBytes,
-                     cur.cost)) {
-          cur = eval;
-          improved = true;
-          ++accepted;
-          continue;
-        }
-        // Undo.
-        if (kind == 0) {
-          keep[a] ^= 1;
-        } else {
-          keep[a] = 1;
-          keep[b] = 0;
-        }
-      }
-    }
-    if (isBetter(options, limit, cur.peakBytes, cur.cost, best.peakBytes,
-                 best.cost)) {
-      best = cur;
-      bestKeep = keep;
-    }
+    Point point = ranked[c];
+    outOfTime = !climb.run(point, watch, until) && watch.seconds() > timeLimit;
+    if (isBetter(options, limit, point.eval.peakBytes, point.eval.cost,
+                 best.eval.peakBytes, best.eval.cost))
+      best = std::move(point);
   }
   return finishSolve(
-      graph, options, name, scheduleFromCheckpoints(graph, bestKeep),
+      graph, options, name,
+      scheduleFromCheckpoints(graph, best.keep, best.variant),
       SolveStatus::Feasible, watch,
-      std::to_string(climbs) + " climbs, " + std::to_string(passes) +
-          " passes, " + std::to_string(accepted) + " moves taken" +
+      std::to_string(climbs) + " climbs, " + std::to_string(climb.passes) +
+          " passes, " + std::to_string(climb.accepted) + " moves taken" +
           (outOfTime ? ", stopped at the time limit" : ""));
 }

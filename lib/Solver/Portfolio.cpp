@@ -39,7 +39,8 @@ SolveResult remat::solvePortfolio(const Graph &graph,
   for (SolverFn fn :
        {SolverFn(solveBruteForce), SolverFn(solveCheckpointAll),
         SolverFn(solveChenGreedyAp), SolverFn(solveChenGreedyTopo),
-        SolverFn(solveFengHuang), SolverFn(solveRevolve), SolverFn(solveDtr)}) {
+        SolverFn(solveFengHuang), SolverFn(solveRevolve), SolverFn(solveDtr),
+        SolverFn(solveMinCut)}) {
     consider(fn(graph, options));
     if (have && best.status == SolveStatus::Optimal)
       break;

@@ -51,6 +51,8 @@ const std::vector<SolverInfo> &remat::allSolvers() {
       {"local-search", "ours: verified local search over the checkpoint set",
        solveLocalSearch},
       {"dtr", "ours: DTR-style eviction simulated offline", solveDtr},
+      {"min-cut", "ours: saved sets by minimum s-t cut, recompute priced",
+       solveMinCut},
       {"auto", "ours: best verified answer of the fast solvers",
        solvePortfolio},
       // COIN-OR solvers (lib/Solver/Checkmate*.cpp) register here.

@@ -6,6 +6,7 @@
 
 #include "remat/Solver/ScheduleBuilder.h"
 
+#include "remat/Solver/Ordering.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
 
@@ -155,50 +156,100 @@ int64_t remat::ownedBytes(const Graph &graph, int id) {
   return node.isView() || node.isResident() ? 0 : node.bytes;
 }
 
-std::vector<int>
-remat::computeOrderFromCheckpoints(const Graph &graph,
-                                   const std::vector<char> &keep,
-                                   const CheckpointOptions &options) {
+std::vector<char> remat::recomputableNodes(const Graph &graph) {
   const int n = graph.size();
   std::vector<char> needed = neededNodes(graph);
+  // Seeds of the backward: resident values only backward nodes read (the
+  // loss's cotangent, optimizer state).
+  std::vector<char> forwardRead(n, 0), seed(n, 0);
+  for (int id = 0; id < n; ++id)
+    if (graph.nodes[id].kind == NodeKind::Forward)
+      forEachRead(graph.nodes[id], [&](int dep) { forwardRead[dep] = 1; });
+  for (int id = 0; id < n; ++id)
+    seed[id] = graph.nodes[id].isResident() && !forwardRead[id];
   std::vector<char> isOutput(n, 0);
   for (int out : graph.outputs)
     if (out >= 0 && out < n)
       isOutput[out] = 1;
-
-  // Backward nodes are never recomputed: they count as kept.
-  std::vector<char> kept(n, 1);
+  std::vector<char> independent(n, 0), result(n, 0);
   for (int id = 0; id < n; ++id) {
     const Node &node = graph.nodes[id];
-    if (node.kind != NodeKind::Forward)
+    if (!needed[id] || node.isResident())
       continue;
-    bool k = id < static_cast<int>(keep.size()) && keep[id];
-    if (node.keep == KeepPolicy::Always)
-      k = true;
-    if (node.keep == KeepPolicy::Never)
-      k = false;
-    kept[id] = k || isOutput[id];
+    bool ok = true;
+    forEachRead(node, [&](int dep) {
+      ok &= !seed[dep] && (graph.nodes[dep].isResident() || independent[dep]);
+    });
+    independent[id] = node.kind == NodeKind::Forward || ok;
+    // A backward output is the backward's own result, never hoisted.
+    result[id] = node.kind == NodeKind::Forward ||
+                 (independent[id] && !isOutput[id]);
+  }
+  return result;
+}
+
+namespace {
+/// Builds the compute order of a checkpoint set (see the header): the forward
+/// phase, then the backward in runs over segments.
+class CheckpointOrderBuilder {
+public:
+  CheckpointOrderBuilder(const Graph &graph, const std::vector<char> &keep,
+                         const CheckpointOptions &options)
+      : graph(graph), options(options), n(graph.size()),
+        needed(neededNodes(graph)), recomputable(recomputableNodes(graph)),
+        kept(n, 1), hoisted(n, 0), seg(n, -1), computed(n, 0), epochOf(n, kNever) {
+    for (int id = 0; id < n; ++id)
+      forEachRead(graph.nodes[id], [&](int dep) { reads[id].push_back(dep); });
+    chooseKept(keep);
+    assignSegments();
   }
 
-  std::vector<int> seg(n, -1);
-  if (static_cast<int>(options.segmentOf.size()) == n) {
-    seg = options.segmentOf;
-  } else {
+  std::vector<int> build() {
+    runForwardPhase();
+    runBackwardPhase();
+    return std::move(order);
+  }
+
+private:
+  static constexpr int kNever = std::numeric_limits<int>::min();
+
+  /// Forward values are kept as `keep` says (pins and outputs win over
+  /// it); backward values always are, and run in the forward pass
+  /// (`hoisted`) when `keep` names a recomputable one.
+  void chooseKept(const std::vector<char> &keep) {
+    std::vector<char> isOutput(n, 0);
+    for (int out : graph.outputs)
+      if (out >= 0 && out < n)
+        isOutput[out] = 1;
+    for (int id = 0; id < n; ++id) {
+      if (!recomputable[id])
+        continue;
+      const Node &node = graph.nodes[id];
+      bool k = id < static_cast<int>(keep.size()) && keep[id];
+      if (node.keep == KeepPolicy::Always)
+        k = true;
+      if (node.keep == KeepPolicy::Never)
+        k = false;
+      if (node.kind == NodeKind::Forward)
+        kept[id] = k || isOutput[id];
+      else
+        hoisted[id] = k;
+    }
+  }
+
+  /// Forward nodes split into segments at kept nodes in topological order;
+  /// with `recomputeOnce`, a single segment.
+  void assignSegments() {
     int count = 0;
     for (int id = 0; id < n; ++id) {
       if (!needed[id] || graph.nodes[id].kind != NodeKind::Forward)
         continue;
-      seg[id] = count;
-      if (kept[id])
-        ++count;
+      seg[id] = options.recomputeOnce ? 0 : count;
+      count += kept[id];
     }
   }
 
-  const int never = std::numeric_limits<int>::min();
-  std::vector<char> computed(n, 0);
-  std::vector<int> epochOf(n, never);
-  int epoch = 0, curSeg = -1, firstRunSeg = never;
-  auto available = [&](int id) {
+  bool available(int id) const {
     if (graph.nodes[id].isResident())
       return true;
     if (!computed[id])
@@ -207,26 +258,21 @@ remat::computeOrderFromCheckpoints(const Graph &graph,
       return true;
     // A `keep = never` value is not carried from the forward pass into the
     // backward, even in the last segment.
-    return options.reuseLastSegment && epochOf[id] == 0 && epoch == 1 &&
-           seg[id] == firstRunSeg && graph.nodes[id].keep != KeepPolicy::Never;
-  };
+    return options.reuseLastSegment && !options.recomputeOnce &&
+           epochOf[id] == 0 && epoch == 1 && seg[id] == firstRunSeg &&
+           graph.nodes[id].keep != KeepPolicy::Never;
+  }
 
-  std::vector<int> order;
-  order.reserve(2 * n);
-  std::vector<std::pair<int, size_t>> stack;
-  std::vector<std::vector<int>> readCache(n);
-  for (int id = 0; id < n; ++id)
-    forEachRead(graph.nodes[id],
-                [&](int dep) { readCache[id].push_back(dep); });
-
-  auto ensure = [&](int root) {
+  /// Computes `root` and whatever it reads that is not available, depth
+  /// first, in the current epoch.
+  void ensure(int root) {
     if (available(root))
       return;
     stack.clear();
     stack.push_back({root, 0});
     while (!stack.empty()) {
       auto &[id, next] = stack.back();
-      const std::vector<int> &deps = readCache[id];
+      const std::vector<int> &deps = reads[id];
       while (next < deps.size() && available(deps[next]))
         ++next;
       if (next < deps.size()) {
@@ -239,16 +285,26 @@ remat::computeOrderFromCheckpoints(const Graph &graph,
       epochOf[id] = epoch;
       stack.pop_back();
     }
-  };
+  }
 
-  for (int id = 0; id < n; ++id) {
-    if (!needed[id])
-      continue;
-    const Node &node = graph.nodes[id];
-    if (node.kind == NodeKind::Backward) {
+  /// Epoch 0: forward nodes and hoisted backward nodes, in topological
+  /// order (with what the hoisted ones read).
+  void runForwardPhase() {
+    for (int id = 0; id < n; ++id)
+      if (needed[id] &&
+          (graph.nodes[id].kind == NodeKind::Forward || hoisted[id]))
+        ensure(id);
+  }
+
+  /// The other needed nodes in topological order, each in the run of the
+  /// deepest segment among the dropped values it reads.
+  void runBackwardPhase() {
+    for (int id = 0; id < n; ++id) {
+      if (!needed[id] || graph.nodes[id].kind == NodeKind::Forward)
+        continue;
       int s = -1;
-      for (int dep : readCache[id])
-        if (graph.nodes[dep].kind == NodeKind::Forward && !kept[dep])
+      for (int dep : reads[id])
+        if (!kept[dep])
           s = std::max(s, seg[dep]);
       // Runs only move down the segments: a backward node that needs a
       // higher segment again recomputes it within the current run, so two
@@ -259,17 +315,43 @@ remat::computeOrderFromCheckpoints(const Graph &graph,
         if (epoch == 1)
           firstRunSeg = s;
       }
+      ensure(id);
     }
-    ensure(id);
   }
-  return order;
+
+  const Graph &graph;
+  const CheckpointOptions &options;
+  const int n;
+  std::vector<char> needed, recomputable, kept, hoisted;
+  std::vector<int> seg;
+  std::vector<std::vector<int>> reads{static_cast<size_t>(n)};
+  std::vector<char> computed;
+  std::vector<int> epochOf;
+  int epoch = 0, curSeg = -1, firstRunSeg = kNever;
+  std::vector<int> order;
+  std::vector<std::pair<int, size_t>> stack;
+};
+} // namespace
+
+std::vector<int>
+remat::computeOrderFromCheckpoints(const Graph &graph,
+                                   const std::vector<char> &keep,
+                                   const CheckpointOptions &options) {
+  return CheckpointOrderBuilder(graph, keep, options).build();
 }
 
 Schedule remat::scheduleFromCheckpoints(const Graph &graph,
                                         const std::vector<char> &keep,
                                         const CheckpointOptions &options) {
   return scheduleFromComputeOrder(
-      graph, computeOrderFromCheckpoints(graph, keep, options));
+      graph, reorder(graph, computeOrderFromCheckpoints(graph, keep, options),
+                     options.order));
+}
+
+std::vector<CheckpointOptions> remat::builderVariants() {
+  CheckpointOptions once;
+  once.recomputeOnce = true;
+  return {CheckpointOptions(), once};
 }
 
 Schedule remat::checkpointAllSchedule(const Graph &graph) {
@@ -301,12 +383,17 @@ remat::solveFromCheckpointSets(const Graph &graph, const SolveOptions &options,
   double limit = costLimit(graph, options);
   int best = -1;
   CheckpointEval bestEval;
+  std::vector<CheckpointOptions> variants = builderVariants();
+  CheckpointOptions bestVariant;
   for (int i = 0, e = sets.size(); i < e; ++i) {
-    CheckpointEval eval = evaluateCheckpoints(graph, sets[i]);
-    if (best < 0 || isBetter(options, limit, eval.peakBytes, eval.cost,
-                             bestEval.peakBytes, bestEval.cost)) {
-      best = i;
-      bestEval = eval;
+    for (const CheckpointOptions &variant : variants) {
+      CheckpointEval eval = evaluateCheckpoints(graph, sets[i], variant);
+      if (best < 0 || isBetter(options, limit, eval.peakBytes, eval.cost,
+                               bestEval.peakBytes, bestEval.cost)) {
+        best = i;
+        bestEval = eval;
+        bestVariant = variant;
+      }
     }
   }
   if (bestIndex)
@@ -315,6 +402,6 @@ remat::solveFromCheckpointSets(const Graph &graph, const SolveOptions &options,
     return failSolve(solver, SolveStatus::Infeasible,
                      "no checkpoint set to evaluate", watch);
   return finishSolve(graph, options, solver,
-                     scheduleFromCheckpoints(graph, sets[best]),
+                     scheduleFromCheckpoints(graph, sets[best], bestVariant),
                      SolveStatus::Feasible, watch);
 }

@@ -12,10 +12,14 @@
 //     every computed copy is freed right after its last read before the node
 //     is computed again, and the final copy of an output is never freed.
 //   * `computeOrderFromCheckpoints` derives that order from a checkpoint set
-//     (which forward nodes are kept from the forward pass to their last
-//     backward use): the forward pass runs in topological order; each
-//     backward node recomputes the non-kept forward values it needs from the
-//     nearest live values. The forward nodes are split into segments at the
+//     (which recomputable nodes are kept from the forward pass to their last
+//     backward use). Recomputable are the forward nodes and the backward
+//     nodes that do not depend on the backward's seeds (masks, shifted
+//     inputs, ... that a tracer puts in the backward): keeping such a node
+//     computes it in the forward pass, where its operands are live, and may
+//     be cheaper than keeping them. The forward pass runs in topological
+//     order (forward nodes, and what kept nodes need); each other node
+//     recomputes the non-kept values it needs from the nearest live values. The forward nodes are split into segments at the
 //     kept nodes (in topological order); consecutive backward nodes that need
 //     recomputation in the same segment form a "run", and a value recomputed
 //     in a run is reused for the rest of that run (seed 002, Appendix B: the
@@ -23,6 +27,9 @@
 //     in for the stage). With `reuseLastSegment`, the first backward run may
 //     use the forward pass's values of its own segment (the last segment is
 //     not recomputed, as in Chen et al.).
+//
+// `reorder` (Ordering.h) then decides when each copy runs (on demand,
+// memory-greedy, or as built; by default the best of these).
 //
 // Every solver that produces a checkpoint set (Chen, Feng & Huang, local
 // search) goes through `scheduleFromCheckpoints`; solvers that produce a
@@ -33,6 +40,7 @@
 #ifndef REMAT_SOLVER_SCHEDULEBUILDER_H
 #define REMAT_SOLVER_SCHEDULEBUILDER_H
 
+#include "remat/Solver/Ordering.h"
 #include "remat/Solver/Problem.h"
 #include "remat/Solver/SolverSupport.h"
 
@@ -52,14 +60,26 @@ Schedule scheduleFromComputeOrder(const Graph &graph,
 struct CheckpointOptions {
   /// Let the first backward run reuse forward values of its segment.
   bool reuseLastSegment = true;
-  /// Optional segment id per node (forward nodes only; others ignored).
-  /// Empty: segments split at kept nodes in topological order.
-  std::vector<int> segmentOf;
+  /// Recompute each dropped value at most once, in one backward run, and
+  /// hold it to its last backward use (the saved-set semantics of PyTorch's
+  /// partitioner) instead of per-segment runs; overrides the one above.
+  bool recomputeOnce = false;
+  /// How to rearrange the compute order (Ordering.h): the same cost; `Best`
+  /// never gives a higher peak than the order as built.
+  OrderPolicy order = OrderPolicy::Best;
 };
 
+/// The builder variants a checkpoint set is tried with: segmented runs
+/// (Chen et al.) and recompute-once, both reordered.
+std::vector<CheckpointOptions> builderVariants();
+
+/// The nodes a checkpoint set may drop and recompute (see the file comment).
+std::vector<char> recomputableNodes(const Graph &graph);
+
 /// The compute order for checkpoint set `keep` (indexed by node; only
-/// forward nodes matter). Outputs and `KeepPolicy::Always` nodes are always
-/// kept; `KeepPolicy::Never` nodes never are (unless they are outputs).
+/// recomputable nodes matter), before any reordering. Outputs and
+/// `KeepPolicy::Always` nodes are always kept; `KeepPolicy::Never` nodes
+/// never are (unless they are outputs).
 std::vector<int>
 computeOrderFromCheckpoints(const Graph &graph, const std::vector<char> &keep,
                             const CheckpointOptions &options = {});
@@ -83,8 +103,8 @@ CheckpointEval evaluateCheckpoints(const Graph &graph,
                                    const std::vector<char> &keep,
                                    const CheckpointOptions &options = {});
 
-/// Evaluates every checkpoint set in `sets`, keeps the best for `options`
-/// (`isBetter`), and returns it verified by `finishSolve` under the name
+/// Evaluates every checkpoint set in `sets` with every builder variant,
+/// keeps the best for `options` (`isBetter`), and returns it verified by `finishSolve` under the name
 /// `solver` (status Feasible, or Infeasible when even the best misses the
 /// constraints). `bestIndex`, when non-null, receives the winner's index.
 SolveResult solveFromCheckpointSets(const Graph &graph,

@@ -89,6 +89,13 @@ SolveResult solveLocalSearch(const Graph &graph, const SolveOptions &options);
 /// meet the budget (operands and outputs alone exceed it).
 SolveResult solveDtr(const Graph &graph, const SolveOptions &options);
 
+/// Ours, after PyTorch's min-cut partitioner: saved sets that minimize
+/// saved bytes + lambda * recompute cost by a minimum s-t cut (Boost.Graph
+/// max-flow), for lambda swept over a geometric grid; each built with
+/// values recomputed once on demand and with segmented runs, reordered, and
+/// the best verified one kept. Infeasible when none meets the constraints.
+SolveResult solveMinCut(const Graph &graph, const SolveOptions &options);
+
 /// The best verified answer of the fast solvers (exhaustive on tiny graphs,
 /// checkpoint-all, Chen greedy, Feng & Huang, revolve, DTR, local search).
 /// Optimal when the winner is proven optimal; Infeasible when none fits.
@@ -107,6 +114,10 @@ int64_t fengHuangChain(const std::vector<int64_t> &weights,
                        std::vector<int> &checkpoints);
 std::vector<char> fengHuangKeep(const Graph &graph,
                                 const SolveOptions &options);
+/// The saved set of a minimum cut for recompute price `lambda` (bytes per
+/// unit of cost), and the distinct sets of the whole lambda sweep.
+std::vector<char> minCutKeep(const Graph &graph, double lambda);
+std::vector<std::vector<char>> minCutKeepSets(const Graph &graph);
 
 } // namespace remat
 

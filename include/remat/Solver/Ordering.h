@@ -1,0 +1,67 @@
+//===- Ordering.h - memory-aware orders of a compute order ------*- C++ -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A solver decides *what* is computed (a compute order in which a node may
+// appear several times); this file decides *when*. A compute order defines an
+// instance DAG: one vertex per position, an edge from the position that
+// produced each value a position reads, and an edge from every reader of one
+// copy of a node to the position that computes the next copy (so every read
+// still sees the same copy). Any topological order of that DAG computes the
+// same values at the same total cost, so only the peak changes.
+//
+// The orders offered:
+//   * Given: the solver's own order.
+//   * OnDemand: each position runs just before its first consumer needs it,
+//     a depth-first walk from the positions nothing reads (in given order)
+//     that computes operands right before their user. Backward work that the
+//     tracer emitted early (weight gradients, tangent-independent halves of
+//     backward ops) no longer holds its operands' results early.
+//   * MemoryGreedy: list scheduling that runs, among the ready positions, the
+//     one that leaves the least memory live (frees the most, allocates the
+//     least), ties by allocation then given order.
+//
+// `bestOrder` tries them all and keeps the one the simulator measures lowest.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_SOLVER_ORDERING_H
+#define REMAT_SOLVER_ORDERING_H
+
+#include "remat/Solver/Problem.h"
+
+#include <vector>
+
+namespace remat {
+
+enum class OrderPolicy {
+  Given,
+  OnDemand,
+  MemoryGreedy,
+  /// The lowest simulated peak among the others (`bestOrder`).
+  Best,
+};
+
+/// The positions of `order` as a DAG (see the file comment): `preds[p]` are
+/// the positions that must run before position `p`. `order` must be a valid
+/// compute order (every read computed at an earlier position).
+std::vector<std::vector<int>> instancePredecessors(const Graph &graph,
+                                                   const std::vector<int> &order);
+
+/// `order` rearranged by `policy`: the same positions, so the same nodes and
+/// cost, in a topological order of the instance DAG. `Best` is `bestOrder`.
+std::vector<int> reorder(const Graph &graph, const std::vector<int> &order,
+                         OrderPolicy policy);
+
+/// The order among `order` and its rearrangements by every policy whose
+/// schedule (scheduleFromComputeOrder) has the lowest simulated peak; ties
+/// keep the earlier policy (Given first). `winner`, when non-null, receives
+/// the policy that produced it.
+std::vector<int> bestOrder(const Graph &graph, const std::vector<int> &order,
+                           OrderPolicy *winner = nullptr);
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_ORDERING_H
