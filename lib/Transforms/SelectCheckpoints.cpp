@@ -28,36 +28,6 @@ namespace remat {
 using namespace mlir;
 using namespace remat;
 
-StringRef remat::getSolverName(SolverKind kind) {
-  switch (kind) {
-  case SolverKind::CheckpointAll:
-    return "checkpoint-all";
-  case SolverKind::ChenSqrt:
-    return "chen-sqrt";
-  case SolverKind::ChenSqrtTopo:
-    return "chen-sqrt-topo";
-  case SolverKind::ChenGreedy:
-    return "chen-greedy";
-  case SolverKind::ChenGreedyTopo:
-    return "chen-greedy-topo";
-  case SolverKind::Revolve:
-    return "revolve";
-  case SolverKind::FengHuangLinear:
-    return "feng-huang-linear";
-  case SolverKind::FengHuang:
-    return "feng-huang";
-  case SolverKind::BruteForce:
-    return "brute-force";
-  case SolverKind::LocalSearch:
-    return "local-search";
-  case SolverKind::CheckmateMilp:
-    return "checkmate-milp";
-  case SolverKind::CheckmateLpRounding:
-    return "checkmate-lp-rounding";
-  }
-  llvm_unreachable("unknown solver kind");
-}
-
 StringRef remat::getPlanModeName(PlanMode mode) {
   switch (mode) {
   case PlanMode::MinCompute:
@@ -142,9 +112,29 @@ static std::string formatPercent(double fraction) {
   return llvm::formatv("{0:F1}%", fraction * 100.0).str();
 }
 
+/// The registered solver named `name`; otherwise a located error on `func`
+/// that lists every registered name.
+static FailureOr<const SolverInfo *> lookupSolver(func::FuncOp func,
+                                                  StringRef name) {
+  if (const SolverInfo *solver = findSolver(name.str()))
+    return solver;
+  InFlightDiagnostic diag = func.emitError()
+                            << "unknown solver '" << name
+                            << "'; the registered solvers are: ";
+  llvm::interleaveComma(allSolvers(), diag,
+                        [&](const SolverInfo &info) { diag << info.name; });
+  return diag;
+}
+
 FailureOr<PlanAttr>
 remat::selectCheckpoints(func::FuncOp func,
                          const SelectCheckpointsOptions &options) {
+  FailureOr<const SolverInfo *> found = lookupSolver(func, options.solver);
+  if (failed(found))
+    return failure();
+  const SolverInfo *solver = *found;
+  StringRef solverName = solver->name;
+
   FailureOr<FunctionGraph> built = buildFunctionGraph(func, options.graph);
   if (failed(built))
     return failure();
@@ -164,12 +154,6 @@ remat::selectCheckpoints(func::FuncOp func,
     return func.emitError() << "invalid budget '" << options.budget
                             << "': " << budgetError;
   int64_t budget = *parsedBudget;
-
-  StringRef solverName = getSolverName(options.solver);
-  const SolverInfo *solver = findSolver(solverName.str());
-  if (!solver)
-    return func.emitError() << "solver '" << solverName
-                            << "' is not available in this build";
 
   SolveOptions solveOptions;
   solveOptions.timeLimitSeconds = options.timeLimitSeconds;

@@ -1,4 +1,5 @@
 // RUN: remat-opt %s --remat-pipeline="solver=brute-force budget=96" --verify-diagnostics | FileCheck %s
+// RUN: remat-opt %s --remat-pipeline="budget=96" 2>/dev/null | FileCheck %s --check-prefix=AUTO
 
 // The chain of remat-select-checkpoints.mlir, unannotated: the pipeline
 // annotates costs (tanh/mulf on 4 x f32: 16 bytes, 4 flops), infers phases
@@ -15,6 +16,10 @@ func.func @chain(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor
   %ga = arith.mulf %gb, %a : tensor<4xf32>
   return %c, %ga : tensor<4xf32>, tensor<4xf32>
 }
+// The default solver is the portfolio, `auto`; on a graph this small it runs
+// the exhaustive solver and reports its optimum.
+// AUTO: remat.plan = #remat.plan<solver = "auto", mode = "min-compute", status = "optimal", budget = 96, predicted_peak = 96, baseline_peak = 112, cost = 28, baseline_cost = 24, lower_bound = 28>
+
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME:    remat.plan = #remat.plan<solver = "brute-force", mode = "min-compute", status = "optimal", budget = 96, predicted_peak = 96, baseline_peak = 112, cost = 28, baseline_cost = 24, lower_bound = 28>
 // CHECK:         %[[A:.*]] = math.tanh %arg0

@@ -97,7 +97,8 @@ void registerRematLowerToCPUPipeline();
 
 /// Options of `--remat-pipeline`, which plans and applies rematerialization
 /// on every function of a module (docs/Rematerialization.md). The solver and
-/// mode names are those of `--remat-select-checkpoints`.
+/// mode names are those of `--remat-select-checkpoints`, which checks the
+/// solver name against the registry when it runs.
 struct RematPipelineOptions
     : public mlir::PassPipelineOptions<RematPipelineOptions> {
   PassOptions::Option<std::string> budget{
@@ -106,9 +107,11 @@ struct RematPipelineOptions
                      "suffix, or a percentage of the checkpoint-all peak "
                      "(e.g. 70%); empty = 100%"),
       llvm::cl::init("")};
-  PassOptions::Option<SolverKind> solver{
-      *this, "solver", llvm::cl::desc("Checkpoint solver"),
-      llvm::cl::init(SolverKind::LocalSearch), REMAT_SOLVER_KIND_CL_VALUES};
+  PassOptions::Option<std::string> solver{
+      *this, "solver",
+      llvm::cl::desc("Name of the registered checkpoint solver (see "
+                     "remat-solve --list-solvers); auto = the portfolio"),
+      llvm::cl::init("auto")};
   PassOptions::Option<PlanMode> mode{
       *this, "mode", llvm::cl::desc("What the plan optimizes"),
       llvm::cl::init(PlanMode::MinCompute), REMAT_PLAN_MODE_CL_VALUES};

@@ -121,6 +121,12 @@ def RematSelectCheckpoints
     recomputations). `--remat-rematerialize` applies the plan; in between it
     can be inspected, edited or saved with the IR.
 
+    `solver` names a solver of the registry that `remat-solve` uses too
+    (include/remat/Solver/Solver.h; `remat-solve --list-solvers` lists the
+    names, docs/Solvers.md describes them). The default, `auto`, is the
+    portfolio: the best verified answer of the fast solvers. An unknown name
+    is an error at each function that lists the registered names.
+
     The budget is in bytes, resident arguments included: `4096`, `64KiB`,
     `1.5MiB`, `2GiB`, or a percentage of the checkpoint-all peak (`70%`);
     empty means 100 %. An infeasible budget is an error that names the
@@ -133,16 +139,15 @@ def RematSelectCheckpoints
     ```
     Output (a 2-op schedule in which `%0` is recomputed at step 5):
     ```mlir
-    func.func @step(...) attributes {remat.plan = #remat.plan<solver = "chen",
+    func.func @step(...) attributes {remat.plan = #remat.plan<solver = "auto",
         mode = "min-compute", status = "feasible", budget = 4096, ...>} {
       %0 = linalg.matmul {remat.steps = array<i64: 0, 5>, ...} ...
     ```
   }];
   let options = [
-    Option<"solver", "solver", "::remat::SolverKind",
-           "::remat::SolverKind::LocalSearch",
-           "Solver that chooses the schedule",
-           "REMAT_SOLVER_KIND_CL_VALUES">,
+    Option<"solver", "solver", "std::string", /*default=*/"\"auto\"",
+           "Name of the registered solver that chooses the schedule (see "
+           "remat-solve --list-solvers); auto = the portfolio">,
     Option<"mode", "mode", "::remat::PlanMode",
            "::remat::PlanMode::MinCompute",
            "What the plan optimizes",

@@ -44,56 +44,6 @@ namespace remat {
 // Plan selection
 //===----------------------------------------------------------------------===//
 
-/// The solvers `--remat-select-checkpoints` offers; each maps to a name in the
-/// solver registry (Solver.h). Keep in step with `getSolverName`.
-enum class SolverKind {
-  CheckpointAll,
-  ChenSqrt,
-  ChenSqrtTopo,
-  ChenGreedy,
-  ChenGreedyTopo,
-  Revolve,
-  FengHuangLinear,
-  FengHuang,
-  BruteForce,
-  LocalSearch,
-  CheckmateMilp,
-  CheckmateLpRounding,
-};
-
-/// The `llvm::cl::values` of a SolverKind option (pass and pipeline options
-/// share it, so `--help` lists the same names everywhere).
-#define REMAT_SOLVER_KIND_CL_VALUES                                            \
-  ::llvm::cl::values(                                                          \
-      clEnumValN(::remat::SolverKind::CheckpointAll, "checkpoint-all",         \
-                 "keep every activation (no recomputation)"),                  \
-      clEnumValN(::remat::SolverKind::ChenSqrt, "chen-sqrt",                   \
-                 "Chen et al. sqrt(n) on articulation points"),                \
-      clEnumValN(::remat::SolverKind::ChenSqrtTopo, "chen-sqrt-topo",          \
-                 "Chen et al. sqrt(n) on the topological order"),              \
-      clEnumValN(::remat::SolverKind::ChenGreedy, "chen-greedy",               \
-                 "Chen et al. greedy on articulation points"),                 \
-      clEnumValN(::remat::SolverKind::ChenGreedyTopo, "chen-greedy-topo",      \
-                 "Chen et al. greedy on the topological order"),               \
-      clEnumValN(::remat::SolverKind::Revolve, "revolve",                      \
-                 "Griewank-Walther binomial checkpointing (chains)"),          \
-      clEnumValN(::remat::SolverKind::FengHuangLinear, "feng-huang-linear",    \
-                 "Feng & Huang optimal checkpoints (chains)"),                 \
-      clEnumValN(::remat::SolverKind::FengHuang, "feng-huang",                 \
-                 "Feng & Huang division-tree checkpoints (DAGs)"),             \
-      clEnumValN(::remat::SolverKind::BruteForce, "brute-force",               \
-                 "exhaustive exact search (tiny graphs only)"),                \
-      clEnumValN(::remat::SolverKind::LocalSearch, "local-search",             \
-                 "verified local search over checkpoint sets"),                \
-      clEnumValN(::remat::SolverKind::CheckmateMilp, "checkmate-milp",         \
-                 "Checkmate MILP on CBC (needs COIN-OR)"),                     \
-      clEnumValN(::remat::SolverKind::CheckmateLpRounding,                     \
-                 "checkmate-lp-rounding",                                      \
-                 "Checkmate LP + two-phase rounding (needs COIN-OR)"))
-
-/// The registry name of `kind` (what `remat-solve --solver` accepts too).
-llvm::StringRef getSolverName(SolverKind kind);
-
 /// What the plan optimizes.
 enum class PlanMode {
   /// Least recomputation with a peak within the budget.
@@ -117,7 +67,9 @@ llvm::StringRef getPlanModeName(PlanMode mode);
                  "the smallest feasible budget, then least recomputation"))
 
 struct SelectCheckpointsOptions {
-  SolverKind solver = SolverKind::LocalSearch;
+  /// Name of a registered solver (`allSolvers()` in Solver.h); `auto` is the
+  /// portfolio. Checked by `selectCheckpoints`.
+  std::string solver = "auto";
   PlanMode mode = PlanMode::MinCompute;
   /// Budget: bytes (`4096`), bytes with a binary suffix (`64KiB`, `1.5MiB`,
   /// `2GiB`), or a percentage of the checkpoint-all peak (`70%`). Empty means
@@ -140,9 +92,10 @@ Schedule getProgramOrderSchedule(const Graph &graph);
 
 /// Plans rematerialization of `func` and records the plan on it (see the
 /// file comment). Emits remarks with the solver status, gap and predicted
-/// peak. Fails with a located error when the graph is outside the model, the
-/// solver is unavailable, or the budget is infeasible (the error names the
-/// smallest budget the solver can meet).
+/// peak. Fails with a located error when the solver name is not registered
+/// (the error lists the registered names), the graph is outside the model,
+/// the solver does not apply, or the budget is infeasible (the error names
+/// the smallest budget the solver can meet).
 mlir::FailureOr<PlanAttr>
 selectCheckpoints(mlir::func::FuncOp func,
                   const SelectCheckpointsOptions &options);
