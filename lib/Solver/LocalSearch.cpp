@@ -39,6 +39,7 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
                                     const SolveOptions &options) {
   Stopwatch watch;
   const char *name = "local-search";
+  ProgressReporter progress(options, name, watch);
   std::vector<int> fwd = forwardOrder(graph);
   if (fwd.empty())
     return finishSolve(graph, options, name, checkpointAllSchedule(graph),
@@ -109,6 +110,10 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
     while (improved) {
       improved = false;
       ++passes;
+      if (progress.due())
+        progress.report(cur.cost, cur.peakBytes, -1,
+                        "climb " + std::to_string(c + 1) + ", pass " +
+                            std::to_string(passes));
       for (int i = 3 * n - 1; i > 0; --i)
         std::swap(moves[i], moves[next() % (i + 1)]);
       for (int move : moves) {
