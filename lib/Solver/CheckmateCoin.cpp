@@ -48,12 +48,15 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <sstream>
 #include <string>
 
 #if REMAT_ENABLE_COINOR
+#include "CbcEventHandler.hpp"
 #include "CbcModel.hpp"
 #include "CbcSolver.hpp"
 #include "ClpSimplex.hpp"
@@ -624,6 +627,7 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
                                    const CheckmateOptions &opts,
                                    double seconds) {
   Stopwatch watch;
+  ProgressReporter progress(options, kRoundingName, watch);
   RoundingOutcome out;
   const int n = g.size();
   Spec spec;
@@ -698,6 +702,11 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
     bounded = true;
     if (eps == 0 && g.exact)
       out.lowerBound = lp.objective();
+    progress.report(out.found ? out.cost : -1, -1, out.lowerBound,
+                    "LP solved at " +
+                        std::to_string(static_cast<int>(eps * 100 + 0.5)) +
+                        " % below the budget",
+                    /*phase=*/eps == allowances.front());
     const double *x = lp.solution();
     auto roundAt = [&](auto decide) {
       StagePlan plan(n);
@@ -734,6 +743,8 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
   (void)bounded;
   if (out.found) {
     out.status = SolveStatus::Feasible;
+    progress.report(out.cost, -1, out.lowerBound,
+                    "roundings done; improving the best", /*phase=*/true);
     // Local search on the best rounding, with what is left of the time.
     StagePlan better = out.plan;
     if (improvePlan(g, better, options.budget, seconds - watch.seconds())) {
@@ -831,10 +842,65 @@ SolveResult remat::checkmateLpBound(const Graph &graph,
 // MILP
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Reports CBC's incumbent and bound through a `ProgressReporter` (which
+/// throttles them) at CBC's node and solution events. CBC clones the
+/// handler into its working model and threads: the clones share one state.
+class MilpProgress : public CbcEventHandler {
+public:
+  struct Shared {
+    Shared(ProgressReporter &reporter, bool minPeak, double unit,
+           int64_t residentBytes)
+        : reporter(reporter), minPeak(minPeak), unit(unit),
+          residentBytes(residentBytes) {}
+    std::mutex mutex;
+    ProgressReporter &reporter;
+    bool minPeak;
+    double unit;
+    int64_t residentBytes;
+  };
+
+  explicit MilpProgress(std::shared_ptr<Shared> shared)
+      : shared(std::move(shared)) {}
+  CbcEventHandler *clone() const override { return new MilpProgress(*this); }
+
+  CbcAction event(CbcEvent which) override {
+    if (!model_ || (which != node && which != solution &&
+                    which != heuristicSolution && which != treeStatus))
+      return noAction;
+    std::lock_guard<std::mutex> lock(shared->mutex);
+    if (!shared->reporter.due())
+      return noAction;
+    bool have = model_->bestSolution() != nullptr;
+    double objective = have ? model_->getObjValue() : -1;
+    double bound = model_->getBestPossibleObjValue();
+    std::string message =
+        "CBC: " + std::to_string(model_->getNodeCount()) + " nodes";
+    if (shared->minPeak) {
+      // The objective is the peak in memory units, resident bytes excluded.
+      auto bytes = [&](double units) {
+        return static_cast<int64_t>(std::ceil(units * shared->unit - 1e-6)) +
+               shared->residentBytes;
+      };
+      shared->reporter.report(-1, have ? bytes(objective) : -1,
+                              bound > -1e29 ? bytes(bound) : -1, message);
+    } else {
+      shared->reporter.report(objective, -1, bound > -1e29 ? bound : -1,
+                              message);
+    }
+    return noAction;
+  }
+
+private:
+  std::shared_ptr<Shared> shared;
+};
+} // namespace
+
 SolveResult remat::solveCheckmateMilp(const Graph &graph,
                                       const SolveOptions &options,
                                       const CheckmateOptions &opts) {
   Stopwatch watch;
+  ProgressReporter progress(options, kMilpName, watch);
   std::string error = graph.check();
   if (!error.empty())
     return failSolve(kMilpName, SolveStatus::Unsupported,
@@ -870,7 +936,7 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
   starts.push_back(checkpointAllPlan(g));
   std::vector<Schedule> fallbacks = opts.warmStarts;
   if (opts.heuristicWarmStarts) {
-    SolveOptions quick = options;
+    SolveOptions quick = nestedOptions(options);
     quick.timeLimitSeconds = 0.1 * options.timeLimitSeconds;
     for (const SolverInfo &info : allSolvers()) {
       if (info.exact || info.name.rfind("checkmate", 0) == 0)
@@ -892,7 +958,7 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
   bool skipCbc = false;
   if (!minPeak && opts.roundingWarmStart) {
     RoundingOutcome rounded =
-        runRounding(graph, g, options, opts,
+        runRounding(graph, g, nestedOptions(options), opts,
                     opts.roundingTimeShare * options.timeLimitSeconds);
     if (rounded.proven)
       return failSolve(kMilpName, SolveStatus::Infeasible, rounded.message,
@@ -933,6 +999,10 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
     }
   }
 
+  progress.report(startIndex >= 0 && !minPeak ? startObj : -1, -1, lpBound,
+                  std::to_string(starts.size()) + " warm starts" +
+                      (skipCbc ? "; CBC skipped" : "; starting CBC"),
+                  /*phase=*/true);
   if (skipCbc) {
     std::string why =
         f.tooLarge ? "the MILP would have " + std::to_string(f.binaries) +
@@ -982,6 +1052,11 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
       solver.setColName(c, "x" + std::to_string(c));
   }
   CbcModel model(solver);
+  if (options.progress) {
+    MilpProgress handler(std::make_shared<MilpProgress::Shared>(
+        progress, minPeak, unit, g.residentBytes));
+    model.passInEventHandler(&handler);
+  }
   CbcSolverUsefulData data;
   data.noPrinting_ = true;
   CbcMain0(model, data);
@@ -1033,6 +1108,11 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
 
   const double *best = model.bestSolution();
   double bound = model.getBestPossibleObjValue();
+  progress.report(best && !minPeak ? model.getObjValue() : -1, -1,
+                  minPeak ? -1 : bound,
+                  std::string("CBC finished") +
+                      (model.isProvenOptimal() ? ": optimal" : ""),
+                  /*phase=*/true);
   bool provenOptimal = model.isProvenOptimal() && best;
   bool provenInfeasible = model.isProvenInfeasible() && !best;
   bool timedOut = model.isSecondsLimitReached();

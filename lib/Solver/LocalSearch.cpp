@@ -104,12 +104,16 @@ public:
 
   /// Improves `point` until `until` (seconds on `watch`). Returns false when
   /// it stopped at that time.
-  bool run(Point &point, const Stopwatch &watch, double until) {
+  bool run(Point &point, const Stopwatch &watch, double until,
+           ProgressReporter &progress) {
     fixOrderPolicy(point);
     bool improved = true;
     while (improved) {
       improved = false;
       ++passes;
+      if (progress.due())
+        progress.report(point.eval.cost, point.eval.peakBytes, -1,
+                        "pass " + std::to_string(passes));
       std::vector<int> moves = candidateMoves(point);
       for (int i = static_cast<int>(moves.size()) - 1; i > 0; --i)
         std::swap(moves[i], moves[next() % (i + 1)]);
@@ -219,6 +223,7 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
                                     const SolveOptions &options) {
   Stopwatch watch;
   const char *name = "local-search";
+  ProgressReporter progress(options, name, watch);
   std::vector<char> recomputable = recomputableNodes(graph);
   std::vector<int> nodes;
   for (int id = 0; id < graph.size(); ++id)
@@ -245,7 +250,7 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
     double until = watch.seconds() + (timeLimit - watch.seconds()) /
                                          static_cast<double>(climbs - c);
     Point point = ranked[c];
-    outOfTime = !climb.run(point, watch, until) && watch.seconds() > timeLimit;
+    outOfTime = !climb.run(point, watch, until, progress) && watch.seconds() > timeLimit;
     if (isBetter(options, limit, point.eval.peakBytes, point.eval.cost,
                  best.eval.peakBytes, best.eval.cost))
       best = std::move(point);

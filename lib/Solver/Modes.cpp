@@ -9,8 +9,11 @@
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/Solvers.h"
 
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 
 using namespace remat;
 
@@ -24,13 +27,15 @@ const char *remat::toString(Mode mode) {
     return "min-budget";
   case Mode::MaxBatch:
     return "max-batch";
+  case Mode::Pareto:
+    return "pareto";
   }
   return "unknown";
 }
 
 bool remat::parseMode(const std::string &name, Mode &mode) {
-  for (Mode m :
-       {Mode::MinCompute, Mode::MinPeak, Mode::MinBudget, Mode::MaxBatch})
+  for (Mode m : {Mode::MinCompute, Mode::MinPeak, Mode::MinBudget,
+                 Mode::MaxBatch, Mode::Pareto})
     if (name == toString(m)) {
       mode = m;
       return true;
@@ -46,37 +51,74 @@ Graph remat::scaleBatch(const Graph &graph, int64_t batch) {
   return scaled;
 }
 
+/// "peak P, cost C" of a feasible answer, else its status.
+static std::string describe(const SolveResult &result) {
+  if (!result.feasible())
+    return toString(result.status);
+  std::ostringstream os;
+  os << "peak " << result.peakBytes << ", cost " << result.cost;
+  return os.str();
+}
+
+/// Re-asks the solver at verified peaks below the smallest budget met so
+/// far at most this many times.
+static constexpr int kMaxRechecks = 8;
+
 BudgetSearch remat::findSmallestBudget(const Graph &graph,
                                        const SolverInfo &solver,
                                        const SolveOptions &options) {
+  Stopwatch watch;
+  ProgressReporter progress(options, "min-budget", watch);
   BudgetSearch search;
-  SolveOptions probe = options;
+  SolveOptions probe = nestedOptions(options);
   probe.objective = Objective::MinComputeUnderBudget;
   search.lowerBound = peakLowerBound(graph);
   int64_t lo = search.lowerBound;
   int64_t hi = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
   hi = std::max(hi, lo);
-  auto run = [&](int64_t budget) {
+  // The smallest budget asked at which the solver returned a plan, and the
+  // smallest verified peak (the incumbent of the progress reports).
+  int64_t met = -1;
+  size_t metIndex = 0;
+  const SolveResult *smallestPeak = nullptr;
+  auto run = [&](int64_t budget) -> const SolveResult & {
     probe.budget = budget;
-    SolveResult result = solver.solve(graph, probe);
+    search.answers.push_back({budget, solver.solve(graph, probe)});
     ++search.probes;
-    if (result.feasible() &&
-        (!search.best.feasible() || result.peakBytes < search.best.peakBytes ||
-         (result.peakBytes == search.best.peakBytes &&
-          result.cost < search.best.cost)))
-      search.best = result;
-    else if (!search.best.feasible() && search.probes == 1)
-      search.best = result;
+    const SolveResult &result = search.answers.back().result;
+    if (result.feasible() && (met < 0 || budget < met)) {
+      met = budget;
+      metIndex = search.answers.size() - 1;
+    }
+    smallestPeak = nullptr;
+    for (const BudgetProbe &answer : search.answers)
+      if (answer.result.feasible() &&
+          (!smallestPeak || answer.result.peakBytes < smallestPeak->peakBytes))
+        smallestPeak = &answer.result;
+    progress.report(smallestPeak ? smallestPeak->cost : -1,
+                    smallestPeak ? smallestPeak->peakBytes : -1,
+                    static_cast<double>(search.lowerBound),
+                    "probe " + std::to_string(search.probes) + " at budget " +
+                        std::to_string(budget) + ": " + describe(result),
+                    /*phase=*/true);
     return result;
   };
+  auto asked = [&](int64_t budget) {
+    for (const BudgetProbe &answer : search.answers)
+      if (answer.budget == budget)
+        return true;
+    return false;
+  };
   // The top of the range: checkpoint-all's peak fits every sane solver.
-  SolveResult top = run(hi);
-  if (!top.feasible())
+  const SolveResult &top = run(hi);
+  if (!top.feasible()) {
+    search.best = top;
     return search;
+  }
   hi = top.peakBytes;
   while (lo < hi && hi - lo > std::max<int64_t>(1, hi / 1000)) {
     int64_t mid = lo + (hi - lo) / 2;
-    SolveResult result = run(mid);
+    const SolveResult &result = run(mid);
     if (result.feasible())
       hi = std::min(mid, result.peakBytes);
     else
@@ -84,22 +126,43 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
   }
   if (lo < hi && hi - lo <= std::max<int64_t>(1, hi / 1000) && lo != hi)
     run(lo);
-  if (search.best.feasible())
-    search.smallestBudget = search.best.peakBytes;
-  if (solver.exact && search.best.feasible())
-    search.lowerBound =
-        std::max(search.lowerBound, std::min(lo, search.smallestBudget));
+  // A plan found at budget X peaks at P <= X, but the solver asked at P may
+  // find nothing (it is not monotone in the budget). Only a budget the
+  // solver met when asked at exactly that budget is reported: re-ask it at
+  // the smaller verified peaks, smallest first.
+  for (int recheck = 0; recheck < kMaxRechecks; ++recheck) {
+    int64_t next = -1;
+    for (const BudgetProbe &answer : search.answers)
+      if (answer.result.feasible() && answer.result.peakBytes < met &&
+          (next < 0 || answer.result.peakBytes < next) &&
+          !asked(answer.result.peakBytes))
+        next = answer.result.peakBytes;
+    if (next < 0)
+      break;
+    run(next);
+  }
+  search.best = search.answers[metIndex].result;
+  search.smallestBudget = met;
+  if (solver.exact)
+    search.lowerBound = std::max(search.lowerBound, std::min(lo, met));
   return search;
 }
 
 BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
                                 const SolveOptions &options, int64_t maxBatch) {
+  Stopwatch watch;
+  ProgressReporter progress(options, "max-batch", watch);
   BatchSearch search;
-  SolveOptions probe = options;
+  SolveOptions probe = nestedOptions(options);
   probe.objective = Objective::MinComputeUnderBudget;
   auto fits = [&](int64_t batch, SolveResult &out) {
     ++search.probes;
     out = solver.solve(scaleBatch(graph, batch), probe);
+    progress.report(search.result.feasible() ? search.result.cost : -1,
+                    search.result.feasible() ? search.result.peakBytes : -1, -1,
+                    "probe " + std::to_string(search.probes) + " at batch " +
+                        std::to_string(batch) + ": " + describe(out),
+                    /*phase=*/true);
     return out.feasible();
   };
   SolveResult result;
@@ -135,6 +198,106 @@ BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
   return search;
 }
 
+/// The point at `budget`: the cheapest verified plan in `pool`
+/// whose peak fits (ties: the smaller peak).
+static ParetoPoint selectPoint(const std::vector<BudgetProbe> &pool,
+                               int64_t budget, double checkpointAllCost) {
+  ParetoPoint point;
+  point.budget = budget;
+  const BudgetProbe *chosen = nullptr;
+  // A bound at a larger budget bounds this one: the feasible set shrinks.
+  double lowerBound = checkpointAllCost;
+  for (const BudgetProbe &probe : pool) {
+    if (probe.budget >= budget)
+      lowerBound = std::max(lowerBound, probe.result.lowerBound);
+    const SolveResult &r = probe.result;
+    if (!r.feasible() || r.peakBytes > budget)
+      continue;
+    if (!chosen || r.cost < chosen->result.cost ||
+        (r.cost == chosen->result.cost &&
+         r.peakBytes < chosen->result.peakBytes))
+      chosen = &probe;
+  }
+  if (!chosen)
+    return point;
+  point.result = chosen->result;
+  point.foundAtBudget = chosen->budget;
+  bool provenThere =
+      chosen->result.status == SolveStatus::Optimal && chosen->budget >= budget;
+  bool meetsBound = point.result.cost <= lowerBound * (1 + 1e-9) + 1e-9;
+  point.result.status =
+      provenThere || meetsBound ? SolveStatus::Optimal : SolveStatus::Feasible;
+  point.result.lowerBound = lowerBound;
+  return point;
+}
+
+ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
+                               const SolveOptions &options, int points) {
+  Stopwatch watch;
+  ProgressReporter progress(options, "pareto", watch);
+  ParetoCurve curve;
+  curve.checkpointAllPeak =
+      simulate(graph, checkpointAllSchedule(graph)).peakBytes;
+  curve.checkpointAllCost = checkpointAllCost(graph);
+  BudgetSearch search = findSmallestBudget(graph, solver, options);
+  curve.smallestBudget = search.smallestBudget;
+  curve.budgetLowerBound = search.lowerBound;
+  curve.probes = search.probes;
+  if (search.smallestBudget < 0) {
+    curve.failure = std::move(search.best);
+    curve.seconds = watch.seconds();
+    return curve;
+  }
+  std::vector<BudgetProbe> pool = std::move(search.answers);
+  SolveOptions probe = nestedOptions(options);
+  probe.objective = Objective::MinComputeUnderBudget;
+  const int64_t top = std::max(curve.checkpointAllPeak, curve.smallestBudget);
+  const int64_t bottom = curve.smallestBudget;
+  // Checkpoint-all anchors the top: no schedule is cheaper.
+  probe.budget = top;
+  pool.push_back({top, solveCheckpointAll(graph, probe)});
+
+  std::vector<int64_t> budgets;
+  const int n = std::max(points, 1);
+  for (int i = 0; i < n; ++i) {
+    double step = n == 1 ? 0 : static_cast<double>(i) / (n - 1);
+    int64_t budget =
+        top - std::llround(static_cast<double>(top - bottom) * step);
+    if (budgets.empty() || budget != budgets.back())
+      budgets.push_back(budget);
+  }
+  // The solver's own answer at every budget: the search's when it asked
+  // there, else one more solve.
+  const size_t searched = pool.size() - 1;
+  std::vector<double> seconds;
+  for (int64_t budget : budgets) {
+    auto asked = std::find_if(
+        pool.begin(), pool.begin() + searched,
+        [&](const BudgetProbe &answer) { return answer.budget == budget; });
+    if (asked != pool.begin() + searched) {
+      seconds.push_back(asked->result.seconds);
+      continue;
+    }
+    probe.budget = budget;
+    pool.push_back({budget, solver.solve(graph, probe)});
+    ++curve.probes;
+    const SolveResult &result = pool.back().result;
+    seconds.push_back(result.seconds);
+    progress.report(result.feasible() ? result.cost : -1,
+                    result.feasible() ? result.peakBytes : -1, -1,
+                    "budget " + std::to_string(budget) + ": " +
+                        describe(result),
+                    /*phase=*/true);
+  }
+  for (size_t i = 0; i < budgets.size(); ++i) {
+    curve.points.push_back(
+        selectPoint(pool, budgets[i], curve.checkpointAllCost));
+    curve.points.back().seconds = seconds[i];
+  }
+  curve.seconds = watch.seconds();
+  return curve;
+}
+
 SolveResult remat::solveInMode(const Graph &graph, const SolverInfo &solver,
                                Mode mode, const SolveOptions &options) {
   SolveOptions opts = options;
@@ -153,6 +316,10 @@ SolveResult remat::solveInMode(const Graph &graph, const SolverInfo &solver,
   }
   case Mode::MaxBatch:
     return findMaxBatch(graph, solver, opts).result;
+  case Mode::Pareto:
+    return failSolve(solver.name, SolveStatus::Unsupported,
+                     "the pareto mode answers with a curve: call paretoCurve",
+                     Stopwatch());
   }
   return {};
 }

@@ -24,33 +24,38 @@ static constexpr double kTotalSeconds = 9.0;
 SolveResult remat::solvePortfolio(const Graph &graph,
                                   const SolveOptions &options) {
   Stopwatch watch;
+  ProgressReporter progress(options, "auto", watch);
+  const SolveOptions member = nestedOptions(options);
   const double limit = costLimit(graph, options);
   SolveResult best;
   bool have = false;
   auto consider = [&](SolveResult r) {
-    if (!r.feasible())
-      return;
-    if (!have ||
-        isBetter(options, limit, r.peakBytes, r.cost, best.peakBytes,
-                 best.cost) ||
-        (r.peakBytes == best.peakBytes && r.cost == best.cost &&
-         r.status == SolveStatus::Optimal)) {
+    std::string what = r.solver + ": " + toString(r.status);
+    if (r.feasible() &&
+        (!have ||
+         isBetter(options, limit, r.peakBytes, r.cost, best.peakBytes,
+                  best.cost) ||
+         (r.peakBytes == best.peakBytes && r.cost == best.cost &&
+          r.status == SolveStatus::Optimal))) {
       best = std::move(r);
       have = true;
+      what += ", new best";
     }
+    progress.report(have ? best.cost : -1, have ? best.peakBytes : -1, -1, what,
+                    /*phase=*/true);
   };
   for (SolverFn fn :
        {SolverFn(solveBruteForce), SolverFn(solveCheckpointAll),
         SolverFn(solveChenGreedyAp), SolverFn(solveChenGreedyTopo),
         SolverFn(solveFengHuang), SolverFn(solveRevolve), SolverFn(solveDtr),
         SolverFn(solveMinCut)}) {
-    consider(fn(graph, options));
+    consider(fn(graph, member));
     if (have && best.status == SolveStatus::Optimal)
       break;
   }
   if (!have || best.status != SolveStatus::Optimal) {
     // The whole portfolio stays within the time limit and kTotalSeconds.
-    SolveOptions rest = options;
+    SolveOptions rest = member;
     rest.timeLimitSeconds =
         std::max(0.5, std::min(options.timeLimitSeconds, kTotalSeconds) -
                           watch.seconds());

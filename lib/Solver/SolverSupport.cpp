@@ -180,3 +180,30 @@ SolveResult remat::failSolve(const std::string &solver, SolveStatus status,
   result.seconds = watch.seconds();
   return result;
 }
+
+void ProgressReporter::report(double cost, int64_t peak, double lowerBound,
+                              const std::string &message, bool phase) {
+  if (!callback || (!phase && !due()))
+    return;
+  SolveProgress progress;
+  progress.solver = solver;
+  progress.incumbentCost = cost;
+  progress.incumbentPeak = peak;
+  progress.lowerBound = lowerBound;
+  progress.seconds = watch.seconds();
+  progress.message = message;
+  progress.phase = phase;
+  last = progress.seconds;
+  callback(progress);
+}
+
+SolveOptions remat::nestedOptions(const SolveOptions &options) {
+  SolveOptions nested = options;
+  if (options.progress)
+    nested.progress = [outer = options.progress](const SolveProgress &p) {
+      SolveProgress periodic = p;
+      periodic.phase = false;
+      outer(periodic);
+    };
+  return nested;
+}

@@ -9,8 +9,11 @@ and the rematerialized program with remat-run, and checks:
   * measured peak (heap peak + the inputs remat-run allocates, which the
     memory model counts as resident arguments) <= the plan's budget, up to
     --budget-slack (docs/Rematerialization.md, "The memory promise");
-  * measured and predicted peak differ by at most --bound (a fraction of the
-    predicted peak; docs/Rematerialization.md explains the difference);
+  * measured peak exceeds the predicted one by at most --bound, and falls
+    short of it by at most --under-bound (fractions of the predicted peak;
+    docs/Rematerialization.md explains the difference: bufferization writes
+    in place into dying operands, which the tensor model does not count, so
+    the model errs on the safe side);
   * nothing leaks.
 
 An infeasible budget must be rejected with an error naming a smallest
@@ -55,7 +58,9 @@ def main():
     parser.add_argument("--solver", default="local-search")
     parser.add_argument("--budgets", default="100%,70%,50%,min")
     parser.add_argument("--bound", type=float, default=0.10,
-                        help="max |measured - predicted| / predicted")
+                        help="max (measured - predicted) / predicted")
+    parser.add_argument("--under-bound", type=float, default=0.20,
+                        help="max (predicted - measured) / predicted")
     parser.add_argument("--budget-slack", type=float, default=0.0,
                         help="allowed measured overshoot over the budget, as "
                              "a fraction of the budget")
@@ -118,11 +123,11 @@ def main():
                 failures.append("%s: measured peak %d > budget %d" %
                                 (budget, measured, plan_budget))
             diff = measured - predicted
-            if abs(diff) > args.bound * predicted:
+            bound = args.bound if diff > 0 else args.under_bound
+            if abs(diff) > bound * predicted:
                 failures.append("%s: measured %d vs predicted %d: off by "
                                 "more than %.0f%%" % (budget, measured,
-                                                      predicted,
-                                                      100 * args.bound))
+                                                      predicted, 100 * bound))
             if result["leaked_bytes"] != 0:
                 failures.append("%s: %d bytes leaked" %
                                 (budget, result["leaked_bytes"]))

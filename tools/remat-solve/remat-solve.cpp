@@ -6,11 +6,13 @@
 //
 // Reads a graph in the JSON format of docs/SolverFormat.md (from a file, or
 // generates one with --generate), runs one solver in one mode, and writes the
-// verified schedule and its statistics as JSON, plus a one-screen summary on
-// stderr.
+// verified schedule and its statistics as JSON (for --mode=pareto, the
+// budget -> peak, compute curve), plus a one-screen summary and progress
+// lines on stderr (none with --quiet).
 //
 //   remat-solve graph.json --solver=local-search --budget=60%
-//   remat-solve --generate=resnet:1000 --mode=min-peak --summary-only
+//   remat-solve --generate=resnet:1000 --mode=min-peak --summary=false
+//   remat-solve graph.json --mode=pareto --points=5 --quiet
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,7 +57,9 @@ static cl::opt<Mode>
                        clEnumValN(Mode::MinBudget, "min-budget",
                                   "smallest budget the solver meets"),
                        clEnumValN(Mode::MaxBatch, "max-batch",
-                                  "largest batch that fits --budget")),
+                                  "largest batch that fits --budget"),
+                       clEnumValN(Mode::Pareto, "pareto",
+                                  "budget -> peak, compute curve")),
             cl::init(Mode::MinCompute), cl::cat(category));
 static cl::opt<std::string>
     budgetText("budget",
@@ -76,6 +80,15 @@ static cl::opt<int> threads("solver-threads",
 static cl::opt<int64_t> maxBatch("max-batch",
                                  cl::desc("max-batch: largest batch tried"),
                                  cl::init(int64_t(1) << 20), cl::cat(category));
+static cl::opt<int>
+    points("points",
+           cl::desc("pareto: number of budgets from the checkpoint-all peak "
+                    "to the smallest feasible budget"),
+           cl::init(10), cl::cat(category));
+static cl::opt<bool> quiet("quiet",
+                           cl::desc("Print nothing on stderr but errors (no "
+                                    "progress, no summary)"),
+                           cl::cat(category));
 static cl::opt<bool> listSolvers("list-solvers",
                                  cl::desc("List the solvers and exit"),
                                  cl::cat(category));
@@ -139,17 +152,79 @@ static bool generateGraph(llvm::StringRef spec, Graph &graph) {
   return !graph.nodes.empty();
 }
 
-static void printSummary(const Graph &graph, const SolveResult &result,
-                         const ResultReport &report) {
+/// Progress reports on stderr, one a line: phases always, periodic ones at
+/// most once a second (over all solvers, nested ones included).
+static void printProgress(const SolveProgress &progress) {
+  static Stopwatch clock;
+  static double last = -1;
+  double now = clock.seconds();
+  if (!progress.phase && last >= 0 && now - last < 1.0)
+    return;
+  last = now;
+  llvm::raw_ostream &os = llvm::errs();
+  os << "remat-solve: [" << llvm::format("%.1f", progress.seconds) << " s] "
+     << progress.solver << ": " << progress.message;
+  const char *sep = " (";
+  if (progress.incumbentPeak >= 0) {
+    os << sep << "incumbent peak " << progress.incumbentPeak;
+    sep = ", ";
+  }
+  if (progress.incumbentCost >= 0) {
+    os << sep << "incumbent cost "
+       << llvm::format("%g", progress.incumbentCost);
+    sep = ", ";
+  }
+  if (progress.lowerBound >= 0) {
+    os << sep << "bound " << llvm::format("%g", progress.lowerBound);
+    sep = ", ";
+  }
+  os << (sep[0] == ',' ? ")\n" : "\n");
+}
+
+static void printGraphLine(const Graph &graph) {
   int fwd = 0, bwd = 0;
   for (const Node &node : graph.nodes) {
     fwd += node.kind == NodeKind::Forward;
     bwd += node.kind == NodeKind::Backward;
   }
+  llvm::errs() << "graph '" << graph.name << "': " << graph.size() << " nodes ("
+               << fwd << " forward, " << bwd << " backward), resident "
+               << graph.residentBytes() << " bytes\n";
+}
+
+static void printParetoSummary(const Graph &graph, const ParetoCurve &curve,
+                               const std::string &solver) {
+  printGraphLine(graph);
   llvm::raw_ostream &os = llvm::errs();
-  os << "graph '" << graph.name << "': " << graph.size() << " nodes (" << fwd
-     << " forward, " << bwd << " backward), resident " << graph.residentBytes()
-     << " bytes\n";
+  os << "solver " << solver << ", mode pareto: " << curve.points.size()
+     << " points from the checkpoint-all peak " << curve.checkpointAllPeak
+     << " to the smallest budget " << curve.smallestBudget << " (lower bound "
+     << curve.budgetLowerBound << "), " << curve.probes << " solves in "
+     << llvm::format("%.3f", curve.seconds) << " s\n";
+  os << llvm::format("%14s %14s %7s %14s %9s %-9s %s\n", "budget", "peak",
+                     "%ckpt", "cost", "overhead", "status", "found by");
+  for (const ParetoPoint &point : curve.points) {
+    const SolveResult &r = point.result;
+    double ratio = curve.checkpointAllPeak > 0
+                       ? 100.0 * r.peakBytes / curve.checkpointAllPeak
+                       : 100.0;
+    double extra = curve.checkpointAllCost > 0
+                       ? 100.0 * (r.cost / curve.checkpointAllCost - 1)
+                       : 0.0;
+    os << llvm::format("%14lld %14lld %6.1f%% %14g %+8.1f%% %-9s %s",
+                       static_cast<long long>(point.budget),
+                       static_cast<long long>(r.peakBytes), ratio, r.cost,
+                       extra, toString(r.status), r.solver.c_str());
+    if (point.foundAtBudget != point.budget)
+      os << " at budget " << point.foundAtBudget;
+    os << "\n";
+  }
+}
+
+static void printSummary(const Graph &graph, const SolveResult &result,
+                         const ResultReport &report) {
+  printGraphLine(graph);
+  llvm::raw_ostream &os = llvm::errs();
   os << "solver " << result.solver << ", mode " << report.mode;
   if (report.budget >= 0)
     os << ", budget " << report.budget << " bytes";
@@ -248,6 +323,23 @@ int main(int argc, char **argv) {
   } else if (mode == Mode::MaxBatch) {
     return fail("--mode=max-batch needs --budget");
   }
+  if (!quiet)
+    options.progress = printProgress;
+
+  if (mode == Mode::Pareto) {
+    if (points < 1)
+      return fail("--points must be at least 1");
+    ParetoCurve curve = paretoCurve(graph, *solver, options, points);
+    if (curve.points.empty() &&
+        curve.failure.status == SolveStatus::Unsupported)
+      return fail("solver '" + solver->name +
+                  "' does not support this graph: " + curve.failure.message);
+    out.os() << printParetoJSON(curve, solver->name);
+    out.keep();
+    if (summary && !quiet)
+      printParetoSummary(graph, curve, solver->name);
+    return 0;
+  }
 
   SolveResult result;
   switch (mode) {
@@ -269,6 +361,8 @@ int main(int argc, char **argv) {
     report.batch = search.batch;
     break;
   }
+  case Mode::Pareto:
+    break; // answered above
   }
   if (result.status == SolveStatus::Unsupported)
     return fail("solver '" + solver->name +
@@ -283,7 +377,7 @@ int main(int argc, char **argv) {
 
   out.os() << printResultJSON(result, report);
   out.keep();
-  if (summary)
+  if (summary && !quiet)
     printSummary(graph, result, report);
   return 0;
 }

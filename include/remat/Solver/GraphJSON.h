@@ -14,6 +14,7 @@
 #ifndef REMAT_SOLVER_GRAPHJSON_H
 #define REMAT_SOLVER_GRAPHJSON_H
 
+#include "remat/Solver/Modes.h"
 #include "remat/Solver/Solver.h"
 
 #include <cstdint>
@@ -45,6 +46,11 @@ struct ResultReport {
 /// for a feasible (verified) result.
 std::string printResultJSON(const SolveResult &result,
                             const ResultReport &report);
+
+/// The curve of `--mode=pareto`: {"status", "solver", ..., "points"}, one
+/// point a line (docs/SolverFormat.md).
+std::string printParetoJSON(const ParetoCurve &curve,
+                            const std::string &solver);
 
 } // namespace remat
 

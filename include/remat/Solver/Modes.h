@@ -13,10 +13,15 @@
 //     on the budget, with a lower bound on what any schedule needs;
 //   * max-batch: the largest batch whose graph (activations and gradients
 //     scale with the batch, parameters and fixed bytes do not) the solver
-//     fits in the budget, by doubling then bisection.
+//     fits in the budget, by doubling then bisection;
+//   * pareto: the (budget -> peak, compute) curve from the checkpoint-all
+//     peak down to the smallest budget, monotone by construction.
 //
 // Heuristics are not monotone in the budget in general; the searches return
-// the best verified answer they saw, never an unverified one.
+// the best verified answer they saw, never an unverified one, and the
+// smallest budget they report is one at which the solver, asked again with
+// the same options, returned a plan. Each probe is a phase for
+// `SolveOptions::progress`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,12 +32,13 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace remat {
 
-enum class Mode { MinCompute, MinPeak, MinBudget, MaxBatch };
+enum class Mode { MinCompute, MinPeak, MinBudget, MaxBatch, Pareto };
 
-/// "min-compute", "min-peak", "min-budget", "max-batch".
+/// "min-compute", "min-peak", "min-budget", "max-batch", "pareto".
 const char *toString(Mode mode);
 /// Parses a mode name; false when unknown.
 bool parseMode(const std::string &name, Mode &mode);
@@ -41,21 +47,35 @@ bool parseMode(const std::string &name, Mode &mode);
 /// `batch`; parameters and fixed bytes unchanged.
 Graph scaleBatch(const Graph &graph, int64_t batch);
 
+/// One solve of a search: the budget asked and the solver's answer.
+struct BudgetProbe {
+  int64_t budget = 0;
+  SolveResult result;
+};
+
 struct BudgetSearch {
-  /// The verified schedule with the smallest peak found (its status says
-  /// whether one was found at all).
+  /// The solver's answer at `smallestBudget` (its status says whether one
+  /// was found at all; when none was, the first probe's answer).
   SolveResult best;
-  /// best.peakBytes when feasible, -1 otherwise.
+  /// The smallest budget at which the solver returned a plan when asked at
+  /// exactly that budget; -1 when it met none. best.peakBytes is at most
+  /// this, and equal unless the solver is not monotone in the budget.
   int64_t smallestBudget = -1;
   /// A proven lower bound on the smallest budget: `peakLowerBound`, or the
   /// bisection's bound when the solver is exact.
   int64_t lowerBound = 0;
   int probes = 0;
+  /// Every probe, in order (schedules of infeasible answers included).
+  std::vector<BudgetProbe> answers;
 };
 
 /// Smallest budget `solver` meets (MinComputeUnderBudget at each probe),
 /// bisecting between the lower bound and the checkpoint-all peak to a
-/// resolution of 0.1 % (or 1 byte).
+/// resolution of 0.1 % (or 1 byte). A plan found at budget X has a peak P
+/// <= X, but a heuristic asked at P itself may find nothing (LP rounding
+/// tightens its LP with the budget), so the answer is re-asked: the
+/// smallest verified peak that the solver meets when asked at exactly that
+/// budget, else the smallest probe budget it met.
 BudgetSearch findSmallestBudget(const Graph &graph, const SolverInfo &solver,
                                 const SolveOptions &options);
 
@@ -73,10 +93,51 @@ BatchSearch findMaxBatch(const Graph &graph, const SolverInfo &solver,
                          const SolveOptions &options,
                          int64_t maxBatch = int64_t(1) << 20);
 
+/// One point of a Pareto curve.
+struct ParetoPoint {
+  int64_t budget = 0;
+  /// The cheapest verified plan of the whole search whose peak fits
+  /// `budget` (ties: the smaller peak). Its status is Optimal when the plan
+  /// was proven optimal at a budget >= this one, or costs what
+  /// checkpoint-all costs; Feasible otherwise. `solver` names who found it.
+  SolveResult result;
+  /// The budget of the probe that found the plan (>= its peak; may differ
+  /// from `budget`).
+  int64_t foundAtBudget = 0;
+  /// Wall time of the solver's own run at `budget`.
+  double seconds = 0;
+};
+
+/// The (budget -> peak, compute) trade-off of one solver.
+struct ParetoCurve {
+  /// Budgets descending from the checkpoint-all peak to `smallestBudget`.
+  /// Peak and cost are monotone by construction: a smaller budget never has
+  /// a larger peak nor a smaller cost. Empty when the solver met no budget.
+  std::vector<ParetoPoint> points;
+  int64_t checkpointAllPeak = 0;
+  double checkpointAllCost = 0;
+  /// From `findSmallestBudget`.
+  int64_t smallestBudget = -1;
+  int64_t budgetLowerBound = 0;
+  int probes = 0;
+  double seconds = 0;
+  /// When `points` is empty: the solver's answer at the checkpoint-all peak.
+  SolveResult failure;
+};
+
+/// The curve of `solver` at `points` budgets spaced evenly from the
+/// checkpoint-all peak down to the smallest budget `findSmallestBudget`
+/// finds (fewer when they coincide). Every verified plan of every probe
+/// (the search's, one solve per budget, and checkpoint-all itself) is a
+/// candidate for every budget; each point takes the cheapest that fits.
+ParetoCurve paretoCurve(const Graph &graph, const SolverInfo &solver,
+                        const SolveOptions &options, int points = 10);
+
 /// Runs `mode` with `solver`: MinCompute and MinPeak set the objective and
 /// run the solver once; MinBudget and MaxBatch run the searches above and
 /// return their best result (with `lowerBound` set to the budget bound for
-/// MinBudget).
+/// MinBudget). Pareto returns Unsupported: its answer is a curve
+/// (`paretoCurve`).
 SolveResult solveInMode(const Graph &graph, const SolverInfo &solver, Mode mode,
                         const SolveOptions &options);
 

@@ -32,6 +32,28 @@ enum class Objective {
   MinPeakUnderOverhead,
 };
 
+/// A report from a running solve, for progress output. Solvers send one at
+/// each phase change (`phase`) and otherwise at most about one a second.
+struct SolveProgress {
+  /// Who reports: a solver name, or a search such as "min-budget".
+  std::string solver;
+  /// The incumbent's cost and peak; -1 when there is none or it is unknown
+  /// (the MILP knows its objective, not the peak, before it is expanded).
+  double incumbentCost = -1;
+  int64_t incumbentPeak = -1;
+  /// A proven lower bound on the objective, or -1 when none is known.
+  double lowerBound = -1;
+  /// Seconds since the reporting solve (or search) started.
+  double seconds = 0;
+  /// What happened, for example "CBC: new incumbent" or "probe 3 at 1200".
+  std::string message;
+  /// A phase change (a probe ended, a member solver finished); the others
+  /// are periodic and may be dropped by a caller that throttles output.
+  bool phase = false;
+};
+
+using ProgressFn = std::function<void(const SolveProgress &)>;
+
 struct SolveOptions {
   Objective objective = Objective::MinComputeUnderBudget;
   /// Peak-memory budget in bytes, resident bytes included.
@@ -43,6 +65,10 @@ struct SolveOptions {
   double timeLimitSeconds = 60;
   /// Worker threads for solvers that can use them.
   int threads = 2;
+  /// Optional progress callback, called on the solving thread by the
+  /// long-running solvers (Checkmate MILP, LP rounding, local search, the
+  /// portfolio) and the mode searches; see `SolveProgress`.
+  ProgressFn progress;
 };
 
 enum class SolveStatus {

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace remat {
@@ -37,6 +38,40 @@ public:
 private:
   std::chrono::steady_clock::time_point start;
 };
+
+/// Sends one solve's `SolveOptions::progress` reports: phase reports always,
+/// periodic ones at most once per `kInterval` seconds. Does nothing when the
+/// options carry no callback, so solvers may call it unconditionally; test
+/// `due()` first when building the message costs more than a comparison.
+///
+///   ProgressReporter progress(options, "local-search", watch);
+///   if (progress.due())
+///     progress.report(cost, peak, -1, "pass " + std::to_string(passes));
+class ProgressReporter {
+public:
+  static constexpr double kInterval = 1.0;
+
+  ProgressReporter(const SolveOptions &options, std::string solver,
+                   const Stopwatch &watch)
+      : callback(options.progress), solver(std::move(solver)), watch(watch) {}
+
+  /// Whether a periodic report would be sent now.
+  bool due() const { return callback && watch.seconds() >= last + kInterval; }
+  /// Sends a report if `phase` or `due()`.
+  void report(double cost, int64_t peak, double lowerBound,
+              const std::string &message, bool phase = false);
+
+private:
+  ProgressFn callback;
+  std::string solver;
+  const Stopwatch &watch;
+  double last = 0;
+};
+
+/// `options` for a solve nested in a longer one (a probe of a mode search, a
+/// member of the portfolio): its reports reach the outer callback as
+/// periodic ones, so that only the outer solve's phases always print.
+SolveOptions nestedOptions(const SolveOptions &options);
 
 /// Marks the nodes a schedule must compute at least once: the non-resident
 /// ancestors of the outputs (outputs included). Other nodes are dead code.

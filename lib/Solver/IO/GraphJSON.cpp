@@ -11,6 +11,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <iterator>
 
 using namespace remat;
 namespace json = llvm::json;
@@ -265,24 +266,25 @@ std::string remat::printGraphJSON(const Graph &graph) {
                             {"outputs", std::move(outputs)}});
 }
 
-std::string remat::printResultJSON(const SolveResult &result,
-                                   const ResultReport &report) {
-  const char *status = "infeasible";
-  switch (result.status) {
+/// The "status" value of the result formats.
+static const char *jsonStatus(SolveStatus status) {
+  switch (status) {
   case SolveStatus::Optimal:
-    status = "optimal";
-    break;
+    return "optimal";
   case SolveStatus::Feasible:
-    status = "feasible";
-    break;
+    return "feasible";
   case SolveStatus::Timeout:
-    status = "timeout";
-    break;
+    return "timeout";
   case SolveStatus::Infeasible:
   case SolveStatus::Unsupported:
-    status = "infeasible";
-    break;
+    return "infeasible";
   }
+  return "infeasible";
+}
+
+std::string remat::printResultJSON(const SolveResult &result,
+                                   const ResultReport &report) {
+  const char *status = jsonStatus(result.status);
   // Written by hand to keep the documented key order and one step per line.
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -338,5 +340,59 @@ std::string remat::printResultJSON(const SolveResult &result,
     os << (i ? ",\n" : "\n") << "    \"" << stats[i].first
        << "\": " << scalar(std::move(stats[i].second));
   os << "\n  }\n}\n";
+  return text;
+}
+
+std::string remat::printParetoJSON(const ParetoCurve &curve,
+                                   const std::string &solver) {
+  // Written by hand like the result: documented key order, one point a line.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto orNull = [](bool known, json::Value value) {
+    return known ? std::move(value) : json::Value(nullptr);
+  };
+  bool found = !curve.points.empty();
+  std::pair<const char *, json::Value> header[] = {
+      {"status", found ? "feasible" : jsonStatus(curve.failure.status)},
+      {"solver", solver},
+      {"mode", "pareto"},
+      {"checkpoint_all_peak_bytes", curve.checkpointAllPeak},
+      {"checkpoint_all_cost", curve.checkpointAllCost},
+      {"smallest_budget",
+       orNull(curve.smallestBudget >= 0, curve.smallestBudget)},
+      {"budget_lower_bound", curve.budgetLowerBound},
+      {"probes", curve.probes},
+      {"solve_seconds", curve.seconds},
+      {"message", found ? "" : curve.failure.message},
+  };
+  os << "{";
+  for (auto &field : header)
+    os << "\n  \"" << field.first << "\": " << field.second << ",";
+  os << "\n  \"points\": [";
+  for (size_t i = 0; i < curve.points.size(); ++i) {
+    const ParetoPoint &point = curve.points[i];
+    const SolveResult &r = point.result;
+    bool feasible = r.feasible();
+    json::Object object{
+        {"budget", point.budget},
+        {"peak_bytes", orNull(feasible, r.peakBytes)},
+        {"cost", orNull(feasible, r.cost)},
+        {"overhead", orNull(feasible && curve.checkpointAllCost > 0,
+                            r.cost / curve.checkpointAllCost - 1)},
+        {"status", jsonStatus(r.status)},
+        {"lower_bound", orNull(r.lowerBound >= 0, r.lowerBound)},
+        {"found_by", r.solver},
+        {"found_at_budget", point.foundAtBudget},
+        {"seconds", point.seconds}};
+    // json::Object is unordered: print the keys in the documented order.
+    os << (i ? ",\n    {" : "\n    {");
+    const char *keys[] = {"budget",   "peak_bytes",      "cost",
+                          "overhead", "status",          "lower_bound",
+                          "found_by", "found_at_budget", "seconds"};
+    for (size_t k = 0; k < std::size(keys); ++k)
+      os << (k ? ", \"" : "\"") << keys[k] << "\": " << *object.get(keys[k]);
+    os << "}";
+  }
+  os << (curve.points.empty() ? "]\n}\n" : "\n  ]\n}\n");
   return text;
 }
