@@ -82,8 +82,11 @@ remat::instancePredecessors(const Graph &graph, const std::vector<int> &order) {
 }
 
 /// Depth-first from the positions nothing depends on, in given order; each
-/// position's predecessors are emitted (in given order) right before it.
-static std::vector<int> onDemandPositions(const Instances &dag) {
+/// position's predecessors are emitted right before it, in given order or,
+/// with `latestFirst`, the latest first (so the work the tracer placed
+/// earliest, often backward work that only holds memory, runs last).
+static std::vector<int> onDemandPositions(const Instances &dag,
+                                          bool latestFirst) {
   const int len = dag.preds.size();
   std::vector<char> hasSucc(len, 0), done(len, 0);
   for (int p = 0; p < len; ++p)
@@ -99,10 +102,13 @@ static std::vector<int> onDemandPositions(const Instances &dag) {
     while (!stack.empty()) {
       auto &[p, next] = stack.back();
       const std::vector<int> &preds = dag.preds[p];
-      while (next < preds.size() && done[preds[next]])
+      auto pred = [&](size_t i) {
+        return latestFirst ? preds[preds.size() - 1 - i] : preds[i];
+      };
+      while (next < preds.size() && done[pred(next)])
         ++next;
       if (next < preds.size()) {
-        int q = preds[next++];
+        int q = pred(next++);
         stack.push_back({q, 0});
         continue;
       }
@@ -226,9 +232,10 @@ std::vector<int> remat::reorder(const Graph &graph,
   if (policy == OrderPolicy::Best)
     return bestOrder(graph, order);
   Instances dag = buildInstances(graph, order);
-  std::vector<int> positions = policy == OrderPolicy::OnDemand
-                                   ? onDemandPositions(dag)
-                                   : memoryGreedyPositions(graph, order, dag);
+  std::vector<int> positions =
+      policy == OrderPolicy::MemoryGreedy
+          ? memoryGreedyPositions(graph, order, dag)
+          : onDemandPositions(dag, policy == OrderPolicy::OnDemandLatestFirst);
   std::vector<int> result;
   result.reserve(positions.size());
   for (int p : positions)
@@ -241,8 +248,9 @@ std::vector<int> remat::bestOrder(const Graph &graph,
                                   OrderPolicy *winner) {
   std::vector<int> best = order;
   int64_t bestPeak = std::numeric_limits<int64_t>::max();
-  for (OrderPolicy policy : {OrderPolicy::Given, OrderPolicy::OnDemand,
-                             OrderPolicy::MemoryGreedy}) {
+  for (OrderPolicy policy :
+       {OrderPolicy::Given, OrderPolicy::OnDemand,
+        OrderPolicy::OnDemandLatestFirst, OrderPolicy::MemoryGreedy}) {
     std::vector<int> candidate = reorder(graph, order, policy);
     Simulation sim = simulate(graph, scheduleFromComputeOrder(graph, candidate));
     if (sim.valid() && sim.peakBytes < bestPeak) {

@@ -19,6 +19,8 @@
 //     that computes operands right before their user. Backward work that the
 //     tracer emitted early (weight gradients, tangent-independent halves of
 //     backward ops) no longer holds its operands' results early.
+//     OnDemandLatestFirst visits a position's operands latest first, so that
+//     what the tracer emitted early runs as late as its users allow.
 //   * MemoryGreedy: list scheduling that runs, among the ready positions, the
 //     one that leaves the least memory live (frees the most, allocates the
 //     least), ties by allocation then given order.
@@ -39,6 +41,7 @@ namespace remat {
 enum class OrderPolicy {
   Given,
   OnDemand,
+  OnDemandLatestFirst,
   MemoryGreedy,
   /// The lowest simulated peak among the others (`bestOrder`).
   Best,
