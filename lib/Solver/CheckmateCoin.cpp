@@ -939,7 +939,7 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
     SolveOptions quick = nestedOptions(options);
     quick.timeLimitSeconds = 0.1 * options.timeLimitSeconds;
     for (const SolverInfo &info : allSolvers()) {
-      if (info.exact || info.name.rfind("checkmate", 0) == 0)
+      if (info.exact || info.composite || info.name.rfind("checkmate", 0) == 0)
         continue;
       SolveResult r = info.solve(graph, quick);
       if (r.feasible())

@@ -6,20 +6,37 @@
 //
 // Runs the solvers whose families complement each other — checkpoint-all,
 // Chen greedy (both candidate rules), Feng & Huang, revolve (chains), DTR,
-// local search, and the exhaustive solver on tiny graphs — and returns the
-// best verified answer for the objective (`isBetter`). Optimal when the
-// winner is proven optimal (checkpoint-all within budget, the exhaustive
-// solver). Local search gets the time the others leave, within 9 s in all.
+// min-cut, local search, the exhaustive solver on tiny graphs and, on small
+// graphs, the Checkmate MILP (which may order work the checkpoint-set
+// solvers cannot) — and returns the best verified answer for the objective
+// (`isBetter`). Optimal when the winner is proven optimal (checkpoint-all
+// within budget, the exhaustive solver, the MILP). Everything stays within
+// the time limit and 9 s in all: local search gets what the others leave,
+// less the MILP's share on small graphs.
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Checkmate.h"
 #include "remat/Solver/SolverSupport.h"
 #include "remat/Solver/Solvers.h"
 
+#include <algorithm>
+
 using namespace remat;
 
-/// What one portfolio solve may take at most (local search gets the rest).
+/// What one portfolio solve may take at most.
 static constexpr double kTotalSeconds = 9.0;
+/// The MILP joins on graphs with at most this many nodes to schedule, with
+/// at most this many seconds.
+static constexpr int kMilpNodes = 120;
+static constexpr double kMilpSeconds = 4.0;
+
+static bool milpFits(const Graph &graph) {
+  if (!checkmateAvailable())
+    return false;
+  std::vector<char> needed = neededNodes(graph);
+  return std::count(needed.begin(), needed.end(), 1) <= kMilpNodes;
+}
 
 SolveResult remat::solvePortfolio(const Graph &graph,
                                   const SolveOptions &options) {
@@ -53,13 +70,23 @@ SolveResult remat::solvePortfolio(const Graph &graph,
     if (have && best.status == SolveStatus::Optimal)
       break;
   }
+  const double total = std::min(options.timeLimitSeconds, kTotalSeconds);
+  const bool milp = milpFits(graph);
   if (!have || best.status != SolveStatus::Optimal) {
-    // The whole portfolio stays within the time limit and kTotalSeconds.
     SolveOptions rest = member;
-    rest.timeLimitSeconds =
-        std::max(0.5, std::min(options.timeLimitSeconds, kTotalSeconds) -
-                          watch.seconds());
+    rest.timeLimitSeconds = std::max(
+        0.5, total - watch.seconds() - (milp ? kMilpSeconds : 0.0));
     consider(solveLocalSearch(graph, rest));
+  }
+  if (milp && (!have || best.status != SolveStatus::Optimal)) {
+    // The members' best is the MILP's warm start; it need not rerun them.
+    SolveOptions rest = member;
+    rest.timeLimitSeconds = std::max(0.5, total - watch.seconds());
+    CheckmateOptions checkmate;
+    checkmate.heuristicWarmStarts = false;
+    if (have)
+      checkmate.warmStarts.push_back(best.schedule);
+    consider(solveCheckmateMilp(graph, rest, checkmate));
   }
   if (!have)
     return failSolve("auto", SolveStatus::Infeasible,

@@ -53,8 +53,8 @@ const std::vector<SolverInfo> &remat::allSolvers() {
       {"dtr", "ours: DTR-style eviction simulated offline", solveDtr},
       {"min-cut", "ours: saved sets by minimum s-t cut, recompute priced",
        solveMinCut},
-      {"auto", "ours: best verified answer of the fast solvers",
-       solvePortfolio},
+      {"auto", "ours: best verified answer of the portfolio (the default)",
+       solvePortfolio, /*exact=*/false, /*composite=*/true},
       // COIN-OR solvers (lib/Solver/Checkmate*.cpp) register here.
       {"checkmate-milp",
        "Checkmate MILP on CBC (optimal in the frontier-advancing class)",

@@ -109,6 +109,9 @@ struct SolverInfo {
   /// Whether an Infeasible answer proves that no schedule exists (exact
   /// solvers); heuristics only failed to find one.
   bool exact = false;
+  /// Whether it runs other registered solvers (the portfolio); solvers that
+  /// gather the others' answers (the MILP's warm starts) skip it.
+  bool composite = false;
 };
 
 /// Every registered solver, in a stable order.
