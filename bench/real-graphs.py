@@ -51,7 +51,7 @@ def peers(readme):
 def solve(tool, graph, solver, *args):
     start = time.monotonic()
     proc = subprocess.run(
-        [tool, graph, "--solver=" + solver, *args],
+        [tool, graph, "--solver=" + solver, "--quiet", *args],
         capture_output=True, text=True)
     seconds = time.monotonic() - start
     if proc.returncode != 0 and not proc.stdout:
