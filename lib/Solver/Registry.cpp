@@ -53,6 +53,9 @@ const std::vector<SolverInfo> &remat::allSolvers() {
       {"dtr", "ours: DTR-style eviction simulated offline", solveDtr},
       {"min-cut", "ours: saved sets by minimum s-t cut, recompute priced",
        solveMinCut},
+      {"hierarchical",
+       "ours: block options combined by a DP over memory (Rockmate-style)",
+       solveHierarchical},
       {"auto", "ours: best verified answer of the portfolio (the default)",
        solvePortfolio, /*exact=*/false, /*composite=*/true},
       // COIN-OR solvers (lib/Solver/Checkmate*.cpp) register here.

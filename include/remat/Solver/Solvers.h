@@ -96,6 +96,15 @@ SolveResult solveDtr(const Graph &graph, const SolveOptions &options);
 /// the best verified one kept. Infeasible when none meets the constraints.
 SolveResult solveMinCut(const Graph &graph, const SolveOptions &options);
 
+/// Ours, after Rotor / Rockmate: the forward cut at articulation points into
+/// blocks, a Pareto set of keep subsets per block (all subsets of small
+/// blocks, min-cut and Chen sets restricted to large ones) under a local
+/// memory/recompute model, one option per block chosen by a DP over
+/// discretized memory, the model budget searched until the simulated plan
+/// meets the constraints. No lower bound (the model is approximate).
+/// Infeasible when no plan it probes meets the constraints.
+SolveResult solveHierarchical(const Graph &graph, const SolveOptions &options);
+
 /// The best verified answer of the fast solvers (exhaustive on tiny graphs,
 /// checkpoint-all, Chen greedy, Feng & Huang, revolve, DTR, local search).
 /// Optimal when the winner is proven optimal; Infeasible when none fits.
