@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Ordering.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
@@ -191,8 +192,10 @@ SolveResult remat::solveDtr(const Graph &graph, const SolveOptions &options) {
   Stopwatch watch;
   const char *name = "dtr";
   DtrRun dtr(graph);
+  // Evictions keep the given order under the limit; the builder's
+  // reordering (same cost) may then lower the peak further.
   auto evaluate = [&](int64_t limit, Schedule &schedule) {
-    schedule = scheduleFromComputeOrder(graph, dtr.run(limit));
+    schedule = scheduleFromComputeOrder(graph, bestOrder(graph, dtr.run(limit)));
     return simulate(graph, schedule);
   };
   Schedule schedule;

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Ordering.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
@@ -223,7 +224,8 @@ SolveResult remat::solveRevolve(const Graph &graph,
   };
   auto evaluate = [&](int slots) {
     Simulation sim =
-        simulate(graph, scheduleFromComputeOrder(graph, driver.run(slots)));
+        simulate(graph, scheduleFromComputeOrder(
+                            graph, bestOrder(graph, driver.run(slots))));
     Candidate c;
     c.slots = slots;
     c.peak = sim.valid() ? sim.peakBytes : std::numeric_limits<int64_t>::max();
@@ -255,7 +257,8 @@ SolveResult remat::solveRevolve(const Graph &graph,
   }
   SolveResult result =
       finishSolve(graph, options, name,
-                  scheduleFromComputeOrder(graph, driver.run(best.slots)),
+                  scheduleFromComputeOrder(
+                      graph, bestOrder(graph, driver.run(best.slots))),
                   SolveStatus::Feasible, watch,
                   "checkpoint slots: " + std::to_string(best.slots));
   return result;
