@@ -195,7 +195,8 @@ SolveResult remat::solveDtr(const Graph &graph, const SolveOptions &options) {
   // Evictions keep the given order under the limit; the builder's
   // reordering (same cost) may then lower the peak further.
   auto evaluate = [&](int64_t limit, Schedule &schedule) {
-    schedule = scheduleFromComputeOrder(graph, bestOrder(graph, dtr.run(limit)));
+    schedule =
+        scheduleFromComputeOrder(graph, bestOrder(graph, dtr.run(limit)));
     return simulate(graph, schedule);
   };
   Schedule schedule;

@@ -11,11 +11,11 @@
 // points (a set and a builder variant) among theirs, the min-cut sweep and
 // checkpoint-all, then improves them against the simulator itself (with the
 // builder's memory-aware reordering): a move toggles one recomputable node
-// in or out of the set, or shifts a checkpoint to the previous/next one; a move is taken when the
-// simulated (peak, cost) is better for the objective (`isBetter`). Passes
-// repeat in a deterministic shuffled order until none improves; climbs start
-// from the three best distinct starting sets, sharing the time limit (at
-// most 10 s). Every evaluation is a full build and
+// in or out of the set, or shifts a checkpoint to the previous/next one; a move
+// is taken when the simulated (peak, cost) is better for the objective
+// (`isBetter`). Passes repeat in a deterministic shuffled order until none
+// improves; climbs start from the three best distinct starting sets, sharing
+// the time limit (at most 10 s). Every evaluation is a full build and
 // simulation, so what it reports is exactly what the schedule does.
 //
 // Fails (Infeasible) when no set it visits meets the constraints. It cannot
@@ -83,12 +83,11 @@ static std::vector<Point> rankStarts(const Graph &graph,
     for (const CheckpointOptions &variant : builderVariants())
       ranked.push_back(
           {keep, variant, evaluateCheckpoints(graph, keep, variant)});
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [&](const Point &x, const Point &y) {
-                     return isBetter(options, limit, x.eval.peakBytes,
-                                     x.eval.cost, y.eval.peakBytes,
-                                     y.eval.cost);
-                   });
+  std::stable_sort(
+      ranked.begin(), ranked.end(), [&](const Point &x, const Point &y) {
+        return isBetter(options, limit, x.eval.peakBytes, x.eval.cost,
+                        y.eval.peakBytes, y.eval.cost);
+      });
   return ranked;
 }
 
@@ -99,8 +98,7 @@ class Climb {
 public:
   Climb(const Graph &graph, const std::vector<int> &nodes,
         const SolveOptions &options, double limit, uint64_t &rng)
-      : graph(graph), nodes(nodes), options(options), limit(limit), rng(rng) {
-  }
+      : graph(graph), nodes(nodes), options(options), limit(limit), rng(rng) {}
 
   /// Improves `point` until `until` (seconds on `watch`). Returns false when
   /// it stopped at that time.
@@ -134,7 +132,8 @@ private:
   /// each move costs one reordering instead of all of them.
   void fixOrderPolicy(Point &point) {
     OrderPolicy winner = OrderPolicy::Given;
-    bestOrder(graph, computeOrderFromCheckpoints(graph, point.keep, point.variant),
+    bestOrder(graph,
+              computeOrderFromCheckpoints(graph, point.keep, point.variant),
               &winner);
     point.variant.order = winner;
   }
@@ -144,8 +143,7 @@ private:
   std::vector<int> candidateMoves(const Point &point) {
     const int n = nodes.size();
     std::vector<int> count(graph.size(), 0);
-    for (int id :
-         computeOrderFromCheckpoints(graph, point.keep, point.variant))
+    for (int id : computeOrderFromCheckpoints(graph, point.keep, point.variant))
       ++count[id];
     std::vector<char> hot(graph.size(), 0);
     for (int id : nodes) {
@@ -250,16 +248,17 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
     double until = watch.seconds() + (timeLimit - watch.seconds()) /
                                          static_cast<double>(climbs - c);
     Point point = ranked[c];
-    outOfTime = !climb.run(point, watch, until, progress) && watch.seconds() > timeLimit;
+    outOfTime = !climb.run(point, watch, until, progress) &&
+                watch.seconds() > timeLimit;
     if (isBetter(options, limit, point.eval.peakBytes, point.eval.cost,
                  best.eval.peakBytes, best.eval.cost))
       best = std::move(point);
   }
-  return finishSolve(
-      graph, options, name,
-      scheduleFromCheckpoints(graph, best.keep, best.variant),
-      SolveStatus::Feasible, watch,
-      std::to_string(climbs) + " climbs, " + std::to_string(climb.passes) +
-          " passes, " + std::to_string(climb.accepted) + " moves taken" +
-          (outOfTime ? ", stopped at the time limit" : ""));
+  return finishSolve(graph, options, name,
+                     scheduleFromCheckpoints(graph, best.keep, best.variant),
+                     SolveStatus::Feasible, watch,
+                     std::to_string(climbs) + " climbs, " +
+                         std::to_string(climb.passes) + " passes, " +
+                         std::to_string(climb.accepted) + " moves taken" +
+                         (outOfTime ? ", stopped at the time limit" : ""));
 }

@@ -43,15 +43,14 @@
 using namespace remat;
 
 namespace {
-using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS,
-                                            boost::directedS>;
+using Traits =
+    boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
 using FlowGraph = boost::adjacency_list<
     boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-    boost::property<
-        boost::edge_capacity_t, int64_t,
-        boost::property<boost::edge_residual_capacity_t, int64_t,
-                        boost::property<boost::edge_reverse_t,
-                                        Traits::edge_descriptor>>>>;
+    boost::property<boost::edge_capacity_t, int64_t,
+                    boost::property<boost::edge_residual_capacity_t, int64_t,
+                                    boost::property<boost::edge_reverse_t,
+                                                    Traits::edge_descriptor>>>>;
 
 /// Larger than any sum of finite capacities the network can hold.
 constexpr int64_t kInfinite = int64_t(1) << 52;

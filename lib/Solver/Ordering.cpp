@@ -252,7 +252,8 @@ std::vector<int> remat::bestOrder(const Graph &graph,
        {OrderPolicy::Given, OrderPolicy::OnDemand,
         OrderPolicy::OnDemandLatestFirst, OrderPolicy::MemoryGreedy}) {
     std::vector<int> candidate = reorder(graph, order, policy);
-    Simulation sim = simulate(graph, scheduleFromComputeOrder(graph, candidate));
+    Simulation sim =
+        simulate(graph, scheduleFromComputeOrder(graph, candidate));
     if (sim.valid() && sim.peakBytes < bestPeak) {
       bestPeak = sim.peakBytes;
       best = std::move(candidate);

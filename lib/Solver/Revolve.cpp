@@ -223,9 +223,9 @@ SolveResult remat::solveRevolve(const Graph &graph,
     double cost = 0;
   };
   auto evaluate = [&](int slots) {
-    Simulation sim =
-        simulate(graph, scheduleFromComputeOrder(
-                            graph, bestOrder(graph, driver.run(slots))));
+    Simulation sim = simulate(
+        graph,
+        scheduleFromComputeOrder(graph, bestOrder(graph, driver.run(slots))));
     Candidate c;
     c.slots = slots;
     c.peak = sim.valid() ? sim.peakBytes : std::numeric_limits<int64_t>::max();
@@ -255,11 +255,10 @@ SolveResult remat::solveRevolve(const Graph &graph,
       if (s != center)
         consider(s);
   }
-  SolveResult result =
-      finishSolve(graph, options, name,
-                  scheduleFromComputeOrder(
-                      graph, bestOrder(graph, driver.run(best.slots))),
-                  SolveStatus::Feasible, watch,
-                  "checkpoint slots: " + std::to_string(best.slots));
+  SolveResult result = finishSolve(
+      graph, options, name,
+      scheduleFromComputeOrder(graph, bestOrder(graph, driver.run(best.slots))),
+      SolveStatus::Feasible, watch,
+      "checkpoint slots: " + std::to_string(best.slots));
   return result;
 }

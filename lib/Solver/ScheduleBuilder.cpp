@@ -182,8 +182,8 @@ std::vector<char> remat::recomputableNodes(const Graph &graph) {
     });
     independent[id] = node.kind == NodeKind::Forward || ok;
     // A backward output is the backward's own result, never hoisted.
-    result[id] = node.kind == NodeKind::Forward ||
-                 (independent[id] && !isOutput[id]);
+    result[id] =
+        node.kind == NodeKind::Forward || (independent[id] && !isOutput[id]);
   }
   return result;
 }
@@ -197,7 +197,8 @@ public:
                          const CheckpointOptions &options)
       : graph(graph), options(options), n(graph.size()),
         needed(neededNodes(graph)), recomputable(recomputableNodes(graph)),
-        kept(n, 1), hoisted(n, 0), seg(n, -1), computed(n, 0), epochOf(n, kNever) {
+        kept(n, 1), hoisted(n, 0), seg(n, -1), computed(n, 0),
+        epochOf(n, kNever) {
     for (int id = 0; id < n; ++id)
       forEachRead(graph.nodes[id], [&](int dep) { reads[id].push_back(dep); });
     chooseKept(keep);

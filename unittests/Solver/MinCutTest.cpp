@@ -98,8 +98,9 @@ TEST(MinCutTest, SolverNeverBeatsTheExhaustiveOptimum) {
     Graph g = makeRandomDag(5, seed, opts);
     SolveOptions options;
     int64_t top = simulate(g, checkpointAllSchedule(g)).peakBytes;
-    options.budget = seed % 2 ? top * 9 / 10
-                              : peakLowerBound(g) + (top - peakLowerBound(g)) / 2;
+    options.budget = seed % 2
+                         ? top * 9 / 10
+                         : peakLowerBound(g) + (top - peakLowerBound(g)) / 2;
     SolveResult exact = solveBruteForce(g, options);
     SolveResult ours = solveMinCut(g, options);
     if (!ours.feasible())

@@ -69,9 +69,9 @@ TEST(OrderingTest, EveryPolicyKeepsTheNodesAndCost) {
       std::vector<int> order = computeOrderFromCheckpoints(g, keep, variant);
       Simulation given = simulate(g, scheduleFromComputeOrder(g, order));
       ASSERT_TRUE(given.valid()) << given.error;
-      for (OrderPolicy policy : {OrderPolicy::OnDemand,
-                                 OrderPolicy::MemoryGreedy,
-                                 OrderPolicy::Best}) {
+      for (OrderPolicy policy :
+           {OrderPolicy::OnDemand, OrderPolicy::MemoryGreedy,
+            OrderPolicy::Best}) {
         std::vector<int> moved = reorder(g, order, policy);
         std::vector<int> a = order, b = moved;
         std::sort(a.begin(), a.end());

@@ -50,8 +50,8 @@ enum class OrderPolicy {
 /// The positions of `order` as a DAG (see the file comment): `preds[p]` are
 /// the positions that must run before position `p`. `order` must be a valid
 /// compute order (every read computed at an earlier position).
-std::vector<std::vector<int>> instancePredecessors(const Graph &graph,
-                                                   const std::vector<int> &order);
+std::vector<std::vector<int>>
+instancePredecessors(const Graph &graph, const std::vector<int> &order);
 
 /// `order` rearranged by `policy`: the same positions, so the same nodes and
 /// cost, in a topological order of the instance DAG. `Best` is `bestOrder`.

@@ -19,14 +19,15 @@
 //     computes it in the forward pass, where its operands are live, and may
 //     be cheaper than keeping them. The forward pass runs in topological
 //     order (forward nodes, and what kept nodes need); each other node
-//     recomputes the non-kept values it needs from the nearest live values. The forward nodes are split into segments at the
-//     kept nodes (in topological order); consecutive backward nodes that need
-//     recomputation in the same segment form a "run", and a value recomputed
-//     in a run is reused for the rest of that run (seed 002, Appendix B: the
-//     cheapest recomputation for a given retention, with the segment standing
-//     in for the stage). With `reuseLastSegment`, the first backward run may
-//     use the forward pass's values of its own segment (the last segment is
-//     not recomputed, as in Chen et al.).
+//     recomputes the non-kept values it needs from the nearest live values. The
+//     forward nodes are split into segments at the kept nodes (in topological
+//     order); consecutive backward nodes that need recomputation in the same
+//     segment form a "run", and a value recomputed in a run is reused for the
+//     rest of that run (seed 002, Appendix B: the cheapest recomputation for a
+//     given retention, with the segment standing in for the stage). With
+//     `reuseLastSegment`, the first backward run may use the forward pass's
+//     values of its own segment (the last segment is not recomputed, as in Chen
+//     et al.).
 //
 // `reorder` (Ordering.h) then decides when each copy runs (on demand,
 // memory-greedy, or as built; by default the best of these).
@@ -104,9 +105,10 @@ CheckpointEval evaluateCheckpoints(const Graph &graph,
                                    const CheckpointOptions &options = {});
 
 /// Evaluates every checkpoint set in `sets` with every builder variant,
-/// keeps the best for `options` (`isBetter`), and returns it verified by `finishSolve` under the name
-/// `solver` (status Feasible, or Infeasible when even the best misses the
-/// constraints). `bestIndex`, when non-null, receives the winner's index.
+/// keeps the best for `options` (`isBetter`), and returns it verified by
+/// `finishSolve` under the name `solver` (status Feasible, or Infeasible when
+/// even the best misses the constraints). `bestIndex`, when non-null, receives
+/// the winner's index.
 SolveResult solveFromCheckpointSets(const Graph &graph,
                                     const SolveOptions &options,
                                     const std::string &solver,
