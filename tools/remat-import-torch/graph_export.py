@@ -37,7 +37,7 @@ PER_OUTPUT_ELEMENT = {
     "aten.hardsigmoid": 3, "aten.hardsigmoid_backward": 2,
     "aten.gelu": 8, "aten.gelu_backward": 12, "aten.clone": 1,
     "aten.cat": 1, "aten.select_backward": 1, "aten.slice_backward": 1,
-    "aten._to_copy": 1, "aten.copy": 1, "aten.empty_like": 1,
+    "aten._to_copy": 1, "prims.convert_element_type": 1, "aten.copy": 1, "aten.empty_like": 1,
     "aten.native_batch_norm": 5, "aten.native_batch_norm_backward": 8,
     "aten.native_layer_norm": 5, "aten.native_layer_norm_backward": 8,
     "aten._softmax": 5, "aten._softmax_backward_data": 4,
@@ -50,7 +50,8 @@ PER_OUTPUT_ELEMENT = {
     "aten.constant_pad_nd": 1, "aten.masked_fill": 1, "aten.avg_pool2d": 1,
     "aten.avg_pool2d_backward": 1, "aten.leaky_relu": 1,
     "aten.leaky_relu_backward": 1, "aten._adaptive_avg_pool2d_backward": 1,
-    "aten.bitwise_not": 1, "aten.logical_not": 1, "aten.scatter": 1,
+    "aten.bitwise_not": 1, "aten.logical_not": 1, "aten.bitwise_or": 1,
+    "aten.bitwise_and": 1, "aten.logical_and": 1, "aten.logical_or": 1, "aten.scatter": 1,
     "aten.gather": 1,
 }
 

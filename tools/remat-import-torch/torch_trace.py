@@ -164,7 +164,7 @@ def op_name(node):
     """'aten.convolution' for a call of aten.convolution.default."""
     t = node.target
     if isinstance(t, torch._ops.OpOverload):
-        return "aten." + t.overloadpacket.__name__
+        return "%s.%s" % (t.namespace, t.overloadpacket.__name__)
     return getattr(t, "__name__", str(t))
 
 
