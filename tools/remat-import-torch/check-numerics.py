@@ -4,14 +4,16 @@
 Runs the IR written by `remat-import-torch --emit-mlir` with remat-run on
 remat-run's deterministic inputs (docs/Running.md: argument k, element i is
 sin(0.1 i + k) / 2 for floats and (i + k) mod 4 for the int64 labels),
-computes the same step in PyTorch (float32, train mode) on the same values,
-and compares the loss and every parameter gradient:
+computes the same step in PyTorch (train mode) on the same values in float64
+(the reference) and float32, and compares the loss and every parameter
+gradient with the reference. A quantity passes when our error is at most
+rtol * scale + atol, or at most --slack (4) times PyTorch float32's own error
+(small batch norms are ill-conditioned: there float32 PyTorch itself is far
+from float64):
 
-  * per tensor, when its values are printed (tensors of at most
-    --max-values elements in all): max |ours - torch| <= rtol * max |torch|
-    + atol;
-  * always: |sum(ours) - sum(torch)| <= rtol * abs_sum(torch) + atol and
-    |abs_sum(ours) - abs_sum(torch)| <= rtol * abs_sum(torch) + atol.
+  * per tensor, when its values are printed (results of at most
+    --max-values elements in all): max |ours - ref|, scale max |ref|;
+  * always: the sum and the sum of magnitudes, scale sum |ref|.
 
 Prints one line per result and 'numerics PASS' or 'numerics FAIL'.
 """
@@ -43,6 +45,31 @@ def remat_run_value(k, shape, dtype):
     return v.reshape(shape)
 
 
+def torch_step(spec, dtype):
+    """Loss and parameter gradients of PyTorch on remat-run's inputs."""
+    model = spec.model.to(dtype)
+    model.train()
+    names = [n for n, _ in model.named_parameters()]
+    params = {n: remat_run_value(k, list(t.shape), torch.float32).to(dtype)
+              .requires_grad_()
+              for k, (n, t) in enumerate(model.named_parameters())}
+    buffers = dict(model.named_buffers())
+    x = remat_run_value(len(names), spec.input_shape, torch.float32).to(dtype)
+    y = remat_run_value(len(names) + 1, [spec.input_shape[0]], torch.int64)
+    out = stateless.functional_call(model, {**params, **buffers}, (x,))
+    loss = F.cross_entropy(out, y)
+    grads = torch.autograd.grad(loss, [params[n] for n in names])
+    return ([loss.detach().double()] + [g.detach().double() for g in grads],
+            ["loss"] + ["d " + n for n in names])
+
+
+def within(ours_err, torch_err, scale, args):
+    """Our error w.r.t. the float64 reference is within rtol, or within
+    --slack times PyTorch's own float32 error."""
+    return ours_err <= args.rtol * scale + args.atol or \
+        ours_err <= args.slack * torch_err
+
+
 def main():
     p = argparse.ArgumentParser()
     src = p.add_mutually_exclusive_group(required=True)
@@ -58,24 +85,13 @@ def main():
     p.add_argument("--pipeline", help="remat-run --pipeline")
     p.add_argument("--rtol", type=float, default=1e-4)
     p.add_argument("--atol", type=float, default=1e-6)
+    p.add_argument("--slack", type=float, default=4.0)
     p.add_argument("--max-values", type=int, default=1 << 20)
     args = p.parse_args()
 
     spec = torch_trace.ModelSpec.create(args)
-    model = spec.model
-    model.train()
-    names = [n for n, _ in model.named_parameters()]
-    params = {n: remat_run_value(k, list(t.shape), t.dtype).requires_grad_()
-              for k, (n, t) in enumerate(model.named_parameters())}
-    buffers = dict(model.named_buffers())
-    x = remat_run_value(len(names), spec.input_shape, torch.float32)
-    y = remat_run_value(len(names) + 1, [spec.input_shape[0]], torch.int64)
-    out = stateless.functional_call(model, {**params, **buffers}, (x,))
-    loss = F.cross_entropy(out, y)
-    grads = torch.autograd.grad(loss, [params[n] for n in names])
-    expected = [loss.detach()] + [g.detach() for g in grads]
-    labels = ["loss"] + ["d " + n for n in names]
-
+    expected, labels = torch_step(spec, torch.float64)
+    torch32, _ = torch_step(spec, torch.float32)
     total = sum(t.numel() for t in expected)
     cmd = [args.remat_run, args.mlir, "--json"]
     if total <= args.max_values:
@@ -90,24 +106,27 @@ def main():
         sys.exit("remat-run returned %d results, PyTorch %d" % (len(results), len(expected)))
     ok = True
     worst = 0.0
-    for label, want, got in zip(labels, expected, results):
-        w = want.double().flatten()
+    for label, want, t32, got in zip(labels, expected, torch32, results):
+        w = want.flatten()
+        t = t32.flatten()
         scale = float(w.abs().sum())
         errs = []
-        d_sum = abs(got["sum"] - float(w.sum()))
-        d_abs = abs(got["abs_sum"] - scale)
-        rel = max(d_sum, d_abs) / max(scale, 1e-30)
-        if d_sum > args.rtol * scale + args.atol:
-            errs.append("sum %.9g vs %.9g" % (got["sum"], float(w.sum())))
-        if d_abs > args.rtol * scale + args.atol:
-            errs.append("abs_sum %.9g vs %.9g" % (got["abs_sum"], scale))
+        rel = 0.0
+        for what, ours, ref, theirs in (
+                ("sum", got["sum"], float(w.sum()), float(t.sum())),
+                ("abs_sum", got["abs_sum"], scale, float(t.abs().sum()))):
+            e_ours, e_torch = abs(ours - ref), abs(theirs - ref)
+            rel = max(rel, e_ours / max(scale, 1e-30))
+            if not within(e_ours, e_torch, scale, args):
+                errs.append("%s %.9g vs %.9g (torch f32 %.9g)" % (what, ours, ref, theirs))
         if "values" in got:
             g = torch.tensor(got["values"], dtype=torch.float64)
             maxabs = float(w.abs().max())
-            diff = float((g - w).abs().max())
-            rel = max(rel, diff / max(maxabs, 1e-30))
-            if diff > args.rtol * maxabs + args.atol:
-                errs.append("max |diff| %.3g > %.3g" % (diff, args.rtol * maxabs + args.atol))
+            e_ours = float((g - w).abs().max())
+            e_torch = float((t - w).abs().max())
+            rel = max(rel, e_ours / max(maxabs, 1e-30))
+            if not within(e_ours, e_torch, maxabs, args):
+                errs.append("max |diff| %.3g (torch f32 %.3g)" % (e_ours, e_torch))
         worst = max(worst, rel)
         status = "ok" if not errs else "MISMATCH " + "; ".join(errs)
         print("%-40s %-12s rel %.2e %s" % (label, "x".join(map(str, want.shape)) or "scalar", rel, status))
