@@ -50,11 +50,11 @@ def torch_step(spec, dtype):
     model = spec.model.to(dtype)
     model.train()
     names = [n for n, _ in model.named_parameters()]
-    params = {n: remat_run_value(k, list(t.shape), torch.float32).to(dtype)
+    params = {n: remat_run_value(k, list(t.shape), spec.dtype).to(dtype)
               .requires_grad_()
               for k, (n, t) in enumerate(model.named_parameters())}
     buffers = dict(model.named_buffers())
-    x = remat_run_value(len(names), spec.input_shape, torch.float32).to(dtype)
+    x = remat_run_value(len(names), spec.input_shape, spec.dtype).to(dtype)
     y = remat_run_value(len(names) + 1, [spec.input_shape[0]], torch.int64)
     out = stateless.functional_call(model, {**params, **buffers}, (x,))
     loss = F.cross_entropy(out, y)
@@ -80,6 +80,8 @@ def main():
     p.add_argument("--input-shape", type=lambda s: [int(d) for d in s.split("x")])
     p.add_argument("--num-classes", type=int, default=None)
     p.add_argument("--name")
+    p.add_argument("--dtype", choices=["f32", "f64"], default="f32",
+                   help="element type the step was imported with")
     p.add_argument("--mlir", required=True, help="the imported step")
     p.add_argument("--remat-run", default="remat-run")
     p.add_argument("--pipeline", help="remat-run --pipeline")
@@ -91,7 +93,7 @@ def main():
 
     spec = torch_trace.ModelSpec.create(args)
     expected, labels = torch_step(spec, torch.float64)
-    torch32, _ = torch_step(spec, torch.float32)
+    torch32, _ = torch_step(spec, spec.dtype)
     total = sum(t.numel() for t in expected)
     cmd = [args.remat_run, args.mlir, "--json"]
     if total <= args.max_values:

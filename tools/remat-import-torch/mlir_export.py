@@ -706,8 +706,9 @@ def to_mlir(joint, name):
         if kind == "tangent":
             e.loc = "loss/tangent"
             c = e.fresh("c")
-            e.emit("%s = arith.constant dense<%s> : %s" % (c, fconst(1.0), ttype(list(v.shape), "f32")))
-            L.values[p] = Val(c, list(v.shape), "f32")
+            telt = DTYPES[v.dtype]
+            e.emit("%s = arith.constant dense<%s> : %s" % (c, fconst(1.0, telt), ttype(list(v.shape), telt)))
+            L.values[p] = Val(c, list(v.shape), telt)
             continue
         if not p.users:
             continue

@@ -58,6 +58,9 @@ def main(argv=None):
     p.add_argument("--decompose", action="store_true",
                    help="graph: decompose norms, activations, softmax and "
                    "losses into primitive aten ops (always done for --emit-mlir)")
+    p.add_argument("--dtype", choices=["f32", "f64"], default="f32",
+                   help="element type of parameters and input (f64: for "
+                   "checking the lowering without float32 rounding)")
     p.add_argument("--name", help="name of the graph / function")
     p.add_argument("--emit-graph", metavar="FILE",
                    help="write the remat-solve JSON graph")

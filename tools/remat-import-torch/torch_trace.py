@@ -33,9 +33,18 @@ class ModelSpec:
         self.name = name
         self.model = model
         self.input_shape = list(input_shape)
+        self.dtype = torch.float32
 
     @staticmethod
     def create(args):
+        spec = ModelSpec._create(args)
+        if getattr(args, "dtype", "f32") == "f64":
+            spec.dtype = torch.float64
+            spec.model = spec.model.double()
+        return spec
+
+    @staticmethod
+    def _create(args):
         if args.model:
             import torchvision
             ctor = getattr(torchvision.models, args.model, None)
@@ -291,7 +300,7 @@ def trace(spec, decompose=False, for_mlir=False):
     aot_config.use_fake_tensor = True
     fn = aot_function(step, lambda g, inputs: g, partition_fn=partition,
                       decompositions=decomps)
-    x = torch.zeros(spec.input_shape)
+    x = torch.zeros(spec.input_shape, dtype=spec.dtype)
     y = torch.zeros(spec.input_shape[0], dtype=torch.long)
     with rec:
         rec.hook_modules(model)
