@@ -56,7 +56,24 @@ def torch_step(spec, dtype):
     buffers = dict(model.named_buffers())
     x = remat_run_value(len(names), spec.input_shape, spec.dtype).to(dtype)
     y = remat_run_value(len(names) + 1, [spec.input_shape[0]], torch.int64)
-    out = stateless.functional_call(model, {**params, **buffers}, (x,))
+    # Dropout masks are arguments of the imported step, after the labels, in
+    # call order: give PyTorch's dropout the same masks.
+    masks = []
+
+    def dropout(input, p=0.5, training=True, inplace=False):
+        if not training or p == 0:
+            return input
+        k = len(names) + 2 + len(masks)
+        mask = remat_run_value(k, list(input.shape), spec.dtype).to(dtype)
+        masks.append(mask)
+        return input * mask / (1 - p)
+
+    saved = F.dropout
+    F.dropout = dropout
+    try:
+        out = stateless.functional_call(model, {**params, **buffers}, (x,))
+    finally:
+        F.dropout = saved
     loss = F.cross_entropy(out, y)
     grads = torch.autograd.grad(loss, [params[n] for n in names])
     return ([loss.detach().double()] + [g.detach().double() for g in grads],

@@ -275,6 +275,7 @@ class Lowering:
         self.name = name
         self.e = Emitter()
         self.values = {}
+        self.masks = []  # (Val, label) of dropout masks made arguments
 
     # -- helpers ----------------------------------------------------------
     def val(self, a):
@@ -391,6 +392,24 @@ def lower_node(L, n):
                                  lambda s: (["%%r = arith.mulf %s, %s : %s" % (s[0], s[0], elt)], "%r"))
         return e.elementwise([L.val(args[0]), float(ex)], shape, elt,
                              lambda s: (["%%r = math.powf %s, %s : %s" % (s[0], s[1], elt)], "%r"))
+    if op == "aten.clamp":
+        lo, hi = args[1], args[2] if len(args) > 2 else None
+        def pay(s_):
+            lines, r = [], s_[0]
+            if lo is not None:
+                lines += ["%%lo = arith.constant %s : %s" % (fconst(lo, elt), elt),
+                          "%%a = arith.maximumf %s, %%lo : %s" % (r, elt)]
+                r = "%a"
+            if hi is not None:
+                lines += ["%%hi = arith.constant %s : %s" % (fconst(hi, elt), elt),
+                          "%%b = arith.minimumf %s, %%hi : %s" % (r, elt)]
+                r = "%b"
+            return lines, r
+        return e.elementwise([L.val(args[0])], shape, elt, pay)
+    if op in ("aten.bitwise_or", "aten.logical_or", "aten.bitwise_and", "aten.logical_and") and elt == "i1":
+        instr = "arith.ori" if op.endswith("or") else "arith.andi"
+        return e.elementwise([L.val(args[0]), L.val(args[1])], shape, elt,
+                             lambda s_: (["%%r = %s %s, %s : i1" % (instr, s_[0], s_[1])], "%r"))
     if op in CMP_F:
         a = L.val(args[0])
         b = L.val(args[1])
@@ -403,6 +422,16 @@ def lower_node(L, n):
         ops_ = [c] + [x if isinstance(x, Val) else (float(x), elt) for x in (a, b)]
         return e.elementwise(ops_, shape, elt,
                              lambda s: (["%%r = arith.select %s, %s, %s : %s" % (s[0], s[1], s[2], elt)], "%r"))
+    if op in ("aten.empty_like", "aten.empty"):
+        return e.empty(shape, elt)
+    if op in ("aten.bernoulli_", "aten.bernoulli"):
+        # The random mask becomes an argument of the step: recomputing the
+        # dropout reuses the same mask (docs/Importer.md, "Dropout").
+        v = L.meta(n)
+        k = len(L.masks)
+        val = Val("%%dropout_mask_%d" % k, list(v.shape), DTYPES[v.dtype])
+        L.masks.append((val, "%s/dropout mask" % (n.meta.get("remat_path", "") or "<top>")))
+        return val
     if op == "aten.scalar_tensor":
         c = e.fresh("c")
         e.emit("%s = arith.constant dense<%s> : %s" % (c, fconst(args[0], elt), ttype([], elt)))
@@ -479,9 +508,16 @@ def lower_conv(L, n):
     x, w, b = L.val(n.args[0]), L.val(n.args[1]), n.args[2]
     stride, pad, dil, transposed, _, groups = n.args[3:9]
     shape, elt = L.out_info(n)
-    if transposed or groups != 1:
-        raise KeyError("aten.convolution (groups/transposed)")
+    if transposed:
+        raise KeyError("aten.convolution (transposed)")
     xp = e.pad(x, [0, 0, pad[0], pad[1]], [0, 0, pad[0], pad[1]], 0.0)
+    if groups != 1:
+        out = grouped_conv(e, xp, w, groups, stride, dil, shape)
+        if b is not None:
+            bv = e.reshape(L.val(b), [shape[1], 1, 1])
+            out = e.elementwise([out, bv], shape, elt,
+                                lambda s: (["%%r = arith.addf %s, %s : %s" % (s[0], s[1], elt)], "%r"))
+        return out
     init = e.filled(shape, elt, 0.0)
     r = e.fresh("conv")
     e.emit("%s = linalg.conv_2d_nchw_fchw {dilations = dense<[%d, %d]> : tensor<2xi64>, strides = dense<[%d, %d]> : tensor<2xi64>} ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
@@ -495,12 +531,109 @@ def lower_conv(L, n):
     return out
 
 
+def split_groups(e, v, groups, dim):
+    """[.., C, ..] -> [.., G, C/G, ..] at dim (a view)."""
+    shape = v.shape[:dim] + [groups, v.shape[dim] // groups] + v.shape[dim + 1:]
+    reassoc = []
+    k = 0
+    for i in range(v.rank):
+        if i == dim:
+            reassoc.append([k, k + 1])
+            k += 2
+        else:
+            reassoc.append([k])
+            k += 1
+    n = e.fresh("grp")
+    e.emit("%s = tensor.expand_shape %s [%s] output_shape [%s] : %s into %s" % (
+        n, v.name, ", ".join("[%s]" % ", ".join(map(str, r)) for r in reassoc),
+        ", ".join(map(str, shape)), v.type, ttype(shape, v.elt)))
+    return Val(n, shape, v.elt)
+
+
+def merge_groups(e, v, dim, shape):
+    reassoc = []
+    k = 0
+    while k < v.rank:
+        if k == dim:
+            reassoc.append([k, k + 1])
+            k += 2
+        else:
+            reassoc.append([k])
+            k += 1
+    n = e.fresh("grp")
+    e.emit("%s = tensor.collapse_shape %s [%s] : %s into %s" % (
+        n, v.name, ", ".join("[%s]" % ", ".join(map(str, r)) for r in reassoc),
+        v.type, ttype(shape, v.elt)))
+    return Val(n, shape, v.elt)
+
+
+MAC_BODY = lambda elt: (lambda a: [
+    "%%m = arith.mulf %s, %s : %s" % (a[0], a[1], elt),
+    "%%s = arith.addf %s, %%m : %s" % (a[2], elt),
+    "linalg.yield %%s : %s" % elt])
+
+
+def grouped_conv(e, xp, w, groups, stride, dil, shape):
+    """out[n, g, f, oh, ow] = sum_{c, kh, kw} x[n, g, c, oh*s + kh*d, ...]
+    * w[g, f, c, kh, kw]; loops (n, g, f, oh, ow, c, kh, kw)."""
+    x5 = split_groups(e, xp, groups, 1)
+    w5 = split_groups(e, w, groups, 0)
+    N, F, OH, OW = shape
+    init = e.filled([N, groups, F // groups, OH, OW], xp.elt, 0.0)
+    xm = amap(8, ["d0", "d1", "d5", "d3 * %d + d6 * %d" % (stride[0], dil[0]),
+                  "d4 * %d + d7 * %d" % (stride[1], dil[1])])
+    wm = amap(8, ["d1", "d2", "d5", "d6", "d7"])
+    om = amap(8, ["d0", "d1", "d2", "d3", "d4"])
+    out = e.generic([x5, w5], [xm, wm], [init], [om], ["parallel"] * 5 + ["reduction"] * 3,
+                    MAC_BODY(xp.elt), hint="gconv")[0]
+    return merge_groups(e, out, 1, shape)
+
+
+def grouped_conv_grad_input(e, gp, w, groups, dil, shape):
+    """gin[n, g, c, h, w] = sum_{f, kh, kw} gp[n, g, f, h + kh*d, w + kw*d]
+    * w[g, f, c, K-1-kh, K-1-kw]; loops (n, g, c, h, w, f, kh, kw)."""
+    g5 = split_groups(e, gp, groups, 1)
+    w5 = split_groups(e, w, groups, 0)
+    N, C, H, W = shape
+    KH, KW = w.shape[2], w.shape[3]
+    init = e.filled([N, groups, C // groups, H, W], gp.elt, 0.0)
+    gm = amap(8, ["d0", "d1", "d5", "d3 + d6 * %d" % dil[0], "d4 + d7 * %d" % dil[1]])
+    wm = amap(8, ["d1", "d5", "d2", "%d - d6" % (KH - 1), "%d - d7" % (KW - 1)])
+    om = amap(8, ["d0", "d1", "d2", "d3", "d4"])
+    # kh, kw appear only in non-trivial expressions: a window operand gives
+    # their ranges, as in linalg.pooling_*.
+    win = e.empty([KH, KW], gp.elt)
+    winm = amap(8, ["d6", "d7"])
+    out = e.generic([g5, w5, win], [gm, wm, winm], [init], [om],
+                    ["parallel"] * 5 + ["reduction"] * 3,
+                    lambda a: ["%%m = arith.mulf %s, %s : %s" % (a[0], a[1], gp.elt),
+                               "%%s = arith.addf %s, %%m : %s" % (a[3], gp.elt),
+                               "linalg.yield %%s : %s" % gp.elt], hint="gin")[0]
+    return merge_groups(e, out, 1, shape)
+
+
+def grouped_conv_grad_weight(e, xp, g, w, groups, stride, dil):
+    """gw[g, f, c, kh, kw] = sum_{n, oh, ow} x[n, g, c, oh*s + kh*d, ...]
+    * gout[n, g, f, oh, ow]; loops (g, f, c, kh, kw, n, oh, ow)."""
+    x5 = split_groups(e, xp, groups, 1)
+    g5 = split_groups(e, g, groups, 1)
+    F, Cg, KH, KW = w.shape
+    init = e.filled([groups, F // groups, Cg, KH, KW], xp.elt, 0.0)
+    xm = amap(8, ["d5", "d0", "d2", "d6 * %d + d3 * %d" % (stride[0], dil[0]),
+                  "d7 * %d + d4 * %d" % (stride[1], dil[1])])
+    gm = amap(8, ["d5", "d0", "d1", "d6", "d7"])
+    om = amap(8, ["d0", "d1", "d2", "d3", "d4"])
+    out = e.generic([x5, g5], [xm, gm], [init], [om], ["parallel"] * 5 + ["reduction"] * 3,
+                    MAC_BODY(xp.elt), hint="gw")[0]
+    return merge_groups(e, out, 0, list(w.shape))
+
+
 def lower_conv_backward(L, n):
     e = L.e
     g, x, w = (L.val(a) for a in n.args[:3])
     _, stride, pad, dil, transposed, _, groups, mask = n.args[3:11]
-    if transposed or groups != 1:
-        raise KeyError("aten.convolution_backward (groups/transposed)")
+    if transposed:
+        raise KeyError("aten.convolution_backward (transposed)")
     elt = g.elt
     N, F, OH, OW = g.shape
     _, C, H, W = x.shape
@@ -520,16 +653,22 @@ def lower_conv_backward(L, n):
             e.emit("%s = tensor.insert_slice %s into %s[0, 0, %d, %d] [%d, %d, %d, %d] [1, 1, %d, %d] : %s into %s" % (
                 r, g.name, z.name, lo[0], lo[1], N, F, OH, OW, stride[0], stride[1], g.type, z.type))
             gp = Val(r, [N, F, HP, WP], elt)
-        finit = e.empty([C, F, KH, KW], elt)
-        wf = e.generic([w], [amap(4, ["d1", "d0", "%d - d2" % (KH - 1), "%d - d3" % (KW - 1)])],
-                       [finit], [amap(4, ["d0", "d1", "d2", "d3"])], ["parallel"] * 4,
-                       lambda a: ["linalg.yield %s : %s" % (a[0], elt)])[0]
-        init = e.filled([N, C, H, W], elt, 0.0)
-        r = e.fresh("gin")
-        e.emit("%s = linalg.conv_2d_nchw_fchw {dilations = dense<[%d, %d]> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
-            r, dil[0], dil[1], gp.name, wf.name, gp.type, wf.type, init.name, init.type, init.type))
-        results[0] = Val(r, [N, C, H, W], elt)
-    if mask[1]:
+        if groups != 1:
+            results[0] = grouped_conv_grad_input(e, gp, w, groups, dil, [N, C, H, W])
+        else:
+          finit = e.empty([C, F, KH, KW], elt)
+          wf = e.generic([w], [amap(4, ["d1", "d0", "%d - d2" % (KH - 1), "%d - d3" % (KW - 1)])],
+                         [finit], [amap(4, ["d0", "d1", "d2", "d3"])], ["parallel"] * 4,
+                         lambda a: ["linalg.yield %s : %s" % (a[0], elt)])[0]
+          init = e.filled([N, C, H, W], elt, 0.0)
+          r = e.fresh("gin")
+          e.emit("%s = linalg.conv_2d_nchw_fchw {dilations = dense<[%d, %d]> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
+              r, dil[0], dil[1], gp.name, wf.name, gp.type, wf.type, init.name, init.type, init.type))
+          results[0] = Val(r, [N, C, H, W], elt)
+    if mask[1] and groups != 1:
+        xp = e.pad(x, [0, 0, pad[0], pad[1]], [0, 0, pad[0], pad[1]], 0.0)
+        results[1] = grouped_conv_grad_weight(e, xp, g, w, groups, stride, dil)
+    elif mask[1]:
         xp = e.pad(x, [0, 0, pad[0], pad[1]], [0, 0, pad[0], pad[1]], 0.0)
         init = e.filled(list(w.shape), elt, 0.0)
         xm = amap(7, ["d4", "d1", "d5 * %d + d2 * %d" % (stride[0], dil[0]),
@@ -746,6 +885,7 @@ def to_mlir(joint, name):
             paths = sorted(set(unknown[op]))
             lines.append("  %s at %s" % (op, ", ".join(paths)))
         raise UnsupportedOps("\n".join(lines))
+    args.extend(L.masks)
     results = [L.values[joint.loss]]
     for g, pname in zip(joint.grads, joint.param_names):
         if g is None:

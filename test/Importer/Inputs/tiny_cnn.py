@@ -32,3 +32,24 @@ class WithUnsupported(nn.Module):
         x = self.dw(x)
         x = x.sort(dim=-1).values
         return self.fc(x.flatten(1))
+
+
+class TinyMobile(nn.Module):
+    """mobilenet_v2's pieces: conv-BN-ReLU6 stem, inverted residual blocks
+    (1x1 expand, 3x3 depthwise strided, 1x1 project, residual add), a
+    grouped conv with bias, global average pool, dropout, linear head."""
+
+    def __init__(self):
+        super().__init__()
+        from torchvision.models.mobilenetv2 import InvertedResidual
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False),
+                                  nn.BatchNorm2d(8), nn.ReLU6())
+        self.b1 = InvertedResidual(8, 8, 1, 4)
+        self.b2 = InvertedResidual(8, 16, 2, 4)
+        self.grouped = nn.Conv2d(16, 16, 3, padding=2, dilation=2, groups=4)
+        self.drop = nn.Dropout(0.2)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.grouped(self.b2(self.b1(self.stem(x))))
+        return self.fc(self.drop(x.mean((2, 3))))
