@@ -8,6 +8,7 @@ model"): the conventions of docs/CostModel.md applied to aten ops.
 import operator
 
 import torch
+import torch.fx
 
 from torch_trace import op_name
 
@@ -106,7 +107,18 @@ def flops(node):
         return 0
     val = node.meta.get("val")
     first = val[0] if isinstance(val, (tuple, list)) else val
-    out_elems = numel(first.shape) if isinstance(first, torch.Tensor) else 0
+    if isinstance(first, torch.Tensor):
+        out_elems = numel(first.shape)
+    else:
+        # A multi-result op without a recorded value: result 0 is the value
+        # of its getitem 0 (or, unused, has the shape of operand 0: norms).
+        s0 = None
+        for u in node.users:
+            if u.target is operator.getitem and u.args[1] == 0:
+                s0 = shape_of(u)
+        if s0 is None and node.args and isinstance(node.args[0], torch.fx.Node):
+            s0 = shape_of(node.args[0])
+        out_elems = numel(s0) if s0 is not None else 0
     args = node.args
     if name == "aten.convolution":
         x, w = shape_of(args[0]), shape_of(args[1])
