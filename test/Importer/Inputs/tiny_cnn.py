@@ -21,15 +21,15 @@ class TinyCNN(nn.Module):
 
 
 class WithUnsupported(nn.Module):
-    """Uses ops the MLIR lowering does not cover (grouped conv, sort)."""
+    """Uses ops the MLIR lowering does not cover (transposed conv, sort)."""
 
     def __init__(self):
         super().__init__()
-        self.dw = nn.Conv2d(4, 4, 3, groups=4, padding=1)
-        self.fc = nn.Linear(4 * 8 * 8, 10)
+        self.up = nn.ConvTranspose2d(4, 4, 2, stride=2)
+        self.fc = nn.Linear(4 * 16 * 16, 10)
 
     def forward(self, x):
-        x = self.dw(x)
+        x = self.up(x)
         x = x.sort(dim=-1).values
         return self.fc(x.flatten(1))
 
