@@ -276,6 +276,7 @@ class Lowering:
         self.e = Emitter()
         self.values = {}
         self.masks = []  # (Val, label) of dropout masks made arguments
+        self.externs = set()  # (C function, element type) called by payloads
 
     # -- helpers ----------------------------------------------------------
     def val(self, a):
@@ -311,7 +312,7 @@ BINARY_F = {
 }
 UNARY_F = {
     "aten.exp": "math.exp", "aten.log": "math.log", "aten.rsqrt": "math.rsqrt",
-    "aten.sqrt": "math.sqrt", "aten.tanh": "math.tanh", "aten.erf": "math.erf",
+    "aten.sqrt": "math.sqrt", "aten.tanh": "math.tanh",
     "aten.neg": "arith.negf", "aten.abs": "math.absf",
 }
 CMP_F = {"aten.le": "ole", "aten.lt": "olt", "aten.ge": "oge", "aten.gt": "ogt",
@@ -374,6 +375,13 @@ def lower_node(L, n):
         instr = UNARY_F[op]
         return e.elementwise([L.val(args[0])], shape, elt,
                              lambda s: (["%%r = %s %s : %s" % (instr, s[0], elt)], "%r"))
+    if op == "aten.erf":
+        # remat-lower-to-cpu has no lowering of math.erf: call the C
+        # library's erf/erff (declared in the module; the JIT resolves it).
+        fn = "erff" if elt == "f32" else "erf"
+        L.externs.add((fn, elt))
+        return e.elementwise([L.val(args[0])], shape, elt, lambda s_: (
+            ["%%r = func.call @%s(%s) : (%s) -> %s" % (fn, s_[0], elt, elt)], "%r"))
     if op == "aten.relu":
         return e.elementwise([L.val(args[0]), 0.0], shape, elt,
                              lambda s: (["%%r = arith.maximumf %s, %s : %s" % (s[0], s[1], elt)], "%r"))
@@ -422,6 +430,101 @@ def lower_node(L, n):
         ops_ = [c] + [x if isinstance(x, Val) else (float(x), elt) for x in (a, b)]
         return e.elementwise(ops_, shape, elt,
                              lambda s: (["%%r = arith.select %s, %s, %s : %s" % (s[0], s[1], s[2], elt)], "%r"))
+    if op == "prims.convert_element_type":
+        src = L.val(args[0])
+        if src.elt == elt:
+            return src
+        if src.elt in ("f32", "f64") and elt in ("f32", "f64"):
+            instr = "arith.extf" if elt == "f64" else "arith.truncf"
+            return e.elementwise([src], shape, elt, lambda s_: (
+                ["%%r = %s %s : %s to %s" % (instr, s_[0], src.elt, elt)], "%r"))
+        raise KeyError(op + " (%s to %s)" % (src.elt, elt))
+    if op == "prims.broadcast_in_dim":
+        src = L.val(args[0])
+        bdims = list(args[2])
+        r = len(shape)
+        res = []
+        for i, d in enumerate(bdims):
+            res.append("0" if src.shape[i] == 1 and shape[d] != 1 else "d%d" % d)
+        init = e.empty(shape, elt)
+        return e.generic([src], [amap(r, res)], [init], [amap(r, ["d%d" % i for i in range(r)])],
+                         ["parallel"] * r, lambda a: ["linalg.yield %s : %s" % (a[0], elt)])[0]
+    if op in ("prims.sum", "prims.var"):
+        v = L.val(args[0])
+        rd = list(args[1])
+        if op == "prims.sum":
+            return e.reduce(v, rd, "sum", keep_shape=shape)
+        return lower_var(e, v, rd, n.kwargs.get("correction", args[2] if len(args) > 2 else 1), shape)
+    if op == "prims.div":
+        a, b = L.val(args[0]), L.val(args[1])
+        return e.elementwise([a, b if isinstance(b, Val) else float(b)], shape, elt,
+                             lambda s_: (["%%r = arith.divf %s, %s : %s" % (s_[0], s_[1], elt)], "%r"))
+    if op == "aten.cat":
+        dim = args[1] if len(args) > 1 else 0
+        parts = [L.val(a) for a in args[0]]
+        dim %= len(shape)
+        acc = e.empty(shape, elt)
+        off = 0
+        for p_ in parts:
+            if p_.shape[dim] == 0:
+                continue
+            offs = [0] * len(shape)
+            offs[dim] = off
+            acc = insert_slice(e, p_, acc, offs, p_.shape, [1] * len(shape))
+            off += p_.shape[dim]
+        return acc
+    if op == "aten.split_with_sizes" or op == "aten.split":
+        v = L.val(args[0])
+        dim = (args[2] if len(args) > 2 else 0) % v.rank
+        sizes = args[1]
+        if isinstance(sizes, int):
+            sizes = [min(sizes, v.shape[dim] - i) for i in range(0, v.shape[dim], sizes)]
+        outs, off = [], 0
+        for sz in sizes:
+            offs = [0] * v.rank
+            offs[dim] = off
+            size = list(v.shape)
+            size[dim] = sz
+            outs.append(extract_slice(e, v, offs, size, [1] * v.rank, size))
+            off += sz
+        return tuple(outs)
+    if op == "aten.slice":
+        v = L.val(args[0])
+        dim, start, end, step = (list(args[1:]) + [0, None, None, 1][len(args) - 1:])[:4]
+        dim %= v.rank
+        start, end, step = slice(start, end, step).indices(v.shape[dim])
+        offs = [0] * v.rank
+        offs[dim] = start
+        strides = [1] * v.rank
+        strides[dim] = step
+        return extract_slice(e, v, offs, shape, strides, shape)
+    if op == "aten.select":
+        v = L.val(args[0])
+        dim, index = args[1] % v.rank, args[2] % v.shape[args[1] % v.rank]
+        offs = [0] * v.rank
+        offs[dim] = index
+        size = list(v.shape)
+        size[dim] = 1
+        return extract_slice(e, v, offs, size, [1] * v.rank, shape)
+    if op == "aten.select_scatter":
+        base, src = L.val(args[0]), L.val(args[1])
+        dim = args[2] % base.rank
+        index = args[3] % base.shape[dim]
+        offs = [0] * base.rank
+        offs[dim] = index
+        size = list(base.shape)
+        size[dim] = 1
+        return insert_slice(e, src, base, offs, size, [1] * base.rank)
+    if op == "aten.slice_scatter":
+        base, src = L.val(args[0]), L.val(args[1])
+        dim, start, end, step = (list(args[2:]) + [0, None, None, 1][len(args) - 2:])[:4]
+        dim %= base.rank
+        start, end, step = slice(start, end, step).indices(base.shape[dim])
+        offs = [0] * base.rank
+        offs[dim] = start
+        strides = [1] * base.rank
+        strides[dim] = step
+        return insert_slice(e, src, base, offs, src.shape, strides)
     if op in ("aten.empty_like", "aten.empty"):
         return e.empty(shape, elt)
     if op in ("aten.bernoulli_", "aten.bernoulli"):
@@ -456,24 +559,8 @@ def lower_node(L, n):
                                 lambda s: (["%%r = arith.mulf %s, %s : %s" % (s[0], s[1], elt)], "%r"))
         return res
     if op == "aten.var":
-        v = L.val(args[0])
-        rd = list(args[1])
         corr = n.kwargs.get("correction", 1)
-        if corr is None:
-            corr = 1
-        cnt = 1
-        for d in rd:
-            cnt *= v.shape[d]
-        keep = [1 if i in [d % v.rank for d in rd] else s for i, s in enumerate(v.shape)]
-        mean = e.reduce(v, rd, "sum", keep_shape=keep)
-        mean = e.elementwise([mean, 1.0 / cnt], keep, elt,
-                             lambda s: (["%%r = arith.mulf %s, %s : %s" % (s[0], s[1], elt)], "%r"))
-        sq = e.elementwise([v, mean], v.shape, elt,
-                           lambda s: (["%%d = arith.subf %s, %s : %s" % (s[0], s[1], elt),
-                                       "%%r = arith.mulf %%d, %%d : %s" % elt], "%r"))
-        tot = e.reduce(sq, rd, "sum", keep_shape=shape)
-        return e.elementwise([tot, 1.0 / (cnt - corr)], shape, elt,
-                             lambda s: (["%%r = arith.mulf %s, %s : %s" % (s[0], s[1], elt)], "%r"))
+        return lower_var(e, L.val(args[0]), list(args[1]), 1 if corr is None else corr, shape)
     if op == "aten.mm":
         a, b = L.val(args[0]), L.val(args[1])
         init = e.filled(shape, elt, 0.0)
@@ -501,6 +588,41 @@ def lower_node(L, n):
     if op == "aten.scatter" and len(args) == 4 and not isinstance(args[3], torch.fx.Node):
         return lower_scatter_value(L, n)
     raise KeyError(op)
+
+
+def lower_var(e, v, rd, corr, shape):
+    """Two-pass variance over rd with Bessel correction corr."""
+    elt = v.elt
+    rd = [d % v.rank for d in rd]
+    cnt = 1
+    for d in rd:
+        cnt *= v.shape[d]
+    keep = [1 if i in rd else s for i, s in enumerate(v.shape)]
+    mean = e.reduce(v, rd, "sum", keep_shape=keep)
+    mean = e.elementwise([mean, 1.0 / cnt], keep, elt,
+                         lambda s: (["%%r = arith.mulf %s, %s : %s" % (s[0], s[1], elt)], "%r"))
+    sq = e.elementwise([v, mean], v.shape, elt,
+                       lambda s: (["%%d = arith.subf %s, %s : %s" % (s[0], s[1], elt),
+                                   "%%r = arith.mulf %%d, %%d : %s" % elt], "%r"))
+    tot = e.reduce(sq, rd, "sum", keep_shape=shape)
+    return e.elementwise([tot, 1.0 / (cnt - corr)], shape, elt,
+                         lambda s: (["%%r = arith.mulf %s, %s : %s" % (s[0], s[1], elt)], "%r"))
+
+
+def extract_slice(e, v, offs, sizes, strides, result_shape):
+    n = e.fresh("sl")
+    e.emit("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s" % (
+        n, v.name, ", ".join(map(str, offs)), ", ".join(map(str, sizes)),
+        ", ".join(map(str, strides)), v.type, ttype(result_shape, v.elt)))
+    return Val(n, result_shape, v.elt)
+
+
+def insert_slice(e, src, dest, offs, sizes, strides):
+    n = e.fresh("ins")
+    e.emit("%s = tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s" % (
+        n, src.name, dest.name, ", ".join(map(str, offs)), ", ".join(map(str, sizes)),
+        ", ".join(map(str, strides)), src.type, dest.type))
+    return Val(n, dest.shape, dest.elt)
 
 
 def lower_conv(L, n):
@@ -902,4 +1024,6 @@ def to_mlir(joint, name):
     out.append('    func.return %s : %s loc("output")' % (
         ", ".join(r.name for r in results), rtypes))
     out.append("}")
+    for fn, elt in sorted(L.externs):
+        out.append("func.func private @%s(%s) -> %s" % (fn, elt, elt))
     return "\n".join(out) + "\n"

@@ -80,6 +80,14 @@ def main(argv=None):
         sys.stderr.write("remat-import-torch: error: %s\n" % e)
         return 1
 
+    try:
+        return emit(args, spec)
+    except torch_trace.ImportError_ as e:
+        sys.stderr.write("remat-import-torch: error: %s\n" % e)
+        return 1
+
+
+def emit(args, spec):
     status = 0
     if args.emit_graph or args.list_ops:
         joint = torch_trace.trace(spec, decompose=args.decompose)

@@ -308,6 +308,10 @@ def trace(spec, decompose=False, for_mlir=False):
             fn(*params.values(), *buffers.values(), x, y)
         except _Done:
             pass
+        except Exception as err:  # the model's own error, e.g. a shape
+            raise ImportError_("tracing %s with input %s failed: %s: %s" % (
+                spec.name, "x".join(map(str, spec.input_shape)),
+                type(err).__name__, err))
     if "gm" not in captured:
         raise ImportError_("AOT autograd produced no joint graph")
     gm = captured["gm"]

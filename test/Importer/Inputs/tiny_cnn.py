@@ -53,3 +53,27 @@ class TinyMobile(nn.Module):
     def forward(self, x):
         x = self.grouped(self.b2(self.b1(self.stem(x))))
         return self.fc(self.drop(x.mean((2, 3))))
+
+
+class TinyViT(nn.Module):
+    """A vision-transformer block (torchvision's EncoderBlock: layer norm,
+    multi-head self-attention, GELU MLP, residuals) on 4x4 patches, a class
+    token, a final layer norm and a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        import torch
+        from torchvision.models.vision_transformer import EncoderBlock
+        self.patch = nn.Conv2d(3, 16, 4, stride=4)
+        self.cls = nn.Parameter(torch.zeros(1, 1, 16))
+        self.pos = nn.Parameter(torch.zeros(1, 17, 16))
+        self.block = EncoderBlock(2, 16, 32, 0.0, 0.0)
+        self.ln = nn.LayerNorm(16)
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, x):
+        import torch
+        x = self.patch(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1)
+        x = self.block(x + self.pos)
+        return self.head(self.ln(x)[:, 0])
