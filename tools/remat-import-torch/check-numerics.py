@@ -135,7 +135,7 @@ def main():
                 ("sum", got["sum"], float(w.sum()), float(t.sum())),
                 ("abs_sum", got["abs_sum"], scale, float(t.abs().sum()))):
             e_ours, e_torch = abs(ours - ref), abs(theirs - ref)
-            rel = max(rel, e_ours / max(scale, 1e-30))
+            rel = max(rel, e_ours / (scale + args.atol / args.rtol))
             if not within(e_ours, e_torch, scale, args):
                 errs.append("%s %.9g vs %.9g (torch f32 %.9g)" % (what, ours, ref, theirs))
         if "values" in got:
@@ -143,13 +143,15 @@ def main():
             maxabs = float(w.abs().max())
             e_ours = float((g - w).abs().max())
             e_torch = float((t - w).abs().max())
-            rel = max(rel, e_ours / max(maxabs, 1e-30))
+            rel = max(rel, e_ours / (maxabs + args.atol / args.rtol))
             if not within(e_ours, e_torch, maxabs, args):
                 errs.append("max |diff| %.3g (torch f32 %.3g)" % (e_ours, e_torch))
         worst = max(worst, rel)
         status = "ok" if not errs else "MISMATCH " + "; ".join(errs)
         print("%-40s %-12s rel %.2e %s" % (label, "x".join(map(str, want.shape)) or "scalar", rel, status))
         ok = ok and not errs
+    # rel: error / (scale + atol / rtol), so that a quantity within
+    # rtol * scale + atol has rel <= rtol.
     print("worst relative error %.2e (rtol %g)" % (worst, args.rtol))
     print("numerics PASS" if ok else "numerics FAIL")
     return 0 if ok else 1
