@@ -19,7 +19,7 @@ VIEW_OPS = {
     "aten.squeeze", "aten.unsqueeze", "aten.slice", "aten.select",
     "aten.alias", "aten.split", "aten.split_with_sizes", "aten.unbind",
     "aten.as_strided", "aten.reshape", "aten.bernoulli_", "aten.diagonal",
-    "aten.unfold", "aten.lift_fresh_copy_",
+    "aten.unfold", "aten.lift_fresh_copy_", "prims.broadcast_in_dim",
 }
 
 # FLOPs per element of result 0 (elementwise ops and data movement).
@@ -38,7 +38,7 @@ PER_OUTPUT_ELEMENT = {
     "aten.hardsigmoid": 3, "aten.hardsigmoid_backward": 2,
     "aten.gelu": 8, "aten.gelu_backward": 12, "aten.clone": 1,
     "aten.cat": 1, "aten.select_backward": 1, "aten.slice_backward": 1,
-    "aten._to_copy": 1, "prims.convert_element_type": 1, "aten.copy": 1, "aten.empty_like": 1,
+    "aten._to_copy": 1, "prims.convert_element_type": 1, "prims.div": 1, "aten.copy": 1, "aten.empty_like": 1,
     "aten.native_batch_norm": 5, "aten.native_batch_norm_backward": 8,
     "aten.native_layer_norm": 5, "aten.native_layer_norm_backward": 8,
     "aten._softmax": 5, "aten._softmax_backward_data": 4,
@@ -60,7 +60,7 @@ PER_OUTPUT_ELEMENT = {
 PER_INPUT_ELEMENT = {
     "aten.sum": 1, "aten.mean": 1, "aten.amax": 1, "aten.amin": 1,
     "aten.var": 2, "aten.var_mean": 3, "aten.argmax": 1,
-    "aten._adaptive_avg_pool2d": 1,
+    "aten._adaptive_avg_pool2d": 1, "prims.sum": 1, "prims.var": 2,
 }
 
 
