@@ -8,6 +8,8 @@ packages=(
   coinor-libcbc-dev coinor-libclp-dev
   googletest libgtest-dev
   libboost-graph-dev
+  # remat-import-torch and its tests (Debian's torch 1.13, torchvision 0.14)
+  python3-torch python3-torchvision python3-matplotlib
 )
 
 missing=()

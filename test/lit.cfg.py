@@ -62,5 +62,31 @@ def _has_cuda_gpu():
     return out.returncode == 0 and "GPU" in out.stdout
 
 
+def _has_torch():
+    """remat-import-torch runs on Debian's python3 with torch 1.13."""
+    try:
+        out = subprocess.run(
+            ["/usr/bin/python3", "-c", "import torch, torchvision, functorch"],
+            capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0
+
+
+if _has_torch():
+    config.available_features.add("torch")
+config.substitutions.append(("%torch_python", "/usr/bin/python3"))
+config.substitutions.append(
+    ("%remat_import_torch",
+     "/usr/bin/python3 " + os.path.join(config.remat_src_root, "tools",
+                                        "remat-import-torch",
+                                        "remat-import-torch.py")))
+config.substitutions.append(
+    ("%check_numerics",
+     "/usr/bin/python3 " + os.path.join(config.remat_src_root, "tools",
+                                        "remat-import-torch",
+                                        "check-numerics.py")))
+
+
 if _has_cuda_gpu():
     config.available_features.add("cuda-gpu")

@@ -1,0 +1,79 @@
+"""A tiny CNN for the importer tests: conv (strided, padded) + batch norm +
+ReLU, max pool, a second conv with bias, global average pool, linear head."""
+import torch.nn as nn
+
+
+class TinyCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(3, stride=2, padding=1)
+        self.conv2 = nn.Conv2d(8, 16, 3, padding=1)
+        self.avg = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.pool(self.relu(self.bn1(self.conv1(x))))
+        x = self.relu(self.conv2(x))
+        return self.fc(self.avg(x).flatten(1))
+
+
+class WithUnsupported(nn.Module):
+    """Uses ops the MLIR lowering does not cover (transposed conv, sort)."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(4, 4, 2, stride=2)
+        self.fc = nn.Linear(4 * 16 * 16, 10)
+
+    def forward(self, x):
+        x = self.up(x)
+        x = x.sort(dim=-1).values
+        return self.fc(x.flatten(1))
+
+
+class TinyMobile(nn.Module):
+    """mobilenet_v2's pieces: conv-BN-ReLU6 stem, inverted residual blocks
+    (1x1 expand, 3x3 depthwise strided, 1x1 project, residual add), a
+    grouped conv with bias, global average pool, dropout, linear head."""
+
+    def __init__(self):
+        super().__init__()
+        from torchvision.models.mobilenetv2 import InvertedResidual
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False),
+                                  nn.BatchNorm2d(8), nn.ReLU6())
+        self.b1 = InvertedResidual(8, 8, 1, 4)
+        self.b2 = InvertedResidual(8, 16, 2, 4)
+        self.grouped = nn.Conv2d(16, 16, 3, padding=2, dilation=2, groups=4)
+        self.drop = nn.Dropout(0.2)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.grouped(self.b2(self.b1(self.stem(x))))
+        return self.fc(self.drop(x.mean((2, 3))))
+
+
+class TinyViT(nn.Module):
+    """A vision-transformer block (torchvision's EncoderBlock: layer norm,
+    multi-head self-attention, GELU MLP, residuals) on 4x4 patches, a class
+    token, a final layer norm and a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        import torch
+        from torchvision.models.vision_transformer import EncoderBlock
+        self.patch = nn.Conv2d(3, 16, 4, stride=4)
+        self.cls = nn.Parameter(torch.zeros(1, 1, 16))
+        self.pos = nn.Parameter(torch.zeros(1, 17, 16))
+        self.block = EncoderBlock(2, 16, 32, 0.0, 0.0)
+        self.ln = nn.LayerNorm(16)
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, x):
+        import torch
+        x = self.patch(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1)
+        x = self.block(x + self.pos)
+        return self.head(self.ln(x)[:, 0])

@@ -1,0 +1,161 @@
+#!/usr/bin/python3
+"""Checks an imported training step against PyTorch.
+
+Runs the IR written by `remat-import-torch --emit-mlir` with remat-run on
+remat-run's deterministic inputs (docs/Running.md: argument k, element i is
+sin(0.1 i + k) / 2 for floats and (i + k) mod 4 for the int64 labels),
+computes the same step in PyTorch (train mode) on the same values in float64
+(the reference) and float32, and compares the loss and every parameter
+gradient with the reference. A quantity passes when our error is at most
+rtol * scale + atol, or at most --slack (4) times PyTorch float32's own error
+(small batch norms are ill-conditioned: there float32 PyTorch itself is far
+from float64):
+
+  * per tensor, when its values are printed (results of at most
+    --max-values elements in all): max |ours - ref|, scale max |ref|;
+  * always: the sum and the sum of magnitudes, scale sum |ref|.
+
+Prints one line per result and 'numerics PASS' or 'numerics FAIL'.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch.nn.utils import stateless  # noqa: E402
+
+import torch_trace  # noqa: E402
+
+
+def remat_run_value(k, shape, dtype):
+    n = 1
+    for d in shape:
+        n *= d
+    i = torch.arange(n, dtype=torch.float64)
+    if dtype.is_floating_point:
+        v = (torch.sin(0.1 * i + k) * 0.5).to(dtype)
+    else:
+        v = ((torch.arange(n) + k) % 4).to(dtype)
+    return v.reshape(shape)
+
+
+def torch_step(spec, dtype):
+    """Loss and parameter gradients of PyTorch on remat-run's inputs."""
+    model = spec.model.to(dtype)
+    model.train()
+    names = [n for n, _ in model.named_parameters()]
+    params = {n: remat_run_value(k, list(t.shape), spec.dtype).to(dtype)
+              .requires_grad_()
+              for k, (n, t) in enumerate(model.named_parameters())}
+    buffers = dict(model.named_buffers())
+    x = remat_run_value(len(names), spec.input_shape, spec.dtype).to(dtype)
+    y = remat_run_value(len(names) + 1, [spec.input_shape[0]], torch.int64)
+    # Dropout masks are arguments of the imported step, after the labels, in
+    # call order: give PyTorch's dropout the same masks.
+    masks = []
+
+    def dropout(input, p=0.5, training=True, inplace=False):
+        if not training or p == 0:
+            return input
+        k = len(names) + 2 + len(masks)
+        mask = remat_run_value(k, list(input.shape), spec.dtype).to(dtype)
+        masks.append(mask)
+        return input * mask / (1 - p)
+
+    saved = F.dropout
+    F.dropout = dropout
+    try:
+        out = stateless.functional_call(model, {**params, **buffers}, (x,))
+    finally:
+        F.dropout = saved
+    loss = F.cross_entropy(out, y)
+    grads = torch.autograd.grad(loss, [params[n] for n in names])
+    return ([loss.detach().double()] + [g.detach().double() for g in grads],
+            ["loss"] + ["d " + n for n in names])
+
+
+def within(ours_err, torch_err, scale, args):
+    """Our error w.r.t. the float64 reference is within rtol, or within
+    --slack times PyTorch's own float32 error."""
+    return ours_err <= args.rtol * scale + args.atol or \
+        ours_err <= args.slack * torch_err
+
+
+def main():
+    p = argparse.ArgumentParser()
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model")
+    src.add_argument("--module")
+    p.add_argument("--batch", type=int, default=2)
+    p.add_argument("--resolution", type=int, default=32)
+    p.add_argument("--input-shape", type=lambda s: [int(d) for d in s.split("x")])
+    p.add_argument("--num-classes", type=int, default=None)
+    p.add_argument("--name")
+    p.add_argument("--dtype", choices=["f32", "f64"], default="f32",
+                   help="element type the step was imported with")
+    p.add_argument("--mlir", required=True, help="the imported step")
+    p.add_argument("--remat-run", default="remat-run")
+    p.add_argument("--pipeline", help="remat-run --pipeline")
+    p.add_argument("--rtol", type=float, default=1e-4)
+    p.add_argument("--atol", type=float, default=1e-6)
+    p.add_argument("--slack", type=float, default=4.0)
+    p.add_argument("--max-values", type=int, default=1 << 20)
+    args = p.parse_args()
+
+    spec = torch_trace.ModelSpec.create(args)
+    expected, labels = torch_step(spec, torch.float64)
+    torch32, _ = torch_step(spec, spec.dtype)
+    total = sum(t.numel() for t in expected)
+    cmd = [args.remat_run, args.mlir, "--json"]
+    if total <= args.max_values:
+        cmd.append("--print-results")
+    if args.pipeline:
+        cmd.append("--pipeline=" + args.pipeline)
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit("remat-run failed:\n" + run.stderr)
+    results = json.loads(run.stdout)["results"]
+    if len(results) != len(expected):
+        sys.exit("remat-run returned %d results, PyTorch %d" % (len(results), len(expected)))
+    ok = True
+    worst = 0.0
+    for label, want, t32, got in zip(labels, expected, torch32, results):
+        w = want.flatten()
+        t = t32.flatten()
+        scale = float(w.abs().sum())
+        errs = []
+        rel = 0.0
+        for what, ours, ref, theirs in (
+                ("sum", got["sum"], float(w.sum()), float(t.sum())),
+                ("abs_sum", got["abs_sum"], scale, float(t.abs().sum()))):
+            e_ours, e_torch = abs(ours - ref), abs(theirs - ref)
+            rel = max(rel, e_ours / (scale + args.atol / args.rtol))
+            if not within(e_ours, e_torch, scale, args):
+                errs.append("%s %.9g vs %.9g (torch f32 %.9g)" % (what, ours, ref, theirs))
+        if "values" in got:
+            g = torch.tensor(got["values"], dtype=torch.float64)
+            maxabs = float(w.abs().max())
+            e_ours = float((g - w).abs().max())
+            e_torch = float((t - w).abs().max())
+            rel = max(rel, e_ours / (maxabs + args.atol / args.rtol))
+            if not within(e_ours, e_torch, maxabs, args):
+                errs.append("max |diff| %.3g (torch f32 %.3g)" % (e_ours, e_torch))
+        worst = max(worst, rel)
+        status = "ok" if not errs else "MISMATCH " + "; ".join(errs)
+        print("%-40s %-12s rel %.2e %s" % (label, "x".join(map(str, want.shape)) or "scalar", rel, status))
+        ok = ok and not errs
+    # rel: error / (scale + atol / rtol), so that a quantity within
+    # rtol * scale + atol has rel <= rtol.
+    print("worst relative error %.2e (rtol %g)" % (worst, args.rtol))
+    print("numerics PASS" if ok else "numerics FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,226 @@
+"""The remat-solve JSON graph (docs/SolverFormat.md) of a traced joint graph.
+
+One node per placeholder and per aten call. Bytes come from the shapes and
+dtypes of the fake values; FLOPs from `flops()` (docs/Importer.md, "Cost
+model"): the conventions of docs/CostModel.md applied to aten ops.
+"""
+
+import operator
+
+import torch
+import torch.fx
+
+from torch_trace import op_name
+
+# Ops whose result aliases operand 0 (0 bytes, alias_of its base).
+VIEW_OPS = {
+    "aten.t", "aten.transpose", "aten.view", "aten._reshape_alias",
+    "aten._unsafe_view", "aten.expand", "aten.permute", "aten.detach",
+    "aten.squeeze", "aten.unsqueeze", "aten.slice", "aten.select",
+    "aten.alias", "aten.split", "aten.split_with_sizes", "aten.unbind",
+    "aten.as_strided", "aten.reshape", "aten.bernoulli_", "aten.diagonal",
+    "aten.unfold", "aten.lift_fresh_copy_", "prims.broadcast_in_dim",
+}
+
+# FLOPs per element of result 0 (elementwise ops and data movement).
+PER_OUTPUT_ELEMENT = {
+    "aten.relu": 1, "aten.threshold_backward": 1, "aten.add": 1,
+    "aten.sub": 1, "aten.mul": 1, "aten.div": 1, "aten.neg": 1,
+    "aten.rsub": 1, "aten.exp": 1, "aten.log": 1, "aten.sqrt": 1,
+    "aten.rsqrt": 1, "aten.reciprocal": 1, "aten.pow": 1, "aten.tanh": 1,
+    "aten.sigmoid": 1, "aten.erf": 1, "aten.abs": 1, "aten.where": 1,
+    "aten.eq": 1, "aten.ne": 1, "aten.lt": 1, "aten.le": 1, "aten.gt": 1,
+    "aten.ge": 1, "aten.maximum": 1, "aten.minimum": 1, "aten.clamp": 1,
+    "aten.clamp_min": 1, "aten.clamp_max": 1, "aten.hardtanh": 1,
+    "aten.hardtanh_backward": 1, "aten.sigmoid_backward": 2,
+    "aten.tanh_backward": 2, "aten.silu": 4, "aten.silu_backward": 6,
+    "aten.hardswish": 4, "aten.hardswish_backward": 5,
+    "aten.hardsigmoid": 3, "aten.hardsigmoid_backward": 2,
+    "aten.gelu": 8, "aten.gelu_backward": 12, "aten.clone": 1,
+    "aten.cat": 1, "aten.select_backward": 1, "aten.slice_backward": 1,
+    "aten._to_copy": 1, "prims.convert_element_type": 1, "prims.div": 1, "aten.copy": 1, "aten.empty_like": 1,
+    "aten.native_batch_norm": 5, "aten.native_batch_norm_backward": 8,
+    "aten.native_layer_norm": 5, "aten.native_layer_norm_backward": 8,
+    "aten._softmax": 5, "aten._softmax_backward_data": 4,
+    "aten._log_softmax": 5, "aten._log_softmax_backward_data": 4,
+    "aten.nll_loss_backward": 1, "aten.native_dropout": 2,
+    "aten.native_dropout_backward": 1, "aten.scalar_tensor": 0,
+    "aten.zeros": 0, "aten.ones": 0, "aten.full": 0, "aten.new_zeros": 0,
+    "aten.zeros_like": 0, "aten.ones_like": 0, "aten.full_like": 0,
+    "aten.fill": 0, "aten.empty": 0, "aten.arange": 0,
+    "aten.constant_pad_nd": 1, "aten.masked_fill": 1, "aten.avg_pool2d": 1,
+    "aten.avg_pool2d_backward": 1, "aten.leaky_relu": 1,
+    "aten.leaky_relu_backward": 1, "aten._adaptive_avg_pool2d_backward": 1,
+    "aten.bitwise_not": 1, "aten.logical_not": 1, "aten.bitwise_or": 1,
+    "aten.bitwise_and": 1, "aten.logical_and": 1, "aten.logical_or": 1, "aten.scatter": 1,
+    "aten.gather": 1,
+}
+
+# FLOPs per element of operand 0 (reductions).
+PER_INPUT_ELEMENT = {
+    "aten.sum": 1, "aten.mean": 1, "aten.amax": 1, "aten.amin": 1,
+    "aten.var": 2, "aten.var_mean": 3, "aten.argmax": 1,
+    "aten._adaptive_avg_pool2d": 1, "prims.sum": 1, "prims.var": 2,
+}
+
+
+class UnknownOps(Exception):
+    pass
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+def tensor_of(value):
+    return value if isinstance(value, torch.Tensor) else None
+
+
+def value_bytes(value):
+    t = tensor_of(value)
+    if t is None:
+        return 0
+    return numel(t.shape) * t.element_size()
+
+
+def shape_of(node):
+    v = node.meta.get("val")
+    if isinstance(v, torch.Tensor):
+        return list(v.shape)
+    tm = node.meta.get("tensor_meta")
+    return list(tm.shape) if tm is not None else None
+
+
+def conv_macs(x_shape, w_shape, out_shape, groups):
+    # out: N F OH OW; w: F C/g KH KW
+    return numel(out_shape) * numel(w_shape[1:])
+
+
+def flops(node):
+    """FLOPs of one aten call (docs/Importer.md). Raises KeyError when the
+    op has no cost rule."""
+    name = op_name(node)
+    if name in VIEW_OPS or node.target is operator.getitem:
+        return 0
+    val = node.meta.get("val")
+    first = val[0] if isinstance(val, (tuple, list)) else val
+    if isinstance(first, torch.Tensor):
+        out_elems = numel(first.shape)
+    else:
+        # A multi-result op without a recorded value: result 0 is the value
+        # of its getitem 0 (or, unused, has the shape of operand 0: norms).
+        s0 = None
+        for u in node.users:
+            if u.target is operator.getitem and u.args[1] == 0:
+                s0 = shape_of(u)
+        if s0 is None and node.args and isinstance(node.args[0], torch.fx.Node):
+            s0 = shape_of(node.args[0])
+        out_elems = numel(s0) if s0 is not None else 0
+    args = node.args
+    if name == "aten.convolution":
+        x, w = shape_of(args[0]), shape_of(args[1])
+        f = 2 * conv_macs(x, w, first.shape, args[8])
+        if args[2] is not None:
+            f += out_elems
+        return f
+    if name == "aten.convolution_backward":
+        gout, x, w = shape_of(args[0]), shape_of(args[1]), shape_of(args[2])
+        mask = args[10]
+        macs = conv_macs(x, w, gout, args[9])
+        f = 2 * macs * (int(bool(mask[0])) + int(bool(mask[1])))
+        if mask[2]:
+            f += numel(gout)
+        return f
+    if name == "aten.mm":
+        a, b = shape_of(args[0]), shape_of(args[1])
+        return 2 * a[0] * a[1] * b[1]
+    if name == "aten.addmm":
+        a, b = shape_of(args[1]), shape_of(args[2])
+        return 2 * a[0] * a[1] * b[1] + a[0] * b[1]
+    if name == "aten.bmm":
+        a, b = shape_of(args[0]), shape_of(args[1])
+        return 2 * a[0] * a[1] * a[2] * b[2]
+    if name == "aten.max_pool2d_with_indices":
+        k = args[1]
+        return out_elems * numel(k)
+    if name == "aten.max_pool2d_with_indices_backward":
+        return numel(shape_of(args[0])) * numel(args[2])
+    if name == "aten.nll_loss_forward":
+        return numel(shape_of(args[0]))
+    if name in PER_INPUT_ELEMENT:
+        return numel(shape_of(args[0])) * PER_INPUT_ELEMENT[name]
+    if name in PER_OUTPUT_ELEMENT:
+        return out_elems * PER_OUTPUT_ELEMENT[name]
+    raise KeyError(name)
+
+
+def to_graph(joint, name):
+    """The graph dict; raises UnknownOps naming every op without a cost
+    rule, with its module path."""
+    index = {}
+    nodes = []
+    unknown = {}
+    # Forward = ancestors of the loss.
+    forward = set()
+    todo = [joint.loss]
+    while todo:
+        n = todo.pop()
+        if n in forward:
+            continue
+        forward.add(n)
+        todo.extend(n.all_input_nodes)
+    for n in joint.graph.nodes:
+        if n.op == "output":
+            continue
+        entry = {"id": len(nodes), "name": n.name}
+        if n.op == "placeholder":
+            kind = joint.placeholder_kind(len(nodes))
+            entry.update(bytes=value_bytes(n.meta.get("val")), cost=0,
+                         deps=[], kind="param" if kind == "param" else "input",
+                         alias_of=None)
+        else:
+            deps = []
+            for d in n.all_input_nodes:
+                if index[d] not in deps:
+                    deps.append(index[d])
+            val = n.meta.get("val")
+            opn = op_name(n)
+            alias = None
+            if n.target is operator.getitem:
+                src = n.args[0]
+                nbytes = value_bytes(val)
+                if op_name(src) in VIEW_OPS:
+                    base = src.args[0]
+                    alias, nbytes = index[base], 0
+            elif isinstance(val, (tuple, list)):
+                nbytes = 0  # multi-result op: the getitems hold the bytes
+            elif opn in VIEW_OPS:
+                alias, nbytes = index[n.args[0]], 0
+            else:
+                nbytes = value_bytes(val)
+            try:
+                cost = flops(n)
+            except KeyError:
+                unknown.setdefault(opn, []).append(n.meta.get("remat_path", ""))
+                cost = 0
+            entry.update(bytes=nbytes, cost=float(cost), deps=deps,
+                         kind="forward" if n in forward else "backward",
+                         alias_of=alias)
+        index[n] = len(nodes)
+        nodes.append(entry)
+    if unknown:
+        raise UnknownOps(format_unknown(unknown, "no cost rule"))
+    outputs = [index[joint.loss]] + [index[g] for g in joint.grads
+                                     if g is not None]
+    return {"name": name, "fixed_bytes": 0, "nodes": nodes, "outputs": outputs}
+
+
+def format_unknown(unknown, why):
+    lines = ["%d unsupported op(s) (%s):" % (len(unknown), why)]
+    for op in sorted(unknown):
+        paths = sorted(set(p or "<top>" for p in unknown[op]))
+        lines.append("  %s at %s" % (op, ", ".join(paths)))
+    return "\n".join(lines)

@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""remat-import-torch: trace one PyTorch training step into remat-opt's inputs.
+
+Traces forward + cross-entropy loss + backward of a torchvision classification
+model (--model resnet18) or of a user's nn.Module (--module file.py:Class) with
+functorch's AOT autograd into the joint forward+backward graph of aten ops
+(fake tensors: no real compute), and writes
+
+  --emit-graph out.json   the remat-solve JSON graph (docs/SolverFormat.md)
+  --emit-mlir out.mlir    linalg-on-tensors training IR for remat-opt
+
+See docs/Importer.md for the op coverage, the cost model and the numerics.
+Runs on Debian's /usr/bin/python3 with python3-torch 1.13 and
+python3-torchvision 0.14.
+"""
+
+import argparse
+import importlib.util
+import json
+import operator
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch_trace  # noqa: E402  (after the path tweak)
+
+
+def parse_shape(text):
+    try:
+        shape = [int(d) for d in text.lower().split("x")]
+    except ValueError:
+        shape = []
+    if not shape or any(d <= 0 for d in shape):
+        raise argparse.ArgumentTypeError(
+            "expected a shape like 1x3x32x32, got '%s'" % text)
+    return shape
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        prog="remat-import-torch",
+        description="Trace one training step (forward, cross-entropy loss, "
+        "backward) of a PyTorch model into remat-opt's inputs.")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", help="torchvision classification model name "
+                     "(resnet18, mobilenet_v2, vit_b_16, ...)")
+    src.add_argument("--module", help="FILE.py:ClassName, an nn.Module "
+                     "constructed without arguments")
+    p.add_argument("--batch", type=int, default=8)
+    p.add_argument("--resolution", type=int, default=224,
+                   help="image height and width for --model (default 224)")
+    p.add_argument("--input-shape", type=parse_shape,
+                   help="input shape for --module, batch first (1x3x32x32)")
+    p.add_argument("--num-classes", type=int, default=None,
+                   help="classes of a torchvision model (default: its own, "
+                   "1000); for --module, read from the output shape")
+    p.add_argument("--decompose", action="store_true",
+                   help="graph: decompose norms, activations, softmax and "
+                   "losses into primitive aten ops (always done for --emit-mlir)")
+    p.add_argument("--dtype", choices=["f32", "f64"], default="f32",
+                   help="element type of parameters and input (f64: for "
+                   "checking the lowering without float32 rounding)")
+    p.add_argument("--name", help="name of the graph / function")
+    p.add_argument("--emit-graph", metavar="FILE",
+                   help="write the remat-solve JSON graph")
+    p.add_argument("--emit-mlir", metavar="FILE",
+                   help="write linalg-on-tensors training IR")
+    p.add_argument("--list-ops", action="store_true",
+                   help="print the aten ops of the joint graph with counts")
+    args = p.parse_args(argv)
+    if not (args.emit_graph or args.emit_mlir or args.list_ops):
+        p.error("nothing to do: give --emit-graph, --emit-mlir or --list-ops")
+    if args.module and not args.input_shape:
+        p.error("--module needs --input-shape")
+
+    try:
+        spec = torch_trace.ModelSpec.create(args)
+    except torch_trace.ImportError_ as e:
+        sys.stderr.write("remat-import-torch: error: %s\n" % e)
+        return 1
+
+    try:
+        return emit(args, spec)
+    except torch_trace.ImportError_ as e:
+        sys.stderr.write("remat-import-torch: error: %s\n" % e)
+        return 1
+
+
+def emit(args, spec):
+    status = 0
+    if args.emit_graph or args.list_ops:
+        joint = torch_trace.trace(spec, decompose=args.decompose)
+        if args.list_ops:
+            for op, count in sorted(joint.op_counts().items()):
+                print("%6d %s" % (count, op))
+        if args.emit_graph:
+            import graph_export
+            try:
+                graph = graph_export.to_graph(joint, spec.name)
+            except graph_export.UnknownOps as e:
+                sys.stderr.write("remat-import-torch: error: %s\n" % e)
+                return 1
+            with open(args.emit_graph, "w") as f:
+                json.dump(graph, f)
+                f.write("\n")
+    if args.emit_mlir:
+        import mlir_export
+        joint = torch_trace.trace(spec, decompose=True, for_mlir=True)
+        try:
+            text = mlir_export.to_mlir(joint, spec.name)
+        except mlir_export.UnsupportedOps as e:
+            sys.stderr.write("remat-import-torch: error: %s\n" % e)
+            return 1
+        with open(args.emit_mlir, "w") as f:
+            f.write(text)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,319 @@
+"""Tracing one training step into a joint forward+backward FX graph.
+
+`trace(spec)` runs functorch's AOT autograd (torch 1.13) on fake tensors and
+captures the joint graph the partitioner would receive: placeholders
+`primals_*` (parameters, then buffers, then the input and the labels) and
+`tangents_1` (the loss's incoming gradient), then aten ops in execution order,
+and an output list [loss, d(param_0), ..., None for non-differentiable
+inputs]. Every node gets meta['remat_path'], the module path ("layer1.0.conv1";
+"loss" for the loss) of the nn.Module whose forward produced it, or whose
+forward the backward node differentiates.
+"""
+
+import collections
+import importlib.util
+import os
+
+import torch
+import torch.fx
+import torch.nn.functional as F
+from functorch.compile import aot_function, config as aot_config
+from torch._decomp import get_decompositions
+from torch.nn.utils import stateless
+
+
+class ImportError_(Exception):
+    """A user-facing error (bad model name, bad module file...)."""
+
+
+class ModelSpec:
+    """What to trace: a module, its example input shape and labels."""
+
+    def __init__(self, name, model, input_shape):
+        self.name = name
+        self.model = model
+        self.input_shape = list(input_shape)
+        self.dtype = torch.float32
+
+    @staticmethod
+    def create(args):
+        spec = ModelSpec._create(args)
+        if getattr(args, "dtype", "f32") == "f64":
+            spec.dtype = torch.float64
+            spec.model = spec.model.double()
+        return spec
+
+    @staticmethod
+    def _create(args):
+        if args.model:
+            import torchvision
+            ctor = getattr(torchvision.models, args.model, None)
+            if ctor is None or not callable(ctor) or args.model.startswith("_"):
+                raise ImportError_("unknown torchvision model '%s'" % args.model)
+            kwargs = {}
+            if args.num_classes:
+                kwargs["num_classes"] = args.num_classes
+            if args.model.startswith("vit_"):
+                kwargs["image_size"] = args.resolution
+            torch.manual_seed(0)
+            model = ctor(**kwargs)
+            shape = [args.batch, 3, args.resolution, args.resolution]
+            name = args.name or "%s_b%d_r%d" % (args.model, args.batch,
+                                                args.resolution)
+            return ModelSpec(name, model, shape)
+        path, _, cls = args.module.rpartition(":")
+        if not path or not cls:
+            raise ImportError_("--module wants FILE.py:ClassName, got '%s'"
+                               % args.module)
+        if not os.path.exists(path):
+            raise ImportError_("no such file '%s'" % path)
+        modspec = importlib.util.spec_from_file_location("user_model", path)
+        mod = importlib.util.module_from_spec(modspec)
+        modspec.loader.exec_module(mod)
+        ctor = getattr(mod, cls, None)
+        if ctor is None:
+            raise ImportError_("'%s' defines no '%s'" % (path, cls))
+        torch.manual_seed(0)
+        model = ctor()
+        name = args.name or cls.lower()
+        return ModelSpec(name, model, args.input_shape)
+
+
+# Ops decomposed before lowering to MLIR (PyTorch's own decompositions into
+# primitive aten ops, torch._decomp).
+MLIR_DECOMPOSITIONS = [
+    torch.ops.aten.native_batch_norm,
+    torch.ops.aten.native_batch_norm_backward,
+    torch.ops.aten.native_layer_norm,
+    torch.ops.aten.native_layer_norm_backward,
+    torch.ops.aten._log_softmax,
+    torch.ops.aten._log_softmax_backward_data,
+    torch.ops.aten._softmax,
+    torch.ops.aten._softmax_backward_data,
+    torch.ops.aten.nll_loss_backward,
+    torch.ops.aten.threshold_backward,
+    torch.ops.aten.hardtanh,
+    torch.ops.aten.hardtanh_backward,
+    torch.ops.aten.gelu,
+    torch.ops.aten.gelu_backward,
+    torch.ops.aten.sigmoid_backward,
+    torch.ops.aten.tanh_backward,
+    torch.ops.aten.silu,
+    torch.ops.aten.silu_backward,
+    torch.ops.aten.hardswish,
+    torch.ops.aten.hardswish_backward,
+    torch.ops.aten.hardsigmoid,
+    torch.ops.aten.hardsigmoid_backward,
+    torch.ops.aten.var_mean,
+    torch.ops.aten.rsub,
+    torch.ops.aten._reshape_alias,
+    torch.ops.aten._unsafe_view,
+    torch.ops.aten.t,
+    torch.ops.aten.clamp_min,
+    torch.ops.aten.clamp_max,
+    torch.ops.aten.select_backward,
+    torch.ops.aten.slice_backward,
+    torch.ops.aten.addmm,
+    torch.ops.aten.split,
+]
+
+# The "decomposed" graph set of /work/shared/bench-graphs: norms,
+# activations, softmax and losses only.
+GRAPH_DECOMPOSITIONS = MLIR_DECOMPOSITIONS[:22]
+
+
+class Joint:
+    """The traced joint graph and what its placeholders mean."""
+
+    def __init__(self, gm, param_names, buffer_names, input_shape):
+        self.gm = gm
+        self.graph = gm.graph
+        self.param_names = param_names
+        self.buffer_names = buffer_names
+        self.input_shape = input_shape
+        nodes = list(self.graph.nodes)
+        self.placeholders = [n for n in nodes if n.op == "placeholder"]
+        self.output = [n for n in nodes if n.op == "output"][0]
+        outs = self.output.args[0]
+        self.loss = outs[0]
+        # Gradients of the parameters, in named_parameters order.
+        self.grads = list(outs[1:1 + len(param_names)])
+
+    def placeholder_kind(self, index):
+        """'param', 'buffer', 'input', 'labels' or 'tangent'."""
+        np_, nb = len(self.param_names), len(self.buffer_names)
+        if index < np_:
+            return "param"
+        if index < np_ + nb:
+            return "buffer"
+        if index == np_ + nb:
+            return "input"
+        if index == np_ + nb + 1:
+            return "labels"
+        return "tangent"
+
+    def placeholder_label(self, index):
+        kind = self.placeholder_kind(index)
+        np_, nb = len(self.param_names), len(self.buffer_names)
+        if kind == "param":
+            return self.param_names[index]
+        if kind == "buffer":
+            return self.buffer_names[index - np_]
+        return kind
+
+    def op_counts(self):
+        counts = collections.Counter()
+        for n in self.graph.nodes:
+            if n.op == "call_function":
+                counts[op_name(n)] += 1
+        return counts
+
+
+def op_name(node):
+    """'aten.convolution' for a call of aten.convolution.default."""
+    t = node.target
+    if isinstance(t, torch._ops.OpOverload):
+        return "%s.%s" % (t.namespace, t.overloadpacket.__name__)
+    return getattr(t, "__name__", str(t))
+
+
+class _Done(Exception):
+    pass
+
+
+class _PathRecorder:
+    """Gives every FX node created while tracing the path of the nn.Module
+    that is running (forward) or being differentiated (backward)."""
+
+    def __init__(self):
+        self.current = ""
+        self.stack = []
+        self.saved = []
+
+    def __enter__(self):
+        rec = self
+        self.orig_create = torch.fx.Graph.create_node
+        self.orig_run = torch.fx.Interpreter.run_node
+        orig_create, orig_run = self.orig_create, self.orig_run
+
+        def create_node(graph, *a, **k):
+            n = orig_create(graph, *a, **k)
+            n.meta["remat_path"] = rec.current
+            return n
+
+        def run_node(interp, n):
+            saved = rec.current
+            rec.current = n.meta.get("remat_path", saved)
+            try:
+                return orig_run(interp, n)
+            finally:
+                rec.current = saved
+
+        torch.fx.Graph.create_node = create_node
+        torch.fx.Interpreter.run_node = run_node
+        return self
+
+    def __exit__(self, *exc):
+        torch.fx.Graph.create_node = self.orig_create
+        torch.fx.Interpreter.run_node = self.orig_run
+        for h in self.saved:
+            h.remove()
+        return False
+
+    @staticmethod
+    def tag(value, path):
+        """Marks the autograd nodes that produced `value` and are not yet
+        marked (they belong to the module that just finished)."""
+        todo = [value.grad_fn] if isinstance(value, torch.Tensor) else []
+        while todo:
+            fn = todo.pop()
+            if fn is None or "remat_path" in fn.metadata:
+                continue
+            fn.metadata["remat_path"] = path
+            todo.extend(f for f, _ in fn.next_functions)
+
+    def hook_modules(self, model):
+        for path, m in model.named_modules():
+            def pre(mod, inp, path=path):
+                self.stack.append(path)
+                self.current = path
+
+            def post(mod, inp, out, path=path):
+                outs = out if isinstance(out, (tuple, list)) else [out]
+                for o in outs:
+                    self.tag(o, path)
+                self.stack.pop()
+                self.current = self.stack[-1] if self.stack else ""
+
+            self.saved.append(m.register_forward_pre_hook(pre))
+            self.saved.append(m.register_forward_hook(post))
+
+    def hook_backward(self, loss):
+        seen, todo = set(), [loss.grad_fn]
+        while todo:
+            fn = todo.pop()
+            if fn is None or fn in seen:
+                continue
+            seen.add(fn)
+            path = fn.metadata.get("remat_path", "")
+
+            def pre(grad, path=path):
+                self.current = path
+
+            fn.register_prehook(pre)
+            todo.extend(f for f, _ in fn.next_functions)
+
+
+def trace(spec, decompose=False, for_mlir=False):
+    """Returns the Joint of one training step of spec.model (train mode)."""
+    model = spec.model
+    model.train()
+    params = dict(model.named_parameters())
+    buffers = dict(model.named_buffers())
+    pnames, bnames = list(params), list(buffers)
+    rec = _PathRecorder()
+
+    def step(*args):
+        p = dict(zip(pnames, args[:len(pnames)]))
+        b = dict(zip(bnames, args[len(pnames):len(pnames) + len(bnames)]))
+        x, y = args[-2:]
+        out = stateless.functional_call(model, {**p, **b}, (x,))
+        if isinstance(out, (tuple, list)):
+            out = out[0]
+        rec.current = "loss"
+        loss = F.cross_entropy(out, y)
+        rec.tag(loss, "loss")
+        rec.hook_backward(loss)
+        return loss
+
+    captured = {}
+
+    def partition(joint, joint_inputs, **kwargs):
+        captured["gm"] = joint
+        raise _Done()
+
+    if decompose:
+        decomps = get_decompositions(
+            MLIR_DECOMPOSITIONS if for_mlir else GRAPH_DECOMPOSITIONS)
+    else:
+        decomps = {}
+    aot_config.use_fake_tensor = True
+    fn = aot_function(step, lambda g, inputs: g, partition_fn=partition,
+                      decompositions=decomps)
+    x = torch.zeros(spec.input_shape, dtype=spec.dtype)
+    y = torch.zeros(spec.input_shape[0], dtype=torch.long)
+    with rec:
+        rec.hook_modules(model)
+        try:
+            fn(*params.values(), *buffers.values(), x, y)
+        except _Done:
+            pass
+        except Exception as err:  # the model's own error, e.g. a shape
+            raise ImportError_("tracing %s with input %s failed: %s: %s" % (
+                spec.name, "x".join(map(str, spec.input_shape)),
+                type(err).__name__, err))
+    if "gm" not in captured:
+        raise ImportError_("AOT autograd produced no joint graph")
+    gm = captured["gm"]
+    gm.graph.eliminate_dead_code()
+    return Joint(gm, pnames, bnames, spec.input_shape)
