@@ -135,7 +135,37 @@ MemoryAnalysis::MemoryAnalysis(Operation *op,
 LogicalResult MemoryAnalysis::emitError() const {
   if (!error)
     return success();
-  return error->op->emitOpError() << error->message;
+  // At the op's location, without printing the op: for a function that
+  // would be the whole body in generic form.
+  return mlir::emitError(error->op->getLoc())
+         << "'" << error->op->getName() << "' op " << error->message;
+}
+
+void MemoryAnalysis::attachPeakNotes(mlir::InFlightDiagnostic &diag,
+                                     llvm::StringRef what,
+                                     unsigned maxValues) const {
+  Operation *peakOp = getPeakOp();
+  if (!succeeded() || !peakOp)
+    return;
+  diag.attachNote(peakOp->getLoc())
+      << what << " of " << peakBytes << " bytes is reached at this '"
+      << peakOp->getName() << "' (" << residentBytes
+      << " bytes of it are arguments)";
+  unsigned shown = 0;
+  for (const BufferLiveRange *buffer : getLiveBuffers(peakIndex)) {
+    if (shown == maxValues)
+      break;
+    if (buffer->kind == BufferLiveRange::Kind::Argument)
+      continue;
+    Location loc = buffer->op ? buffer->op->getLoc() : function->getLoc();
+    diag.attachNote(loc) << "live there: " << buffer->bytes << " bytes ("
+                         << buffer->value.getType() << ")"
+                         << (buffer->op ? " defined by '" : "")
+                         << (buffer->op ? buffer->op->getName().getStringRef()
+                                        : StringRef())
+                         << (buffer->op ? "'" : "");
+    ++shown;
+  }
 }
 
 std::optional<std::string> MemoryAnalysis::getErrorMessage() const {
@@ -244,10 +274,14 @@ void MemoryAnalysis::analyse() {
                "--remat-annotate-costs first)");
       return std::nullopt;
     }
-    // Views own nothing; a tensor.empty's storage is counted on the
+    // Views own nothing; a tensor.empty's (or an alloc_tensor's without
+    // copy, which --remat-rematerialize makes) storage is counted on the
     // destination-style op that writes into it; a to_tensor's on the memref
     // it wraps.
     if (isTensorView(op) || isa<tensor::EmptyOp, bufferization::ToTensorOp>(op))
+      return 0;
+    if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(op);
+        alloc && !alloc.getCopy())
       return 0;
     if (std::optional<int64_t> bytes =
             getStaticStorageBytes(result.getType(), op))

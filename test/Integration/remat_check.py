@@ -16,6 +16,10 @@ and the rematerialized program with remat-run, and checks:
     the model errs on the safe side);
   * nothing leaks.
 
+With --after, the rematerialized step is first run through more passes
+(e.g. --after="--canonicalize --cse"), as a compiler that cleans up after the
+pipeline would, and the checks apply to that program: the plan must survive.
+
 An infeasible budget must be rejected with an error naming a smallest
 feasible budget larger than the one asked for.
 
@@ -66,6 +70,10 @@ def main():
                              "a fraction of the budget")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--after", default="",
+                        help="remat-opt flags run on the rematerialized step "
+                             "before it is measured, e.g. "
+                             "--after='--canonicalize --cse'")
     args = parser.parse_args()
 
     name = os.path.basename(args.step)
@@ -101,6 +109,16 @@ def main():
                                               smallest.group(1))
                 print(line)
                 continue
+            if args.after:
+                cleaned = os.path.join(tmp, "after.mlir")
+                after = run([args.remat_opt, path] + args.after.split() +
+                            ["--mlir-print-op-on-diagnostic=false", "-o",
+                             cleaned])
+                if after.returncode != 0:
+                    failures.append("%s: remat-opt %s failed:\n%s" %
+                                    (budget, args.after, after.stderr))
+                    continue
+                path = cleaned
             with open(path) as f:
                 text = f.read()
             plan = PLAN_RE.search(text)

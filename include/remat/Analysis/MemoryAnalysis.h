@@ -123,6 +123,12 @@ public:
   mlir::LogicalResult emitError() const;
   /// The recorded error message, if any.
   std::optional<std::string> getErrorMessage() const;
+  /// Attaches to `diag` a note at the peak op ("<what> of N bytes is reached
+  /// at this ...") and one note at each of the `maxValues` largest values
+  /// live there (arguments left out), largest first. Nothing when the
+  /// analysis failed. Notes carry locations only, never the printed op.
+  void attachPeakNotes(mlir::InFlightDiagnostic &diag, llvm::StringRef what,
+                       unsigned maxValues = 3) const;
 
   mlir::Operation *getFunction() const { return function; }
   const MemoryAnalysisOptions &getOptions() const { return options; }

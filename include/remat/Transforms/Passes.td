@@ -269,13 +269,19 @@ def RematMemoryReport : Pass<"remat-memory-report", "::mlir::ModuleOp"> {
     ] }
     ```
 
+    The report goes to `output`, a file; the default `-` is stderr, never
+    stdout, which carries the IR (`remat-opt in.mlir --remat-memory-report
+    -o /dev/null 2>report.json` gives just the report; diagnostics then go
+    there too, so prefer `output=report.json`).
+
     Unsupported IR (a multi-block body, a dynamic shape without a cost or
     size hint) is an error at the offending op; so is a `function` option
     naming no function of the module.
   }];
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the JSON report to ('-' for stdout)">,
+           "File to write the JSON report to; '-' is stderr (stdout "
+           "carries the IR)">,
     Option<"function", "function", "std::string", /*default=*/"",
            "Report only the function with this name (default: all)">,
     Option<"countArguments", "count-arguments", "bool", /*default=*/"true",
