@@ -158,12 +158,11 @@ void MemoryAnalysis::attachPeakNotes(mlir::InFlightDiagnostic &diag,
     if (buffer->kind == BufferLiveRange::Kind::Argument)
       continue;
     Location loc = buffer->op ? buffer->op->getLoc() : function->getLoc();
-    diag.attachNote(loc) << "live there: " << buffer->bytes << " bytes ("
-                         << buffer->value.getType() << ")"
-                         << (buffer->op ? " defined by '" : "")
-                         << (buffer->op ? buffer->op->getName().getStringRef()
-                                        : StringRef())
-                         << (buffer->op ? "'" : "");
+    Diagnostic &note = diag.attachNote(loc);
+    note << "live there: " << buffer->bytes << " bytes of type "
+         << buffer->value.getType();
+    if (buffer->op)
+      note << ", result of '" << buffer->op->getName() << "'";
     ++shown;
   }
 }
