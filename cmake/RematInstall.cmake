@@ -57,7 +57,12 @@ install(DIRECTORY ${REMAT_BINARY_DIR}/include/remat
   PATTERN "CMakeFiles" EXCLUDE)
 
 # remat-gpu-run is not installed: it loads the CUDA runtime library from the
-# build tree.
+# build tree. Installed tools find libMLIR.so/libLLVM.so where MLIR is
+# installed and remat_alloc_tracker next to them.
+foreach(target remat-opt remat-run remat-solve)
+  set_property(TARGET ${target} PROPERTY INSTALL_RPATH
+    "\$ORIGIN/../${CMAKE_INSTALL_LIBDIR}" "${LLVM_LIBRARY_DIR}")
+endforeach()
 install(TARGETS remat-opt remat-run remat-solve
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET RematPlugin)

@@ -60,9 +60,11 @@ pipeline='builtin.module(remat-pipeline{solver=local-search budget=90%})'
 "$mlir_opt" "$root/examples/cnn.mlir" \
   --load-dialect-plugin="$prefix/lib/RematPlugin.so" \
   --load-pass-plugin="$prefix/lib/RematPlugin.so" \
-  --pass-pipeline="$pipeline" -o "$work/stock.mlir"
+  --pass-pipeline="$pipeline" -o "$work/stock.mlir" 2>"$work/stock.err" ||
+  { cat "$work/stock.err" >&2; exit 1; }
 "$prefix/bin/remat-opt" "$root/examples/cnn.mlir" \
-  --pass-pipeline="$pipeline" -o "$work/ours.mlir"
+  --pass-pipeline="$pipeline" -o "$work/ours.mlir" 2>"$work/ours.err" ||
+  { cat "$work/ours.err" >&2; exit 1; }
 diff "$work/stock.mlir" "$work/ours.mlir" >&2 ||
   { echo "check-install: stock mlir-opt + plugin differs from remat-opt" >&2; exit 1; }
 echo "check-install: stock mlir-opt + installed plugin = installed remat-opt"
