@@ -473,6 +473,15 @@ void MemoryAnalysis::analyse() {
 // JSON report
 //===----------------------------------------------------------------------===//
 
+/// "file:line:col" of `loc` (the first file location inside it), or "".
+static std::string formatLocation(Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    return llvm::formatv("{0}:{1}:{2}", file.getFilename().getValue(),
+                         file.getLine(), file.getColumn())
+        .str();
+  return "";
+}
+
 void MemoryAnalysis::writeJSON(llvm::json::OStream &json) const {
   std::string name;
   if (auto symbol =
@@ -493,6 +502,9 @@ void MemoryAnalysis::writeJSON(llvm::json::OStream &json) const {
     json.attribute("peak_op",
                    ops.empty() ? std::string()
                                : getPeakOp()->getName().getStringRef().str());
+    json.attribute("peak_loc", ops.empty()
+                                   ? std::string()
+                                   : formatLocation(getPeakOp()->getLoc()));
     json.attribute("resident_bytes", residentBytes);
     json.attribute("total_bytes", totalBytes);
     json.attribute("unsized_arguments", static_cast<int64_t>(unsizedArguments));
@@ -513,6 +525,9 @@ void MemoryAnalysis::writeJSON(llvm::json::OStream &json) const {
           json.attribute("value", printValue(buffer->value));
           json.attribute("op", buffer->op ? buffer->op->getName().getStringRef()
                                           : StringRef("argument"));
+          json.attribute("loc",
+                         formatLocation(buffer->op ? buffer->op->getLoc()
+                                                   : buffer->value.getLoc()));
           json.attribute("bytes", buffer->bytes);
         });
       }

@@ -78,8 +78,9 @@ static SmallVector<Value> getBodyOperands(Operation *op, Block &body) {
 
 /// Gives every top-level op of `body` that writes into a `tensor.empty`, or
 /// into a `bufferization.alloc_tensor` another op also uses, its own
-/// `bufferization.alloc_tensor` right before it; `tensor.empty` ops left
-/// unused are erased. Returns the number of allocations created.
+/// `bufferization.alloc_tensor` right before it. The ops whose uses were all
+/// replaced are added to `unused` (the caller erases them once nothing refers
+/// to them). Returns the number of allocations created.
 ///
 /// Two reasons, both found by measuring (docs/Rematerialization.md, §3-4):
 ///  * a clone writing into its original's `tensor.empty` made one-shot
@@ -91,7 +92,8 @@ static SmallVector<Value> getBodyOperands(Operation *op, Block &body) {
 ///    from 653,908 to 793,172 bytes against a budget of 666,772.
 ///    `alloc_tensor` has an allocation effect: `cse` never merges two, and
 ///    canonicalization only erases unused ones.
-static int64_t giveOwnDestinations(Block &body) {
+static int64_t giveOwnDestinations(Block &body,
+                                   llvm::SetVector<Operation *> &unused) {
   int64_t created = 0;
   llvm::SetVector<Operation *> replaced;
   OpBuilder builder(body.getParentOp()->getContext());
@@ -132,7 +134,7 @@ static int64_t giveOwnDestinations(Block &body) {
   }
   for (Operation *def : replaced)
     if (def->use_empty())
-      def->erase();
+      unused.insert(def);
   return created;
 }
 
@@ -275,7 +277,8 @@ remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
   rewire(terminator);
 
   // 5. Every destination gets its own allocation (see `giveOwnDestinations`).
-  stats.numAllocations = giveOwnDestinations(body);
+  llvm::SetVector<Operation *> unused;
+  stats.numAllocations = giveOwnDestinations(body, unused);
 
   // 6. Allocations that own no bytes in the model (`tensor.empty`,
   // `bufferization.alloc_tensor`) become buffers where they stand once
@@ -331,6 +334,10 @@ remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
       seen.push_back(instance.op);
     }
   }
+  // The destinations replaced by step 5, last: `instances` names them.
+  for (Operation *op : unused)
+    op->erase();
+
   // Even a plan without recomputations reorders ops, hoists constants, sinks
   // allocations and drops `remat.steps`.
   stats.changed = true;

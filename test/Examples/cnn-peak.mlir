@@ -81,6 +81,7 @@
 // JSON-NEXT: "peak_bytes": 38708,
 // JSON-NEXT: "peak_op_index": 72,
 // JSON-NEXT: "peak_op": "linalg.generic",
+// JSON-NEXT: "peak_loc": "{{.*}}",
 // JSON-NEXT: "resident_bytes": 9512,
 // JSON-NEXT: "total_bytes": 101964,
 // JSON:      "index": 21,

@@ -73,6 +73,7 @@
 // JSON-NEXT: "peak_bytes": 73108,
 // JSON-NEXT: "peak_op_index": 83,
 // JSON-NEXT: "peak_op": "linalg.generic",
+// JSON-NEXT: "peak_loc": "{{.*}}",
 // JSON-NEXT: "resident_bytes": 29032,
 // JSON-NEXT: "total_bytes": 166892,
 // JSON:      "index": 0,

@@ -77,6 +77,7 @@
 // JSON-NEXT: "peak_bytes": 177156,
 // JSON-NEXT: "peak_op_index": 175,
 // JSON-NEXT: "peak_op": "linalg.matmul",
+// JSON-NEXT: "peak_loc": "{{.*}}",
 // JSON-NEXT: "resident_bytes": 83968,
 // JSON-NEXT: "total_bytes": 509964,
 // JSON:      "index": 51,

@@ -21,6 +21,7 @@
 // CHECK-NEXT:       "peak_bytes": 1264,
 // CHECK-NEXT:       "peak_op_index": 2,
 // CHECK-NEXT:       "peak_op": "linalg.exp",
+// CHECK-NEXT:       "peak_loc": "{{.*}}remat-memory-report.mlir:{{[0-9]+}}:{{[0-9]+}}",
 // CHECK-NEXT:       "resident_bytes": 64,
 // CHECK-NEXT:       "total_bytes": 1294,
 // CHECK-NEXT:       "unsized_arguments": 0,
@@ -55,16 +56,19 @@
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "value": "%1",
 // CHECK-NEXT:           "op": "linalg.exp",
+// CHECK-NEXT:           "loc": "{{.*}}remat-memory-report.mlir:{{[0-9]+}}:{{[0-9]+}}",
 // CHECK-NEXT:           "bytes": 1000
 // CHECK-NEXT:         },
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "value": "%2",
 // CHECK-NEXT:           "op": "linalg.exp",
+// CHECK-NEXT:           "loc": "{{.*}}",
 // CHECK-NEXT:           "bytes": 200
 // CHECK-NEXT:         },
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "value": "%arg0",
 // CHECK-NEXT:           "op": "argument",
+// CHECK-NEXT:           "loc": "{{.*}}",
 // CHECK-NEXT:           "bytes": 64
 // CHECK-NEXT:         }
 // CHECK-NEXT:       ]
@@ -95,22 +99,26 @@ func.func private @declaration(memref<4xf32>)
 // CHECK-NEXT:       "peak_bytes": 336,
 // CHECK-NEXT:       "peak_op_index": 1,
 // CHECK-NEXT:       "peak_op": "memref.alloc",
+// CHECK-NEXT:       "peak_loc": "{{.*}}",
 // CHECK-NEXT:       "resident_bytes": 16,
 // CHECK-NEXT:       "total_bytes": 336,
 // CHECK:            "live_at_peak": [
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "value": "%alloc",
 // CHECK-NEXT:           "op": "memref.alloc",
+// CHECK-NEXT:           "loc": "{{.*}}",
 // CHECK-NEXT:           "bytes": 256
 // CHECK-NEXT:         },
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "value": "%alloc_0",
 // CHECK-NEXT:           "op": "memref.alloc",
+// CHECK-NEXT:           "loc": "{{.*}}",
 // CHECK-NEXT:           "bytes": 64
 // CHECK-NEXT:         },
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "value": "%arg0",
 // CHECK-NEXT:           "op": "argument",
+// CHECK-NEXT:           "loc": "{{.*}}",
 // CHECK-NEXT:           "bytes": 16
 // CHECK-NEXT:         }
 // CHECK-NEXT:       ]
@@ -124,6 +132,7 @@ func.func private @declaration(memref<4xf32>)
 // FILE-NEXT:     "peak_bytes": 384,
 // FILE-NEXT:     "peak_op_index": 1,
 // FILE-NEXT:     "peak_op": "memref.alloc",
+// FILE-NEXT:     "peak_loc": "{{.*}}",
 // FILE-NEXT:     "resident_bytes": 0,
 // FILE-NEXT:     "total_bytes": 384,
 // FILE-NOT:      "name": "chain"

@@ -165,10 +165,11 @@ public:
   getLiveBuffers(unsigned index) const;
 
   /// Writes this function's report as one JSON object:
-  /// {"name", "peak_bytes", "peak_op_index", "peak_op", "resident_bytes",
-  ///  "total_bytes", "unsized_arguments", "timeline": [{"index", "op",
-  ///  "live_bytes"}], "live_at_peak": [{"value", "op", "bytes"}]} (largest
-  ///  first).
+  /// {"name", "peak_bytes", "peak_op_index", "peak_op", "peak_loc",
+  ///  "resident_bytes", "total_bytes", "unsized_arguments",
+  ///  "timeline": [{"index", "op", "live_bytes"}],
+  ///  "live_at_peak": [{"value", "op", "loc", "bytes"}]} (largest first);
+  ///  locations are "file:line:col", or "" when the IR has none.
   void writeJSON(llvm::json::OStream &json) const;
 
   /// Keeps the cached analysis only when a pass preserved it explicitly.

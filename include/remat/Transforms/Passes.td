@@ -177,9 +177,12 @@ def RematRematerialize : Pass<"remat-rematerialize", "::mlir::func::FuncOp"> {
     that asks for it is rejected with a located error. A function without
     `remat.steps` is left unchanged.
 
-    So that bufferization frees memory where the plan does, a clone writing
-    into a `tensor.empty` gets its own `bufferization.alloc_tensor`, and every
-    `tensor.empty` is moved right before its first user. When a clone reads
+    So that bufferization frees memory where the plan does, every op writing
+    into a `tensor.empty` (original or clone) gets its own
+    `bufferization.alloc_tensor` right before it: `cse` merges identical
+    `tensor.empty` ops, which made writers share one early buffer, but never
+    merges allocations (docs/Rematerialization.md, section 3). Remaining
+    `tensor.empty` ops are moved right before their first user. When a clone reads
     exactly the values an earlier computation of the same op reads, `cse`
     would merge them back; such a clone reads its first operand through a
     `remat.barrier` (see `--remat-strip-barriers`).
@@ -261,10 +264,12 @@ def RematMemoryReport : Pass<"remat-memory-report", "::mlir::ModuleOp"> {
     ```json
     {"functions": [
       {"name": "step", "peak_bytes": 12288, "peak_op_index": 2,
-       "peak_op": "linalg.add", "resident_bytes": 4096, "total_bytes": 16384,
+       "peak_op": "linalg.add", "peak_loc": "step.mlir:12:8",
+       "resident_bytes": 4096, "total_bytes": 16384,
        "timeline": [ {"index": 0, "op": "linalg.add", "live_bytes": 8192},
                      ... ],
-       "live_at_peak": [ {"value": "%1", "op": "linalg.add", "bytes": 4096},
+       "live_at_peak": [ {"value": "%1", "op": "linalg.add",
+                          "loc": "step.mlir:9:8", "bytes": 4096},
                          ... ] }
     ] }
     ```
