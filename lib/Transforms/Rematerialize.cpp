@@ -127,6 +127,10 @@ static int64_t giveOwnDestinations(Block &body,
         own->setAttr(RematDialect::kCostAttrName, cost);
       if (Attribute phase = op.getAttr(RematDialect::kPhaseAttrName))
         own->setAttr(RematDialect::kPhaseAttrName, phase);
+      // It stands for the recomputed `tensor.empty` it replaces, so that
+      // remat-verify-memory counts the plan's recomputations.
+      if (Attribute recomputed = def->getAttr(RematDialect::kRecomputedAttrName))
+        own->setAttr(RematDialect::kRecomputedAttrName, recomputed);
       operand.set(own.getResult());
       replaced.insert(def);
       ++created;
