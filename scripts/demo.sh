@@ -49,8 +49,15 @@ PY
 
 echo
 echo "== 3. Plan and rematerialize under budget=$budget (remat-pipeline)"
-"$bin/remat-opt" "$example" "--remat-pipeline=budget=$budget" -o "$work/remat.mlir" \
-  2>&1 | grep 'remark:' | sed 's/^[^ ]*: remark: /  /'
+if ! "$bin/remat-opt" "$example" "--remat-pipeline=budget=$budget" \
+    -o "$work/remat.mlir" 2>"$work/remat.err"; then
+  # An infeasible budget names the smallest feasible one; say so, not just 1.
+  echo "demo: --remat-pipeline=budget=$budget failed on $example:" >&2
+  grep -E ': (error|note): ' "$work/remat.err" | sed 's/^[^ ]*: //' >&2 ||
+    cat "$work/remat.err" >&2
+  exit 1
+fi
+grep 'remark:' "$work/remat.err" | sed 's/^[^ ]*: remark: /  /'
 
 echo
 echo "== 4. Run both on the CPU (remat-run): bitwise identity and measured heap peak"

@@ -45,6 +45,10 @@ llvm_config.with_environment("PATH", config.remat_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # Optional dependencies become lit features (see test/README.md).
+remat_plugin = os.path.join(config.remat_lib_dir, "RematPlugin.so")
+if os.path.exists(remat_plugin):
+    config.available_features.add("remat-plugin")
+config.substitutions.append(("%remat_plugin", remat_plugin))
 if config.enable_coinor:
     config.available_features.add("coinor")
 if config.ptxas_executable and os.path.exists(config.ptxas_executable):

@@ -135,7 +135,36 @@ MemoryAnalysis::MemoryAnalysis(Operation *op,
 LogicalResult MemoryAnalysis::emitError() const {
   if (!error)
     return success();
-  return error->op->emitOpError() << error->message;
+  // At the op's location, without printing the op: for a function that
+  // would be the whole body in generic form.
+  return mlir::emitError(error->op->getLoc())
+         << "'" << error->op->getName() << "' op " << error->message;
+}
+
+void MemoryAnalysis::attachPeakNotes(mlir::InFlightDiagnostic &diag,
+                                     llvm::StringRef what,
+                                     unsigned maxValues) const {
+  Operation *peakOp = getPeakOp();
+  if (!succeeded() || !peakOp)
+    return;
+  diag.attachNote(peakOp->getLoc())
+      << what << " of " << peakBytes << " bytes is reached at this '"
+      << peakOp->getName() << "' (" << residentBytes
+      << " bytes of it are arguments)";
+  unsigned shown = 0;
+  for (const BufferLiveRange *buffer : getLiveBuffers(peakIndex)) {
+    if (shown == maxValues)
+      break;
+    if (buffer->kind == BufferLiveRange::Kind::Argument)
+      continue;
+    Location loc = buffer->op ? buffer->op->getLoc() : function->getLoc();
+    Diagnostic &note = diag.attachNote(loc);
+    note << "live there: " << buffer->bytes << " bytes of type "
+         << buffer->value.getType();
+    if (buffer->op)
+      note << ", result of '" << buffer->op->getName() << "'";
+    ++shown;
+  }
 }
 
 std::optional<std::string> MemoryAnalysis::getErrorMessage() const {
@@ -244,10 +273,14 @@ void MemoryAnalysis::analyse() {
                "--remat-annotate-costs first)");
       return std::nullopt;
     }
-    // Views own nothing; a tensor.empty's storage is counted on the
+    // Views own nothing; a tensor.empty's (or an alloc_tensor's without
+    // copy, which --remat-rematerialize makes) storage is counted on the
     // destination-style op that writes into it; a to_tensor's on the memref
     // it wraps.
     if (isTensorView(op) || isa<tensor::EmptyOp, bufferization::ToTensorOp>(op))
+      return 0;
+    if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(op);
+        alloc && !alloc.getCopy())
       return 0;
     if (std::optional<int64_t> bytes =
             getStaticStorageBytes(result.getType(), op))
@@ -440,6 +473,15 @@ void MemoryAnalysis::analyse() {
 // JSON report
 //===----------------------------------------------------------------------===//
 
+/// "file:line:col" of `loc` (the first file location inside it), or "".
+static std::string formatLocation(Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    return llvm::formatv("{0}:{1}:{2}", file.getFilename().getValue(),
+                         file.getLine(), file.getColumn())
+        .str();
+  return "";
+}
+
 void MemoryAnalysis::writeJSON(llvm::json::OStream &json) const {
   std::string name;
   if (auto symbol =
@@ -460,6 +502,9 @@ void MemoryAnalysis::writeJSON(llvm::json::OStream &json) const {
     json.attribute("peak_op",
                    ops.empty() ? std::string()
                                : getPeakOp()->getName().getStringRef().str());
+    json.attribute("peak_loc", ops.empty()
+                                   ? std::string()
+                                   : formatLocation(getPeakOp()->getLoc()));
     json.attribute("resident_bytes", residentBytes);
     json.attribute("total_bytes", totalBytes);
     json.attribute("unsized_arguments", static_cast<int64_t>(unsizedArguments));
@@ -480,6 +525,9 @@ void MemoryAnalysis::writeJSON(llvm::json::OStream &json) const {
           json.attribute("value", printValue(buffer->value));
           json.attribute("op", buffer->op ? buffer->op->getName().getStringRef()
                                           : StringRef("argument"));
+          json.attribute("loc",
+                         formatLocation(buffer->op ? buffer->op->getLoc()
+                                                   : buffer->value.getLoc()));
           json.attribute("bytes", buffer->bytes);
         });
       }

@@ -24,7 +24,7 @@ FailureOr<PhaseMap> remat::inferPhases(func::FuncOp func,
   if (func.isDeclaration())
     return phases;
   if (!func.getBody().hasOneBlock())
-    return func.emitOpError()
+    return mlir::emitError(func.getLoc()) << "'func.func' op "
            << "has " << func.getBlocks().size()
            << " blocks; phase inference expects a single-block training step";
 
@@ -32,7 +32,7 @@ FailureOr<PhaseMap> remat::inferPhases(func::FuncOp func,
   Operation *terminator = body.getTerminator();
   unsigned numResults = func.getNumResults();
   if (numResults == 0)
-    return func.emitOpError()
+    return mlir::emitError(func.getLoc()) << "'func.func' op "
            << "has no results; phase inference needs the forward outputs "
               "(e.g. the loss) among the returned values";
 
@@ -41,7 +41,7 @@ FailureOr<PhaseMap> remat::inferPhases(func::FuncOp func,
     indices.push_back(0);
   for (unsigned index : indices)
     if (index >= numResults)
-      return func.emitOpError()
+      return mlir::emitError(func.getLoc()) << "'func.func' op "
              << "has " << numResults << " result(s); forward result index "
              << index << " is out of range";
 

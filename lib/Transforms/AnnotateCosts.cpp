@@ -46,12 +46,12 @@ struct RematAnnotateCostsPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (!profileError.empty()) {
-      func.emitError() << profileError;
+      mlir::emitError(func.getLoc()) << profileError;
       return signalPassFailure();
     }
     int64_t hint = dynamicSizeHint;
     if (hint < 0) {
-      func.emitError() << "remat-annotate-costs: dynamic-size-hint must be "
+      mlir::emitError(func.getLoc()) << "remat-annotate-costs: dynamic-size-hint must be "
                           "positive (or 0 for none), got "
                        << hint;
       return signalPassFailure();

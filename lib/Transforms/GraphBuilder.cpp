@@ -71,11 +71,11 @@ FailureOr<FunctionGraph>
 remat::buildFunctionGraph(func::FuncOp func,
                           const GraphBuilderOptions &options) {
   if (func.isExternal())
-    return func.emitError() << "cannot plan rematerialization of external "
+    return mlir::emitError(func.getLoc()) << "cannot plan rematerialization of external "
                                "function '"
                             << func.getSymName() << "'";
   if (!func.getBody().hasOneBlock())
-    return func.emitError()
+    return mlir::emitError(func.getLoc())
            << "rematerialization planning expects a single-block function, '"
            << func.getSymName() << "' has " << func.getBody().getBlocks().size()
            << " blocks";
@@ -89,7 +89,7 @@ remat::buildFunctionGraph(func::FuncOp func,
   for (BlockArgument arg : body.getArguments()) {
     int64_t bytes = getStorageBytes(arg.getType());
     if (bytes < 0)
-      return func.emitError()
+      return mlir::emitError(func.getLoc())
              << "argument #" << arg.getArgNumber() << " of type "
              << arg.getType()
              << " has no static size; rematerialization needs static shapes";
@@ -182,7 +182,7 @@ remat::buildFunctionGraph(func::FuncOp func,
 
   std::string error = graph.check();
   if (!error.empty())
-    return func.emitError() << "internal error: malformed problem graph: "
+    return mlir::emitError(func.getLoc()) << "internal error: malformed problem graph: "
                             << error;
   return result;
 }

@@ -45,7 +45,7 @@ struct MemoryReportPass
           (function.empty() || func.getName() == function))
         functions.push_back(func);
     if (!function.empty() && functions.empty()) {
-      module.emitError() << "remat-memory-report: no function named '"
+      mlir::emitError(module.getLoc()) << "remat-memory-report: no function named '"
                          << function << "' with a body in the module";
       return signalPassFailure();
     }
@@ -69,11 +69,17 @@ struct MemoryReportPass
     if (failed)
       return signalPassFailure();
 
+    // stdout carries the IR: '-' means stderr, so that the two never mix.
+    if (output == "-") {
+      writeMemoryReport(analyses, llvm::errs());
+      markAllAnalysesPreserved();
+      return;
+    }
     std::string errorMessage;
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(output, &errorMessage);
     if (!file) {
-      module.emitError() << "remat-memory-report: cannot open '" << output
+      mlir::emitError(module.getLoc()) << "remat-memory-report: cannot open '" << output
                          << "': " << errorMessage;
       return signalPassFailure();
     }

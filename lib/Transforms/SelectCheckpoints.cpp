@@ -12,6 +12,7 @@
 #include "remat/Solver/Modes.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/Solver.h"
+#include "remat/Analysis/MemoryAnalysis.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
 
@@ -118,7 +119,7 @@ static FailureOr<const SolverInfo *> lookupSolver(func::FuncOp func,
                                                   StringRef name) {
   if (const SolverInfo *solver = findSolver(name.str()))
     return solver;
-  InFlightDiagnostic diag = func.emitError()
+  InFlightDiagnostic diag = mlir::emitError(func.getLoc())
                             << "unknown solver '" << name
                             << "'; the registered solvers are: ";
   llvm::interleaveComma(allSolvers(), diag,
@@ -143,7 +144,7 @@ remat::selectCheckpoints(func::FuncOp func,
 
   Simulation baseline = simulate(graph, getProgramOrderSchedule(graph));
   if (!baseline.valid())
-    return func.emitError() << "internal error: the function's own order is "
+    return mlir::emitError(func.getLoc()) << "internal error: the function's own order is "
                                "not a valid schedule: "
                             << baseline.error;
 
@@ -151,7 +152,7 @@ remat::selectCheckpoints(func::FuncOp func,
   std::optional<int64_t> parsedBudget =
       parseBudget(options.budget, baseline.peakBytes, budgetError);
   if (!parsedBudget)
-    return func.emitError() << "invalid budget '" << options.budget
+    return mlir::emitError(func.getLoc()) << "invalid budget '" << options.budget
                             << "': " << budgetError;
   int64_t budget = *parsedBudget;
 
@@ -163,11 +164,11 @@ remat::selectCheckpoints(func::FuncOp func,
                                                    : Mode::MinBudget;
   SolveResult result = solveInMode(graph, *solver, mode, solveOptions);
   if (result.status == SolveStatus::Unsupported)
-    return func.emitError() << "solver '" << solverName
+    return mlir::emitError(func.getLoc()) << "solver '" << solverName
                             << "' does not apply to this function: "
                             << result.message;
   if (!result.feasible()) {
-    InFlightDiagnostic diag = func.emitError();
+    InFlightDiagnostic diag = mlir::emitError(func.getLoc());
     if (mode == Mode::MinCompute)
       diag << "budget of " << budget << " bytes is infeasible for solver '"
            << solverName << "'";
@@ -190,11 +191,14 @@ remat::selectCheckpoints(func::FuncOp func,
         diag << "; it meets no budget up to the checkpoint-all peak of "
              << baseline.peakBytes << " bytes";
     }
+    // Where the memory goes in the function's own order: the few ops that
+    // matter, never the whole function.
+    MemoryAnalysis(func).attachPeakNotes(diag, "the checkpoint-all peak");
     return diag;
   }
   if (mode == Mode::MinPeak) {
     if (!options.budget.empty() && result.peakBytes > budget)
-      return func.emitError()
+      return mlir::emitError(func.getLoc())
              << "budget of " << budget << " bytes is infeasible: the least "
              << "peak solver '" << solverName << "' found within one extra "
              << "forward pass is " << result.peakBytes << " bytes";
@@ -207,11 +211,11 @@ remat::selectCheckpoints(func::FuncOp func,
   // Never trust a schedule the simulator has not replayed.
   Simulation simulated = simulate(graph, result.schedule);
   if (!simulated.valid())
-    return func.emitError() << "internal error: solver '" << solverName
+    return mlir::emitError(func.getLoc()) << "internal error: solver '" << solverName
                             << "' returned an invalid schedule: "
                             << simulated.error;
   if (simulated.peakBytes > budget)
-    return func.emitError() << "internal error: solver '" << solverName
+    return mlir::emitError(func.getLoc()) << "internal error: solver '" << solverName
                             << "' returned a schedule with peak "
                             << simulated.peakBytes << " bytes over the budget "
                             << budget;

@@ -35,7 +35,7 @@ struct VerifyMemoryPass
     int64_t limit = plan ? plan.getBudget() : 0;
     if (!budget.empty()) {
       if (StringRef(budget).trim().ends_with("%") && !plan) {
-        func.emitError() << "budget '" << budget
+        mlir::emitError(func.getLoc()) << "budget '" << budget
                          << "' is a percentage but the function has no "
                             "remat.plan to take the checkpoint-all peak from";
         return signalPassFailure();
@@ -44,7 +44,7 @@ struct VerifyMemoryPass
       std::optional<int64_t> parsed =
           parseBudget(budget, plan ? plan.getBaselinePeak() : 0, error);
       if (!parsed) {
-        func.emitError() << "invalid budget '" << budget << "': " << error;
+        mlir::emitError(func.getLoc()) << "invalid budget '" << budget << "': " << error;
         return signalPassFailure();
       }
       limit = *parsed;
@@ -55,12 +55,11 @@ struct VerifyMemoryPass
       return signalPassFailure();
     int64_t peak = memory.getPeakBytes();
     if (peak > limit) {
-      InFlightDiagnostic diag = func.emitError()
+      InFlightDiagnostic diag = mlir::emitError(func.getLoc())
                                 << "peak memory of " << peak
                                 << " bytes exceeds the budget of " << limit
                                 << " bytes";
-      if (Operation *at = memory.getPeakOp())
-        diag.attachNote(at->getLoc()) << "peak reached here";
+      memory.attachPeakNotes(diag, "the peak");
       return signalPassFailure();
     }
 

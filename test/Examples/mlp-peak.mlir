@@ -1,7 +1,7 @@
 // RUN: remat-opt %examples/mlp.mlir --remat-annotate-costs --test-remat-memory=require-costs -o /dev/null 2>&1 | FileCheck %s
 // RUN: remat-opt %examples/mlp.mlir --test-remat-memory -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCOST
 // RUN: remat-opt %examples/mlp.mlir --remat-annotate-costs --test-remat-memory=count-arguments=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOARGS
-// RUN: remat-opt %examples/mlp.mlir --remat-annotate-costs --remat-memory-report -o /dev/null | FileCheck %s --check-prefix=JSON
+// RUN: remat-opt %examples/mlp.mlir --remat-annotate-costs --remat-memory-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
 
 // Peak memory of the tensor-level training step examples/mlp.mlir, worked
 // out by hand from the memory model of docs/Rationale.md: arguments are
@@ -73,6 +73,7 @@
 // JSON-NEXT: "peak_bytes": 73108,
 // JSON-NEXT: "peak_op_index": 83,
 // JSON-NEXT: "peak_op": "linalg.generic",
+// JSON-NEXT: "peak_loc": "{{.*}}",
 // JSON-NEXT: "resident_bytes": 29032,
 // JSON-NEXT: "total_bytes": 166892,
 // JSON:      "index": 0,

@@ -16,6 +16,13 @@ and the rematerialized program with remat-run, and checks:
     the model errs on the safe side);
   * nothing leaks.
 
+With --after, the rematerialized step is first run through more passes
+(e.g. --after="--canonicalize --cse"), as a compiler that cleans up after the
+pipeline would, and the checks apply to that program: the plan must survive.
+With --stock-pipeline, the step is then bufferized by the stock mlir-opt
+(loading RematPlugin.so for --remat-strip-barriers) before remat-run lowers
+and measures it.
+
 An infeasible budget must be rejected with an error naming a smallest
 feasible budget larger than the one asked for.
 
@@ -66,6 +73,16 @@ def main():
                              "a fraction of the budget")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--stock-pipeline", default="",
+                        help="bufferize the (cleaned-up) rematerialized step "
+                             "with this --pass-pipeline in the stock mlir-opt "
+                             "(--mlir-opt) loading --plugin, and measure that")
+    parser.add_argument("--mlir-opt", default="mlir-opt")
+    parser.add_argument("--plugin", default="")
+    parser.add_argument("--after", default="",
+                        help="remat-opt flags run on the rematerialized step "
+                             "before it is measured, e.g. "
+                             "--after='--canonicalize --cse'")
     args = parser.parse_args()
 
     name = os.path.basename(args.step)
@@ -101,6 +118,16 @@ def main():
                                               smallest.group(1))
                 print(line)
                 continue
+            if args.after:
+                cleaned = os.path.join(tmp, "after.mlir")
+                after = run([args.remat_opt, path] + args.after.split() +
+                            ["--mlir-print-op-on-diagnostic=false", "-o",
+                             cleaned])
+                if after.returncode != 0:
+                    failures.append("%s: remat-opt %s failed:\n%s" %
+                                    (budget, args.after, after.stderr))
+                    continue
+                path = cleaned
             with open(path) as f:
                 text = f.read()
             plan = PLAN_RE.search(text)
@@ -111,6 +138,18 @@ def main():
             predicted = int(plan.group(5))
             cost, base_cost = int(plan.group(7)), int(plan.group(8))
             solve = re.search(r"solved in ([0-9.]+) s", opt.stderr)
+            if args.stock_pipeline:
+                bufferized = os.path.join(tmp, "stock.mlir")
+                stock = run([args.mlir_opt, path,
+                             "--load-dialect-plugin=" + args.plugin,
+                             "--load-pass-plugin=" + args.plugin,
+                             "--pass-pipeline=" + args.stock_pipeline,
+                             "-o", bufferized])
+                if stock.returncode != 0:
+                    failures.append("%s: stock mlir-opt failed:\n%s" %
+                                    (budget, stock.stderr))
+                    continue
+                path = bufferized
             result = remat_run(args, path)
 
             hashes = [r["fnv1a64"] for r in result["results"]]

@@ -1,7 +1,7 @@
-// RUN: remat-opt %s --remat-memory-report -o /dev/null | FileCheck %s
+// RUN: remat-opt %s --remat-memory-report -o /dev/null 2>&1 | FileCheck %s
 // RUN: remat-opt %s --remat-memory-report="output=%t.json function=buffers count-arguments=false count-alignment-padding" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.json --check-prefix=FILE
-// RUN: remat-opt %s --remat-memory-report="output=-" | FileCheck %s --check-prefix=IR
+// RUN: remat-opt %s --remat-memory-report="output=-" 2>/dev/null | FileCheck %s --check-prefix=IR
 
 // The JSON report of the memory analysis: per function the peak, the op at
 // the peak, the live bytes at every top-level op and the values live at the
@@ -21,6 +21,7 @@
 // CHECK-NEXT:       "peak_bytes": 1264,
 // CHECK-NEXT:       "peak_op_index": 2,
 // CHECK-NEXT:       "peak_op": "linalg.exp",
+// CHECK-NEXT:       "peak_loc": "{{.*}}remat-memory-report.mlir:{{[0-9]+}}:{{[0-9]+}}",
 // CHECK-NEXT:       "resident_bytes": 64,
 // CHECK-NEXT:       "total_bytes": 1294,
 // CHECK-NEXT:       "unsized_arguments": 0,
@@ -55,16 +56,19 @@
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "value": "%1",
 // CHECK-NEXT:           "op": "linalg.exp",
+// CHECK-NEXT:           "loc": "{{.*}}remat-memory-report.mlir:{{[0-9]+}}:{{[0-9]+}}",
 // CHECK-NEXT:           "bytes": 1000
 // CHECK-NEXT:         },
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "value": "%2",
 // CHECK-NEXT:           "op": "linalg.exp",
+// CHECK-NEXT:           "loc": "{{.*}}",
 // CHECK-NEXT:           "bytes": 200
 // CHECK-NEXT:         },
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "value": "%arg0",
 // CHECK-NEXT:           "op": "argument",
+// CHECK-NEXT:           "loc": "{{.*}}",
 // CHECK-NEXT:           "bytes": 64
 // CHECK-NEXT:         }
 // CHECK-NEXT:       ]
@@ -95,22 +99,26 @@ func.func private @declaration(memref<4xf32>)
 // CHECK-NEXT:       "peak_bytes": 336,
 // CHECK-NEXT:       "peak_op_index": 1,
 // CHECK-NEXT:       "peak_op": "memref.alloc",
+// CHECK-NEXT:       "peak_loc": "{{.*}}",
 // CHECK-NEXT:       "resident_bytes": 16,
 // CHECK-NEXT:       "total_bytes": 336,
 // CHECK:            "live_at_peak": [
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "value": "%alloc",
 // CHECK-NEXT:           "op": "memref.alloc",
+// CHECK-NEXT:           "loc": "{{.*}}",
 // CHECK-NEXT:           "bytes": 256
 // CHECK-NEXT:         },
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "value": "%alloc_0",
 // CHECK-NEXT:           "op": "memref.alloc",
+// CHECK-NEXT:           "loc": "{{.*}}",
 // CHECK-NEXT:           "bytes": 64
 // CHECK-NEXT:         },
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "value": "%arg0",
 // CHECK-NEXT:           "op": "argument",
+// CHECK-NEXT:           "loc": "{{.*}}",
 // CHECK-NEXT:           "bytes": 16
 // CHECK-NEXT:         }
 // CHECK-NEXT:       ]
@@ -124,12 +132,14 @@ func.func private @declaration(memref<4xf32>)
 // FILE-NEXT:     "peak_bytes": 384,
 // FILE-NEXT:     "peak_op_index": 1,
 // FILE-NEXT:     "peak_op": "memref.alloc",
+// FILE-NEXT:     "peak_loc": "{{.*}}",
 // FILE-NEXT:     "resident_bytes": 0,
 // FILE-NEXT:     "total_bytes": 384,
 // FILE-NOT:      "name": "chain"
 
-// The pass leaves the IR unchanged; with output=- the report comes first.
-// IR: "functions"
+// The pass leaves the IR unchanged; with output=- the report goes to stderr,
+// never into the IR on stdout.
+// IR-NOT: "functions"
 // IR: func.func @chain
 // IR: linalg.exp {remat.cost = #remat.cost<bytes = [1000], flops = 16>}
 // IR: func.func @buffers

@@ -118,9 +118,11 @@ func.func @no_plan(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // A recomputed destination-style op gets its own allocation instead of the
 // original's tensor.empty: sharing it would make bufferization keep one buffer
-// alive from %a to %a's clone.
+// alive from %a to %a's clone. The original gets one too (cse would merge two
+// tensor.empty ops of one type), and the tensor.empty goes.
 // CHECK-LABEL: func.func @own_init
-// CHECK:         %[[E:.*]] = tensor.empty()
+// CHECK-NOT:     tensor.empty
+// CHECK:         %[[E:.*]] = bufferization.alloc_tensor() {{.*}}: tensor<4xf32>
 // CHECK-NEXT:    %[[A:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
 // CHECK:         %[[G:.*]] = arith.mulf %[[A]], %arg1
 // CHECK-NEXT:    %[[E2:.*]] = bufferization.alloc_tensor() {{.*}}: tensor<4xf32>
@@ -153,11 +155,11 @@ func.func @own_init(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
 
 // A tensor.empty owns no bytes in the model, so a plan may schedule it early
 // (step 0) although its writer runs at step 2; bufferization would allocate
-// there. It is sunk right before its first user.
+// there. Its writer's own allocation is made right before the writer.
 // CHECK-LABEL: func.func @sink_empty
 // CHECK-NEXT:    %[[A:.*]] = math.tanh %arg0
 // CHECK-NEXT:    %[[B:.*]] = math.tanh %[[A]]
-// CHECK-NEXT:    %[[E:.*]] = tensor.empty()
+// CHECK-NEXT:    %[[E:.*]] = bufferization.alloc_tensor()
 // CHECK-NEXT:    %[[G:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
 // CSE-LABEL: func.func @sink_empty
 func.func @sink_empty(%x: tensor<4xf32>) -> tensor<4xf32> {

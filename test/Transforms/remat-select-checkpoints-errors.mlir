@@ -17,10 +17,14 @@
 // %gb resident, 32 + 3 x 16 = 80 bytes; 64 is out of reach.
 // expected-error @below {{the smallest feasible budget is 80 bytes (71.4% of the checkpoint-all peak of 112 bytes)}}
 func.func @infeasible(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  // expected-note @below {{live there: 16 bytes of type 'tensor<4xf32>', result of 'math.tanh'}}
   %a = math.tanh %x {remat.cost = #c16, remat.phase = #fwd} : tensor<4xf32>
+  // expected-note @below {{live there: 16 bytes of type 'tensor<4xf32>', result of 'math.tanh'}}
   %b = math.tanh %a {remat.cost = #c16, remat.phase = #fwd} : tensor<4xf32>
+  // expected-note @below {{live there: 16 bytes of type 'tensor<4xf32>', result of 'math.tanh'}}
   %c = math.tanh %b {remat.cost = #c16, remat.phase = #fwd} : tensor<4xf32>
   %gc = arith.mulf %c, %w {remat.cost = #c16, remat.phase = #bwd} : tensor<4xf32>
+  // expected-note @below {{the checkpoint-all peak of 112 bytes is reached at this 'arith.mulf' (32 bytes of it are arguments)}}
   %gb = arith.mulf %gc, %b {remat.cost = #c16, remat.phase = #bwd} : tensor<4xf32>
   %ga = arith.mulf %gb, %a {remat.cost = #c16, remat.phase = #bwd} : tensor<4xf32>
   return %c, %ga : tensor<4xf32>, tensor<4xf32>

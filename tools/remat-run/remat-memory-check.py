@@ -30,12 +30,32 @@ Prints one line per file (or --json) and exits 1 if a relation fails.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+
+
+def find_tool(name):
+    """`name` on PATH, else in $REMAT_BUILD_DIR/bin or the repository's
+    build/bin (where scripts/build.sh puts it), else the bare name."""
+    if shutil.which(name):
+        return name
+    root = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    build = os.environ.get("REMAT_BUILD_DIR", os.path.join(root, "build"))
+    candidate = os.path.join(build, "bin", name)
+    return candidate if os.access(candidate, os.X_OK) else name
 
 
 def run(cmd, stdin=None):
-    proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True)
+    try:
+        proc = subprocess.run(cmd, input=stdin, capture_output=True,
+                              text=True)
+    except FileNotFoundError:
+        sys.exit("remat-memory-check: cannot run '%s': not on PATH nor in "
+                 "build/bin; build it (scripts/build.sh) or pass --%s=PATH" %
+                 (cmd[0], os.path.basename(cmd[0])))
     if proc.returncode != 0:
         sys.stderr.write("remat-memory-check: command failed: %s\n%s" %
                          (" ".join(cmd), proc.stderr))
@@ -44,9 +64,13 @@ def run(cmd, stdin=None):
 
 
 def report(remat_opt, text, extra_options=""):
-    out = run([remat_opt, "-", "--remat-memory-report=" + extra_options,
-               "-o", os.devnull], stdin=text)
-    return json.loads(out)["functions"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "report.json")
+        options = ("output=%s %s" % (path, extra_options)).strip()
+        run([remat_opt, "-", "--remat-memory-report=" + options, "-o",
+             os.devnull], stdin=text)
+        with open(path) as f:
+            return json.load(f)["functions"]
 
 
 def check_file(args, path):
@@ -112,8 +136,8 @@ def check_file(args, path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+")
-    parser.add_argument("--remat-opt", default="remat-opt")
-    parser.add_argument("--remat-run", default="remat-run")
+    parser.add_argument("--remat-opt", default=find_tool("remat-opt"))
+    parser.add_argument("--remat-run", default=find_tool("remat-run"))
     parser.add_argument("--pipeline-options", default="",
                         help="options of remat-lower-to-cpu / remat-bufferize")
     parser.add_argument("--json", action="store_true")

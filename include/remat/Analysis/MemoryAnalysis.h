@@ -123,6 +123,12 @@ public:
   mlir::LogicalResult emitError() const;
   /// The recorded error message, if any.
   std::optional<std::string> getErrorMessage() const;
+  /// Attaches to `diag` a note at the peak op ("<what> of N bytes is reached
+  /// at this ...") and one note at each of the `maxValues` largest values
+  /// live there (arguments left out), largest first. Nothing when the
+  /// analysis failed. Notes carry locations only, never the printed op.
+  void attachPeakNotes(mlir::InFlightDiagnostic &diag, llvm::StringRef what,
+                       unsigned maxValues = 3) const;
 
   mlir::Operation *getFunction() const { return function; }
   const MemoryAnalysisOptions &getOptions() const { return options; }
@@ -159,10 +165,11 @@ public:
   getLiveBuffers(unsigned index) const;
 
   /// Writes this function's report as one JSON object:
-  /// {"name", "peak_bytes", "peak_op_index", "peak_op", "resident_bytes",
-  ///  "total_bytes", "unsized_arguments", "timeline": [{"index", "op",
-  ///  "live_bytes"}], "live_at_peak": [{"value", "op", "bytes"}]} (largest
-  ///  first).
+  /// {"name", "peak_bytes", "peak_op_index", "peak_op", "peak_loc",
+  ///  "resident_bytes", "total_bytes", "unsized_arguments",
+  ///  "timeline": [{"index", "op", "live_bytes"}],
+  ///  "live_at_peak": [{"value", "op", "loc", "bytes"}]} (largest first);
+  ///  locations are "file:line:col", or "" when the IR has none.
   void writeJSON(llvm::json::OStream &json) const;
 
   /// Keeps the cached analysis only when a pass preserved it explicitly.

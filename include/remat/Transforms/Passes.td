@@ -177,9 +177,12 @@ def RematRematerialize : Pass<"remat-rematerialize", "::mlir::func::FuncOp"> {
     that asks for it is rejected with a located error. A function without
     `remat.steps` is left unchanged.
 
-    So that bufferization frees memory where the plan does, a clone writing
-    into a `tensor.empty` gets its own `bufferization.alloc_tensor`, and every
-    `tensor.empty` is moved right before its first user. When a clone reads
+    So that bufferization frees memory where the plan does, every op writing
+    into a `tensor.empty` (original or clone) gets its own
+    `bufferization.alloc_tensor` right before it: `cse` merges identical
+    `tensor.empty` ops, which made writers share one early buffer, but never
+    merges allocations (docs/Rematerialization.md, section 3). Remaining
+    `tensor.empty` ops are moved right before their first user. When a clone reads
     exactly the values an earlier computation of the same op reads, `cse`
     would merge them back; such a clone reads its first operand through a
     `remat.barrier` (see `--remat-strip-barriers`).
@@ -261,13 +264,20 @@ def RematMemoryReport : Pass<"remat-memory-report", "::mlir::ModuleOp"> {
     ```json
     {"functions": [
       {"name": "step", "peak_bytes": 12288, "peak_op_index": 2,
-       "peak_op": "linalg.add", "resident_bytes": 4096, "total_bytes": 16384,
+       "peak_op": "linalg.add", "peak_loc": "step.mlir:12:8",
+       "resident_bytes": 4096, "total_bytes": 16384,
        "timeline": [ {"index": 0, "op": "linalg.add", "live_bytes": 8192},
                      ... ],
-       "live_at_peak": [ {"value": "%1", "op": "linalg.add", "bytes": 4096},
+       "live_at_peak": [ {"value": "%1", "op": "linalg.add",
+                          "loc": "step.mlir:9:8", "bytes": 4096},
                          ... ] }
     ] }
     ```
+
+    The report goes to `output`, a file; the default `-` is stderr, never
+    stdout, which carries the IR (`remat-opt in.mlir --remat-memory-report
+    -o /dev/null 2>report.json` gives just the report; diagnostics then go
+    there too, so prefer `output=report.json`).
 
     Unsupported IR (a multi-block body, a dynamic shape without a cost or
     size hint) is an error at the offending op; so is a `function` option
@@ -275,7 +285,8 @@ def RematMemoryReport : Pass<"remat-memory-report", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the JSON report to ('-' for stdout)">,
+           "File to write the JSON report to; '-' is stderr (stdout "
+           "carries the IR)">,
     Option<"function", "function", "std::string", /*default=*/"",
            "Report only the function with this name (default: all)">,
     Option<"countArguments", "count-arguments", "bool", /*default=*/"true",

@@ -132,6 +132,13 @@ struct RematerializeStats {
   int64_t numBarriers = 0;
   /// Sum of the compute cost (`remat.cost`) of the clones.
   double recomputeCost = 0;
+  /// `bufferization.alloc_tensor` destinations created (one per op that
+  /// wrote into a shared or mergeable `tensor.empty`).
+  int64_t numAllocations = 0;
+  /// Whether the function changed at all. Applying any plan does (ops are
+  /// reordered even without clones, `remat.steps` are dropped), so analyses
+  /// such as MemoryAnalysis may be kept only when no plan was applied.
+  bool changed = false;
 };
 
 /// Applies `plan` to `func`: constants move to the top of the body, every
