@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Feng & Huang, "Optimal Gradient Checkpoint Search for Arbitrary Computation
-// Graphs" (CVPR 2021); see /work/shared/ALGORITHMS.md. Their model: a
+// Graphs" (CVPR 2021); see the algorithm notes. Their model: a
 // checkpoint set costs sum(l(checkpoints)) + m, where m is the largest sum of
 // l over the vertices strictly inside one segment between checkpoints (the
 // memory of re-forwarding that segment during the backward); each segment is

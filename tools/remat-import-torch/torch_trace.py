@@ -117,7 +117,7 @@ MLIR_DECOMPOSITIONS = [
     torch.ops.aten.split,
 ]
 
-# The "decomposed" graph set of /work/shared/bench-graphs: norms,
+# The "decomposed" graph set of the bench graphs (docs/Benchmarks-solvers.md): norms,
 # activations, softmax and losses only.
 GRAPH_DECOMPOSITIONS = MLIR_DECOMPOSITIONS[:22]
 
