@@ -14,8 +14,9 @@
 // in or out of the set, or shifts a checkpoint to the previous/next one; a move
 // is taken when the simulated (peak, cost) is better for the objective
 // (`isBetter`). Passes repeat in a deterministic shuffled order until none
-// improves; climbs start from the three best distinct starting sets, sharing
-// the time limit (at most 10 s). Every evaluation is a full build and
+// improves; climbs start from the three best distinct starting points,
+// sharing the time limit (at most 10 s), and from the others in rank order
+// while nothing meets the constraints and time is left. Every evaluation is a full build and
 // simulation, so what it reports is exactly what the schedule does.
 //
 // Fails (Infeasible) when no set it visits meets the constraints. It cannot
@@ -71,6 +72,13 @@ startingSets(const Graph &graph, const std::vector<int> &nodes,
   std::sort(sets.begin(), sets.end());
   sets.erase(std::unique(sets.begin(), sets.end()), sets.end());
   return sets;
+}
+
+/// Whether a point is within the budget and the cost limit.
+static bool meetsConstraints(const SolveOptions &options, double limit,
+                             const CheckpointEval &eval) {
+  return eval.peakBytes <= options.budget &&
+         eval.cost <= limit + 1e-9 * std::max(1.0, limit);
 }
 
 /// Every starting set with every builder variant, best first.
@@ -238,15 +246,21 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
   // local optima.
   std::vector<Point> ranked =
       rankStarts(graph, startingSets(graph, nodes, options), options, limit);
-  const size_t climbs = std::min<size_t>(kStarts, ranked.size());
   uint64_t rng = 0x2545F4914F6CDD1Dull;
   Climb climb(graph, nodes, options, limit, rng);
   bool outOfTime = false;
   Point best = ranked[0];
-  for (size_t c = 0; c < climbs && !outOfTime; ++c) {
-    // Each climb gets an equal share of what is left.
-    double until = watch.seconds() + (timeLimit - watch.seconds()) /
-                                         static_cast<double>(climbs - c);
+  size_t climbs = 0;
+  // The best kStarts climb first, each with an equal share of what is
+  // left; while nothing meets the constraints, the other starts follow.
+  for (size_t c = 0; c < ranked.size() && !outOfTime; ++c) {
+    if (c >= kStarts && meetsConstraints(options, limit, best.eval))
+      break;
+    double until =
+        c < kStarts ? watch.seconds() + (timeLimit - watch.seconds()) /
+                                            static_cast<double>(kStarts - c)
+                    : timeLimit;
+    ++climbs;
     Point point = ranked[c];
     outOfTime = !climb.run(point, watch, until, progress) &&
                 watch.seconds() > timeLimit;
