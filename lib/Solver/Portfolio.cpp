@@ -6,8 +6,8 @@
 //
 // Runs the solvers whose families complement each other — checkpoint-all,
 // Chen greedy (both candidate rules), Feng & Huang, revolve (chains), DTR,
-// min-cut, hierarchical, local search, and the exhaustive solver on tiny
-// graphs — and returns the best verified answer for the objective
+// min-cut, hierarchical, local search, the exhaustive solver on tiny graphs
+// and Checkmate's LP rounding on small ones (min-compute) — and returns the best verified answer for the objective
 // (`isBetter`). Optimal when the winner is proven optimal (checkpoint-all
 // within budget, the exhaustive solver); Infeasible at once when the
 // exhaustive solver proves it. Everything stays within the time limit and
@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Checkmate.h"
 #include "remat/Solver/SolverSupport.h"
 #include "remat/Solver/Solvers.h"
 
@@ -26,6 +27,19 @@ using namespace remat;
 
 /// What one portfolio solve may take at most.
 static constexpr double kTotalSeconds = 9.0;
+/// Checkmate's LP rounding joins on graphs with at most this many nodes to
+/// schedule (its LP has O(n^2) columns), with at most this many seconds.
+static constexpr int kRoundingNodes = 150;
+static constexpr double kRoundingSeconds = 3.0;
+
+static bool roundingFits(const Graph &graph, const SolveOptions &options) {
+  if (!checkmateAvailable() ||
+      options.objective != Objective::MinComputeUnderBudget)
+    return false;
+  std::vector<char> needed = neededNodes(graph);
+  return std::count(needed.begin(), needed.end(), 1) <= kRoundingNodes;
+}
+
 namespace {
 /// The best verified answer so far, and the steps that feed it.
 class Portfolio {
@@ -52,19 +66,32 @@ public:
         break;
       consider(fn(graph, member));
     }
+    const bool rounding = roundingFits(graph, options);
     if (!done())
-      consider(solveLocalSearch(graph, withSeconds()));
+      consider(solveLocalSearch(
+          graph, withSeconds(rounding ? kRoundingSeconds : 0.0)));
+    if (rounding && !done())
+      runRounding();
     return finish();
   }
 
 private:
   bool done() const { return have && best.status == SolveStatus::Optimal; }
 
-  /// Member options with what is left of the time.
-  SolveOptions withSeconds() const {
+  /// Member options with what is left of the time, less `reserve`.
+  SolveOptions withSeconds(double reserve) const {
     SolveOptions rest = member;
-    rest.timeLimitSeconds = std::max(0.5, total - watch.seconds());
+    rest.timeLimitSeconds = std::max(0.5, total - watch.seconds() - reserve);
     return rest;
+  }
+
+  /// The LP rounding keeps values across stages as no single-level
+  /// checkpoint set does (U-Net's long skips); the members already ran, so
+  /// it need not rerun them.
+  void runRounding() {
+    SolveOptions rest = withSeconds(0.0);
+    rest.timeLimitSeconds = std::min(rest.timeLimitSeconds, kRoundingSeconds);
+    consider(solveCheckmateRounding(graph, rest));
   }
 
   void consider(SolveResult r) {
