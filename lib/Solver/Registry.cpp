@@ -79,3 +79,10 @@ const SolverInfo *remat::findSolver(const std::string &name) {
       return &info;
   return nullptr;
 }
+
+std::string remat::solverNames() {
+  std::string names;
+  for (const SolverInfo &info : allSolvers())
+    names += (names.empty() ? "" : ", ") + info.name;
+  return names;
+}

@@ -119,12 +119,9 @@ static FailureOr<const SolverInfo *> lookupSolver(func::FuncOp func,
                                                   StringRef name) {
   if (const SolverInfo *solver = findSolver(name.str()))
     return solver;
-  InFlightDiagnostic diag = mlir::emitError(func.getLoc())
-                            << "unknown solver '" << name
-                            << "'; the registered solvers are: ";
-  llvm::interleaveComma(allSolvers(), diag,
-                        [&](const SolverInfo &info) { diag << info.name; });
-  return diag;
+  return mlir::emitError(func.getLoc())
+         << "unknown solver '" << name
+         << "'; the registered solvers are: " << solverNames();
 }
 
 FailureOr<PlanAttr>

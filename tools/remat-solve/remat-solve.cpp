@@ -275,7 +275,8 @@ int main(int argc, char **argv) {
 
   const SolverInfo *solver = findSolver(solverName);
   if (!solver)
-    return fail("unknown solver '" + solverName + "' (see --list-solvers)");
+    return fail("unknown solver '" + solverName +
+                "'; the registered solvers are: " + solverNames());
   const Mode mode = modeOpt;
 
   Graph graph;

@@ -120,6 +120,9 @@ const std::vector<SolverInfo> &allSolvers();
 /// The solver named `name`, or nullptr.
 const SolverInfo *findSolver(const std::string &name);
 
+/// Every registered name, comma-separated (for "unknown solver" errors).
+std::string solverNames();
+
 } // namespace remat
 
 #endif // REMAT_SOLVER_SOLVER_H
