@@ -16,8 +16,9 @@
 // (`isBetter`). Passes repeat in a deterministic shuffled order until none
 // improves; climbs start from the three best distinct starting points,
 // sharing the time limit (at most 10 s), and from the others in rank order
-// while nothing meets the constraints and time is left. Every evaluation is a full build and
-// simulation, so what it reports is exactly what the schedule does.
+// while nothing meets the constraints and time is left. Every evaluation is a
+// full build and simulation, so what it reports is exactly what the schedule
+// does.
 //
 // Fails (Infeasible) when no set it visits meets the constraints. It cannot
 // find schedules outside the builder's family (checkpoint sets with
@@ -256,10 +257,10 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
   for (size_t c = 0; c < ranked.size() && !outOfTime; ++c) {
     if (c >= kStarts && meetsConstraints(options, limit, best.eval))
       break;
-    double until =
-        c < kStarts ? watch.seconds() + (timeLimit - watch.seconds()) /
-                                            static_cast<double>(kStarts - c)
-                    : timeLimit;
+    double until = c < kStarts
+                       ? watch.seconds() + (timeLimit - watch.seconds()) /
+                                               static_cast<double>(kStarts - c)
+                       : timeLimit;
     ++climbs;
     Point point = ranked[c];
     outOfTime = !climb.run(point, watch, until, progress) &&

@@ -7,7 +7,8 @@
 // Runs the solvers whose families complement each other — checkpoint-all,
 // Chen greedy (both candidate rules), Feng & Huang, revolve (chains), DTR,
 // min-cut, hierarchical, local search, the exhaustive solver on tiny graphs
-// and Checkmate's LP rounding on small ones (min-compute) — and returns the best verified answer for the objective
+// and Checkmate's LP rounding on small ones (min-compute) — and returns the
+// best verified answer for the objective
 // (`isBetter`). Optimal when the winner is proven optimal (checkpoint-all
 // within budget, the exhaustive solver); Infeasible at once when the
 // exhaustive solver proves it. Everything stays within the time limit and

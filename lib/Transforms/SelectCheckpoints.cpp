@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Analysis/MemoryAnalysis.h"
 #include "remat/Solver/Modes.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/Solver.h"
-#include "remat/Analysis/MemoryAnalysis.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
 
@@ -141,16 +141,17 @@ remat::selectCheckpoints(func::FuncOp func,
 
   Simulation baseline = simulate(graph, getProgramOrderSchedule(graph));
   if (!baseline.valid())
-    return mlir::emitError(func.getLoc()) << "internal error: the function's own order is "
-                               "not a valid schedule: "
-                            << baseline.error;
+    return mlir::emitError(func.getLoc())
+           << "internal error: the function's own order is "
+              "not a valid schedule: "
+           << baseline.error;
 
   std::string budgetError;
   std::optional<int64_t> parsedBudget =
       parseBudget(options.budget, baseline.peakBytes, budgetError);
   if (!parsedBudget)
-    return mlir::emitError(func.getLoc()) << "invalid budget '" << options.budget
-                            << "': " << budgetError;
+    return mlir::emitError(func.getLoc())
+           << "invalid budget '" << options.budget << "': " << budgetError;
   int64_t budget = *parsedBudget;
 
   SolveOptions solveOptions;
@@ -161,9 +162,9 @@ remat::selectCheckpoints(func::FuncOp func,
                                                    : Mode::MinBudget;
   SolveResult result = solveInMode(graph, *solver, mode, solveOptions);
   if (result.status == SolveStatus::Unsupported)
-    return mlir::emitError(func.getLoc()) << "solver '" << solverName
-                            << "' does not apply to this function: "
-                            << result.message;
+    return mlir::emitError(func.getLoc())
+           << "solver '" << solverName
+           << "' does not apply to this function: " << result.message;
   if (!result.feasible()) {
     InFlightDiagnostic diag = mlir::emitError(func.getLoc());
     if (mode == Mode::MinCompute)
@@ -208,14 +209,14 @@ remat::selectCheckpoints(func::FuncOp func,
   // Never trust a schedule the simulator has not replayed.
   Simulation simulated = simulate(graph, result.schedule);
   if (!simulated.valid())
-    return mlir::emitError(func.getLoc()) << "internal error: solver '" << solverName
-                            << "' returned an invalid schedule: "
-                            << simulated.error;
+    return mlir::emitError(func.getLoc())
+           << "internal error: solver '" << solverName
+           << "' returned an invalid schedule: " << simulated.error;
   if (simulated.peakBytes > budget)
-    return mlir::emitError(func.getLoc()) << "internal error: solver '" << solverName
-                            << "' returned a schedule with peak "
-                            << simulated.peakBytes << " bytes over the budget "
-                            << budget;
+    return mlir::emitError(func.getLoc())
+           << "internal error: solver '" << solverName
+           << "' returned a schedule with peak " << simulated.peakBytes
+           << " bytes over the budget " << budget;
 
   // Write the schedule: compute step k of node n -> step k on n's op.
   RematPlan plan;
