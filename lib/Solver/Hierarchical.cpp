@@ -19,10 +19,10 @@
 //     within the block, are recomputed once; the kept nodes cut the block
 //     into segments whose recomputed values are live together ("work": the
 //     largest segment's bytes); the score is (kept bytes, work bytes,
-//     recompute cost, whether it reads a dropped entry). Small blocks enumerate every subset of their free
-//     nodes (exact for the model); larger ones score the projections of the
-//     min-cut sweep, Chen's greedy sets, keep-all and keep-none. Dominated
-//     options are dropped: a small Pareto set per block.
+//     recompute cost, whether it reads a dropped entry). Small blocks enumerate
+//     every subset of their free nodes (exact for the model); larger ones score
+//     the projections of the min-cut sweep, Chen's greedy sets, keep-all and
+//     keep-none. Dominated options are dropped: a small Pareto set per block.
 //   * DP. Over the blocks in forward order and the prefix's kept bytes in
 //     kLevels discrete levels, one option per block minimizing the recompute
 //     cost such that, while block b's backward runs, kept(blocks <= b) +
@@ -70,33 +70,25 @@ static constexpr int kTightenProbes = 6;
 static constexpr int kBisectProbes = 7;
 static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-/// The values `node` reads: its dependencies and, for a view, its base.
-static std::vector<int> readsOf(const Node &node) {
-  std::vector<int> reads = node.deps;
-  if (node.isView())
-    reads.push_back(node.aliasOf);
-  return reads;
-}
-
 namespace {
 /// One way to run a block, as the local model sees it.
 struct BlockOption {
-  std::vector<int> kept;   ///< Free nodes kept across the boundary.
-  int64_t keptBytes = 0;   ///< Kept bytes, pinned and output nodes included.
-  int64_t workBytes = 0;   ///< Recomputed values held during its backward.
-  double recompute = 0;    ///< Cost of the recomputed forward nodes.
-  bool keepsExit = false;  ///< Its exit is kept.
+  std::vector<int> kept;  ///< Free nodes kept across the boundary.
+  int64_t keptBytes = 0;  ///< Kept bytes, pinned and output nodes included.
+  int64_t workBytes = 0;  ///< Recomputed values held during its backward.
+  double recompute = 0;   ///< Cost of the recomputed forward nodes.
+  bool keepsExit = false; ///< Its exit is kept.
   bool exitRecomputed = false; ///< Scored with its dropped exit recomputed.
-  bool needsEntry = false; ///< Its recomputation reads the dropped entry.
+  bool needsEntry = false;     ///< Its recomputation reads the dropped entry.
 
   /// Whether the next block may recompute from this block's exit.
   bool exitAvailable() const { return keepsExit || exitRecomputed; }
 };
 
 struct Block {
-  std::vector<int> nodes;      ///< Its forward nodes, ascending.
-  int entry = -1, exit = -1;   ///< Previous block's exit; its own.
-  int64_t backwardBytes = 0;   ///< Gradients' footprint in its backward.
+  std::vector<int> nodes;    ///< Its forward nodes, ascending.
+  int entry = -1, exit = -1; ///< Previous block's exit; its own.
+  int64_t backwardBytes = 0; ///< Gradients' footprint in its backward.
   std::vector<BlockOption> options;
 };
 } // namespace
@@ -137,7 +129,8 @@ private:
 } // namespace
 
 Decomposition::Decomposition(const Graph &graph)
-    : graph(graph), n(graph.size()), free(n, 0), forced(n, 0), demand(n, 0), blockOf(n, -1) {
+    : graph(graph), n(graph.size()), free(n, 0), forced(n, 0), demand(n, 0),
+      blockOf(n, -1) {
   std::vector<char> isOutput(n, 0);
   for (int out : graph.outputs)
     isOutput[out] = 1;
@@ -146,7 +139,8 @@ Decomposition::Decomposition(const Graph &graph)
   for (int id : forwardOrder(graph)) {
     const Node &node = graph.nodes[id];
     forced[id] = isOutput[id] || node.keep == KeepPolicy::Always;
-    free[id] = !forced[id] && !node.isView() && node.keep == KeepPolicy::Default;
+    free[id] =
+        !forced[id] && !node.isView() && node.keep == KeepPolicy::Default;
   }
   formBlocks();
   markDemand();
@@ -201,15 +195,14 @@ void Decomposition::markDemand() {
   for (int id = 0; id < n; ++id) {
     if (!needed[id])
       continue;
-    for (int dep : readsOf(graph.nodes[id])) {
+    forEachRead(graph.nodes[id], [&](int dep) {
       if (blockOf[dep] < 0)
-        continue;
+        return;
       if (blockOf[id] < 0)
         demand[dep] = 1;
-      else if (blockOf[id] != blockOf[dep] &&
-               dep != blocks[blockOf[id]].entry)
+      else if (blockOf[id] != blockOf[dep] && dep != blocks[blockOf[id]].entry)
         demand[dep] = 1;
-    }
+    });
   }
   for (int out : graph.outputs)
     if (blockOf[out] >= 0)
@@ -231,14 +224,14 @@ void Decomposition::measureBackward() {
     const Step &step = schedule.steps[i];
     if (blockOf[step.node] >= 0) {
       liveForward += (step.kind == Step::Kind::Compute ? 1 : -1) *
-                          ownedBytes(graph, step.node);
+                     ownedBytes(graph, step.node);
       continue;
     }
     if (step.kind != Step::Kind::Compute)
       continue;
     int latest = -1;
-    for (int dep : readsOf(graph.nodes[step.node]))
-      latest = std::max(latest, blockOf[dep]);
+    forEachRead(graph.nodes[step.node],
+                [&](int dep) { latest = std::max(latest, blockOf[dep]); });
     current = latest >= 0 ? latest : current;
     Block &block = blocks[current];
     block.backwardBytes = std::max(
@@ -255,12 +248,12 @@ LocalBlock Decomposition::localView(const Block &block) const {
     int id = block.nodes[i];
     if (id == block.exit)
       local.exitIndex = i;
-    for (int dep : readsOf(graph.nodes[id])) {
+    forEachRead(graph.nodes[id], [&](int dep) {
       local.readsEntry[i] |= dep == block.entry;
       auto it = std::lower_bound(block.nodes.begin(), block.nodes.end(), dep);
       if (it != block.nodes.end() && *it == dep)
         local.users[it - block.nodes.begin()].push_back(i);
-    }
+    });
   }
   return local;
 }
@@ -368,8 +361,8 @@ static std::vector<BlockOption> paretoFront(std::vector<BlockOption> options) {
   std::vector<BlockOption> front;
   for (BlockOption &o : options) {
     // Sorted by cost first: only an earlier option can dominate `o`.
-    bool dominated = std::any_of(
-        front.begin(), front.end(), [&](const BlockOption &f) {
+    bool dominated =
+        std::any_of(front.begin(), front.end(), [&](const BlockOption &f) {
           return f.keptBytes <= o.keptBytes &&
                  f.keptBytes + f.workBytes <= o.keptBytes + o.workBytes &&
                  f.exitAvailable() >= o.exitAvailable() &&
@@ -429,8 +422,8 @@ private:
     for (int k = 0, e = block.options.size(); k < e; ++k) {
       const BlockOption &o = block.options[k];
       const int add = level(o.keptBytes);
-      const int top = std::max(
-          add, level(o.keptBytes + o.workBytes + block.backwardBytes));
+      const int top =
+          std::max(add, level(o.keptBytes + o.workBytes + block.backwardBytes));
       const int after = o.exitAvailable() ? 0 : 1;
       for (int m = 0; m + top <= kLevels; ++m)
         for (int s = 0; s < 2; ++s) {
@@ -501,9 +494,7 @@ private:
     return eval.peakBytes <= options.budget &&
            eval.cost <= limit + 1e-9 * std::max(1.0, std::abs(limit));
   }
-  bool outOfTime() const {
-    return watch.seconds() > options.timeLimitSeconds;
-  }
+  bool outOfTime() const { return watch.seconds() > options.timeLimitSeconds; }
 
   const Graph &graph;
   const SolveOptions &options;
@@ -520,8 +511,7 @@ private:
 /// returns the best variant's simulated peak and cost (nothing when the DP
 /// has no plan).
 std::optional<CheckpointEval> BudgetSearch::probe(double modelBudget) {
-  std::optional<std::vector<int>> choice =
-      BlockDp(blocks, modelBudget).solve();
+  std::optional<std::vector<int>> choice = BlockDp(blocks, modelBudget).solve();
   if (!choice)
     return std::nullopt;
   ++probes;

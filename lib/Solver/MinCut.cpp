@@ -116,10 +116,7 @@ static std::vector<char> readByBackward(const Graph &graph,
     const Node &node = graph.nodes[id];
     if (!needed[id] || recomputable[id] || node.isResident())
       continue;
-    for (int dep : node.deps)
-      mark(dep);
-    if (node.isView())
-      mark(node.aliasOf);
+    forEachRead(node, mark);
   }
   for (int out : graph.outputs)
     mark(out);
@@ -149,14 +146,10 @@ std::vector<char> remat::minCutKeep(const Graph &graph, double lambda) {
     // on demand in the backward otherwise.
     double price = node.kind == NodeKind::Forward ? lambda * node.cost : 0;
     network.addEdge(source, 2 * id, noRecompute ? kInfinite : capacity(price));
-    auto link = [&](int dep) {
+    forEachRead(node, [&](int dep) {
       if (isForward(dep))
         network.addEdge(2 * dep + 1, 2 * id, kInfinite);
-    };
-    for (int dep : node.deps)
-      link(dep);
-    if (node.isView())
-      link(node.aliasOf);
+    });
     if (toSink[id])
       network.addEdge(2 * id + 1, sink, kInfinite);
   }

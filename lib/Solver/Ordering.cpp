@@ -28,14 +28,6 @@ struct Instances {
 };
 } // namespace
 
-/// The values `node` reads: its dependencies and, for a view, its base.
-template <typename Fn> static void forEachRead(const Node &node, Fn fn) {
-  for (int dep : node.deps)
-    fn(dep);
-  if (node.isView())
-    fn(node.aliasOf);
-}
-
 static Instances buildInstances(const Graph &graph,
                                 const std::vector<int> &order) {
   const size_t len = order.size();

@@ -17,14 +17,6 @@
 
 using namespace remat;
 
-/// The values `node` reads: its dependencies and, for a view, its base.
-template <typename Fn> static void forEachRead(const Node &node, Fn fn) {
-  for (int dep : node.deps)
-    fn(dep);
-  if (node.isView())
-    fn(node.aliasOf);
-}
-
 Schedule remat::scheduleFromComputeOrder(const Graph &graph,
                                          const std::vector<int> &order,
                                          std::string *error) {

@@ -653,18 +653,17 @@ def lower_conv(L, n):
     return out
 
 
+def group_reassociation(rank, dim):
+    """Reassociation between a rank-`rank` shape and the same shape with
+    dimension `dim` split in two: [[0], .., [dim, dim+1], [dim+2], ..]."""
+    return [[i] if i < dim else [i, i + 1] if i == dim else [i + 1]
+            for i in range(rank)]
+
+
 def split_groups(e, v, groups, dim):
     """[.., C, ..] -> [.., G, C/G, ..] at dim (a view)."""
     shape = v.shape[:dim] + [groups, v.shape[dim] // groups] + v.shape[dim + 1:]
-    reassoc = []
-    k = 0
-    for i in range(v.rank):
-        if i == dim:
-            reassoc.append([k, k + 1])
-            k += 2
-        else:
-            reassoc.append([k])
-            k += 1
+    reassoc = group_reassociation(v.rank, dim)
     n = e.fresh("grp")
     e.emit("%s = tensor.expand_shape %s [%s] output_shape [%s] : %s into %s" % (
         n, v.name, ", ".join("[%s]" % ", ".join(map(str, r)) for r in reassoc),
@@ -673,15 +672,8 @@ def split_groups(e, v, groups, dim):
 
 
 def merge_groups(e, v, dim, shape):
-    reassoc = []
-    k = 0
-    while k < v.rank:
-        if k == dim:
-            reassoc.append([k, k + 1])
-            k += 2
-        else:
-            reassoc.append([k])
-            k += 1
+    """[.., G, C/G, ..] at dim -> [.., C, ..] (a view)."""
+    reassoc = group_reassociation(v.rank - 1, dim)
     n = e.fresh("grp")
     e.emit("%s = tensor.collapse_shape %s [%s] : %s into %s" % (
         n, v.name, ", ".join("[%s]" % ", ".join(map(str, r)) for r in reassoc),

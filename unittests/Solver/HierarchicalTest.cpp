@@ -16,18 +16,14 @@
 #include "remat/Solver/SolverSupport.h"
 #include "remat/Solver/Solvers.h"
 
+#include "TestGraphs.h"
+
 #include "gtest/gtest.h"
 
 using namespace remat;
+using namespace remat::test;
 
 namespace {
-
-GeneratorOptions unitOptions() {
-  GeneratorOptions o;
-  o.params = false;
-  o.bytes = 1;
-  return o;
-}
 
 /// Re-simulates a feasible result and checks it against the budget.
 void expectVerified(const Graph &g, const SolveOptions &opts,
@@ -60,8 +56,8 @@ TEST(HierarchicalTest, GeneratedGraphsAgainstBruteForce) {
     o.heterogeneous = seed % 2 == 0;
     o.seed = seed;
     o.params = seed % 3 == 0;
-    Graph g = seed % 4 < 2 ? makeChain(3 + seed % 5, o)
-                           : makeResNet(1 + seed % 2, o);
+    Graph g =
+        seed % 4 < 2 ? makeChain(3 + seed % 5, o) : makeResNet(1 + seed % 2, o);
     for (int64_t budget : budgetLadder(g)) {
       SolveOptions opts;
       opts.budget = budget;
@@ -95,8 +91,7 @@ TEST(HierarchicalTest, MatchesTheOptimumOnChains) {
       ASSERT_TRUE(exact.feasible()) << g.name << ": " << exact.message;
       SolveResult r = solveHierarchical(g, opts);
       expectVerified(g, opts, r, g.name);
-      EXPECT_DOUBLE_EQ(r.cost, exact.cost)
-          << g.name << " budget " << budget;
+      EXPECT_DOUBLE_EQ(r.cost, exact.cost) << g.name << " budget " << budget;
     }
   }
 }

@@ -10,23 +10,14 @@
 #include "remat/Solver/SolverSupport.h"
 #include "remat/Solver/Solvers.h"
 
+#include "TestGraphs.h"
+
 #include "gtest/gtest.h"
 
 using namespace remat;
+using namespace remat::test;
 
 namespace {
-
-int addNode(Graph &g, const std::string &name, NodeKind kind, int64_t bytes,
-            double cost, std::vector<int> deps) {
-  Node node;
-  node.name = name;
-  node.kind = kind;
-  node.bytes = bytes;
-  node.cost = cost;
-  node.deps = std::move(deps);
-  g.nodes.push_back(node);
-  return g.size() - 1;
-}
 
 /// conv (expensive, 2 bytes) -> relu (cheap, 4 bytes) -> loss; the backward
 /// reads relu. Saving conv and recomputing relu costs 2 bytes + lambda * 1;

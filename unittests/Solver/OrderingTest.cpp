@@ -10,23 +10,14 @@
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
 
+#include "TestGraphs.h"
+
 #include "gtest/gtest.h"
 
 using namespace remat;
+using namespace remat::test;
 
 namespace {
-
-int addNode(Graph &g, const std::string &name, NodeKind kind, int64_t bytes,
-            double cost, std::vector<int> deps) {
-  Node node;
-  node.name = name;
-  node.kind = kind;
-  node.bytes = bytes;
-  node.cost = cost;
-  node.deps = std::move(deps);
-  g.nodes.push_back(node);
-  return g.size() - 1;
-}
 
 /// x -> a -> b (loss, an output); seed is the backward's cotangent. The
 /// tracer emitted the big tangent-independent backward node `early` (reads

@@ -12,21 +12,17 @@
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
 
+#include "TestGraphs.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
 #include <vector>
 
 using namespace remat;
+using namespace remat::test;
 
 namespace {
-
-GeneratorOptions unitOptions() {
-  GeneratorOptions o;
-  o.params = false;
-  o.bytes = 1;
-  return o;
-}
 
 int forwardComputes(const Graph &g, const Schedule &s) {
   int count = 0;

@@ -68,6 +68,15 @@ struct Node {
   bool isView() const { return aliasOf >= 0; }
 };
 
+/// Calls `fn` on every value `node` reads: its dependencies and, for a view,
+/// its base.
+template <typename Fn> void forEachRead(const Node &node, Fn fn) {
+  for (int dep : node.deps)
+    fn(dep);
+  if (node.isView())
+    fn(node.aliasOf);
+}
+
 /// A training graph: nodes in a topological order, node ids = positions.
 struct Graph {
   std::string name;
