@@ -83,7 +83,8 @@ std::optional<int64_t> remat::getElementByteWidth(Type type) {
 }
 
 int64_t remat::getScalarOpFlops(Operation *op) {
-  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+  if (!isa_and_present<arith::ArithDialect, math::MathDialect>(
+          op->getDialect()))
     return 0;
   // Data movement and type conversion, not arithmetic.
   if (isa<arith::ConstantOp, arith::SelectOp, CastOpInterface>(op))
@@ -269,7 +270,8 @@ FailureOr<std::optional<int64_t>> OpCostComputer::computeFlops() {
   }
 
   // Elementwise arith/math applied to whole tensors.
-  if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+  if (isa_and_present<arith::ArithDialect, math::MathDialect>(
+          op->getDialect()) &&
       !isa<arith::ConstantOp>(op)) {
     if (!op->hasTrait<OpTrait::Elementwise>())
       return std::optional<int64_t>();

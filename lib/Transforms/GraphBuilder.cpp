@@ -180,6 +180,9 @@ remat::buildFunctionGraph(func::FuncOp func,
         !llvm::is_contained(graph.outputs, id))
       graph.outputs.push_back(id);
 
+  // Sizes beyond any memory are the input's fault, not the builder's.
+  if (std::string error = graph.checkTotals(); !error.empty())
+    return mlir::emitError(func.getLoc()) << "cannot be planned: " << error;
   std::string error = graph.check();
   if (!error.empty())
     return mlir::emitError(func.getLoc()) << "internal error: malformed problem graph: "

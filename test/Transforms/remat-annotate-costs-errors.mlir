@@ -1,4 +1,4 @@
-// RUN: remat-opt %s --split-input-file --remat-annotate-costs --verify-diagnostics
+// RUN: remat-opt %s --split-input-file --allow-unregistered-dialect --remat-annotate-costs --verify-diagnostics
 
 // An op the cost model does not know is an error that names it.
 
@@ -69,4 +69,14 @@ func.func @unknown_element_type(%p: !llvm.ptr) -> tensor<1x!llvm.ptr> {
   // expected-error @below {{'tensor.from_elements' op has result #0 of element type '!llvm.ptr' whose size in bytes the cost model does not know}}
   %0 = tensor.from_elements %p : tensor<1x!llvm.ptr>
   return %0 : tensor<1x!llvm.ptr>
+}
+
+// -----
+
+// An op of an unregistered dialect (no dialect object at all) is reported
+// like any unknown op.
+func.func @unregistered(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'mydialect.frob' op is not supported by the cost model}}
+  %a = "mydialect.frob"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %a : tensor<4xf32>
 }
