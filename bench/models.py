@@ -55,8 +55,9 @@ SAVED_SET_SCHEDULER = "chen-greedy"
 
 
 def trace_model(model, batch, resolution):
-    """(graph dict with module paths, names of the values PyTorch's min-cut
-    partitioner saves)."""
+    """(graph dict with module paths, {"saved": names of the values PyTorch's
+    min-cut partitioner saves, "merged": names its CSE pass merged into an
+    equal node})."""
     import graph_export
     import torch_trace
     from functorch.compile import min_cut_rematerialization_partition
@@ -70,19 +71,30 @@ def trace_model(model, batch, resolution):
     fw_module, _ = min_cut_rematerialization_partition(joint.gm, None)
     output = [n for n in fw_module.graph.nodes if n.op == "output"][0]
     saved = [n.name for n in output.args[0] if n is not None]
-    return graph, saved
+    kept = {n.name for n in joint.gm.graph.nodes}  # after its CSE
+    merged = [n["name"] for n in graph["nodes"] if n["name"] not in kept]
+    return graph, {"saved": saved, "merged": merged}
 
 
-def pin_saved_set(graph, saved):
+def pin_saved_set(graph, sets):
     """A copy of `graph` whose recomputable values are pinned to PyTorch's
     saved set. Values computed from the backward's seed (tangents) are not
-    recomputable and stay unpinned."""
+    recomputable, and values PyTorch's CSE merged into an equal one have no
+    decision of their own: both stay unpinned."""
+    saved, merged = sets["saved"], set(sets["merged"])
     names = {n["name"] for n in graph["nodes"]}
     missing = [s for s in saved if s not in names]
     if missing:
         sys.exit("models.py: min-cut saved values not in the graph: %s"
                  % ", ".join(missing[:5]))
+    # Saving a view saves its base's storage: keep the base too.
     saved = set(saved)
+    by_name = {n["name"]: n for n in graph["nodes"]}
+    for name in list(saved):
+        node = by_name[name]
+        while node.get("alias_of") is not None:
+            node = graph["nodes"][node["alias_of"]]
+            saved.add(node["name"])
     pinned = json.loads(json.dumps(graph))
     seeded = set()
     for node in pinned["nodes"]:
@@ -90,7 +102,7 @@ def pin_saved_set(graph, saved):
                 d in seeded for d in node["deps"]):
             seeded.add(node["id"])
             continue
-        if node["kind"] in ("input", "param"):
+        if node["kind"] in ("input", "param") or node["name"] in merged:
             continue
         node["keep"] = "always" if node["name"] in saved else "never"
     return pinned
@@ -114,18 +126,22 @@ def run_model(args, model):
     """Everything measured for one model (cached per step in args.work)."""
     stem = os.path.join(args.work, "%s_b%d_r%d" % (model, args.batch,
                                                   args.resolution))
-    graph_path, pinned_path = stem + ".json", stem + ".mincut.json"
-    if not os.path.exists(graph_path) or not os.path.exists(pinned_path):
+    graph_path, saved_path = stem + ".json", stem + ".saved.json"
+    pinned_path = stem + ".mincut.json"
+    if not os.path.exists(graph_path) or not os.path.exists(saved_path):
         start = time.monotonic()
         graph, saved = trace_model(model, args.batch, args.resolution)
-        for path, value in ((graph_path, graph),
-                            (pinned_path, pin_saved_set(graph, saved))):
+        for path, value in ((graph_path, graph), (saved_path, saved)):
             with open(path, "w") as f:
                 json.dump(value, f)
         log("%s: traced %d nodes in %.0f s" % (model, len(graph["nodes"]),
                                                time.monotonic() - start))
     with open(graph_path) as f:
         graph = json.load(f)
+    with open(saved_path) as f:
+        saved = json.load(f)
+    with open(pinned_path, "w") as f:
+        json.dump(pin_saved_set(graph, saved), f)
     tool = args.remat_solve
 
     def mincut():
@@ -139,6 +155,15 @@ def run_model(args, model):
                            if n["kind"] in ("input", "param")),
            "torch_min_cut": cached(stem + ".mincut.result.json", mincut),
            "curves": {}}
+    def at_min_cut():
+        budget = row["torch_min_cut"]["stats"]["peak_bytes"]
+        result, _ = solve_runner.solve(tool, graph_path, "auto",
+                                       "--budget=%d" % budget,
+                                       "--time-limit=%g" % args.time_limit)
+        return result
+
+    row["auto_at_min_cut"] = cached(stem + ".auto-at-min-cut.json",
+                                    at_min_cut)
     for solver in args.solvers:
         def curve(solver=solver):
             result, seconds = solve_runner.solve(
@@ -222,10 +247,11 @@ def summary_table(rows):
     best smallest peak, and our least peak within one extra forward."""
     lines = [
         "| model | nodes | checkpoint-all (MiB) | budget lower bound (MiB) "
-        "| PyTorch min-cut peak (MiB) | its recompute | best smallest peak "
+        "| PyTorch min-cut peak (MiB) | its recompute | ours at that peak "
+        "| by | best smallest peak "
         "(MiB) | by | best peak within one extra forward (MiB) | by "
         "| / min-cut peak | activation cut at one extra forward |",
-        "|---|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|"]
+        "|---|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---|---:|---:|"]
     for row in rows:
         curves = row["curves"]
         ref = next(iter(curves.values()))
@@ -234,16 +260,24 @@ def summary_table(rows):
         cut = row["torch_min_cut"]["stats"]
         best = min((min_peak(c), s) for s, c in curves.items()
                    if c.get("points"))
+        # The cheapest plan at min-cut's peak: auto asked at that budget, or
+        # any curve point under it.
+        at_cut = min([(p["cost"], s) for s, c in curves.items()
+                      for p in c.get("points", [])
+                      if p["peak_bytes"] <= cut["peak_bytes"]] +
+                     ([(row["auto_at_min_cut"]["stats"]["cost"], "auto")]
+                      if solve_runner.solved(row["auto_at_min_cut"]) else []))
         limit = all_cost + row["forward_cost"]
         one_fwd = min((p["peak_bytes"], s) for s, c in curves.items()
                       for p in c.get("points", []) if p["cost"] <= limit)
-        lines.append("| %s | %d | %s | %s | %s | %.2f %% | %s | %s | %s | %s "
-                     "| %.2f | %.0f %% |" % (
+        lines.append("| %s | %d | %s | %s | %s | %.2f %% | %.2f %% | %s "
+                     "| %s | %s | %s | %s | %.2f | %.0f %% |" % (
                          row["model"], row["nodes"], solve_runner.mib(all_peak),
                          solve_runner.mib(max(c.get("budget_lower_bound", 0)
                                               for c in curves.values())),
                          solve_runner.mib(cut["peak_bytes"]),
                          100.0 * (cut["cost"] / all_cost - 1),
+                         100.0 * (at_cut[0] / all_cost - 1), at_cut[1],
                          solve_runner.mib(best[0]), best[1],
                          solve_runner.mib(one_fwd[0]), one_fwd[1],
                          one_fwd[0] / cut["peak_bytes"],
