@@ -67,28 +67,56 @@ def trace_model(model, batch, resolution):
     spec = torch_trace.ModelSpec.create(args)
     joint = torch_trace.trace(spec, decompose=True)
     graph = graph_export.to_graph(joint, spec.name)
+    twins = cse_twins(joint.gm.graph)
     # The partitioner rewrites the joint module (CSE): export first.
     fw_module, _ = min_cut_rematerialization_partition(joint.gm, None)
     output = [n for n in fw_module.graph.nodes if n.op == "output"][0]
     saved = [n.name for n in output.args[0] if n is not None]
     kept = {n.name for n in joint.gm.graph.nodes}  # after its CSE
-    merged = [n["name"] for n in graph["nodes"] if n["name"] not in kept]
+    merged = {n["name"]: twins.get(n["name"]) for n in graph["nodes"]
+              if n["name"] not in kept}
     return graph, {"saved": saved, "merged": merged}
+
+
+def cse_twins(fx_graph):
+    """{node name: name of the earlier equal node} for the calls that
+    PyTorch's partitioner merges (it runs fx_graph_cse first): same target,
+    same arguments up to merged nodes."""
+    rep, seen, twins = {}, {}, {}
+
+    def key(value):
+        if hasattr(value, "name") and hasattr(value, "op"):
+            return ("node", rep.get(value.name, value.name))
+        if isinstance(value, (list, tuple)):
+            return tuple(key(v) for v in value)
+        return repr(value)
+
+    for node in fx_graph.nodes:
+        if node.op != "call_function":
+            continue
+        sig = (str(node.target), key(node.args),
+               key(tuple(sorted(node.kwargs.items()))))
+        if sig in seen:
+            rep[node.name] = twins[node.name] = seen[sig]
+        else:
+            seen[sig] = node.name
+    return twins
 
 
 def pin_saved_set(graph, sets):
     """A copy of `graph` whose recomputable values are pinned to PyTorch's
     saved set. Values computed from the backward's seed (tangents) are not
-    recomputable, and values PyTorch's CSE merged into an equal one have no
-    decision of their own: both stay unpinned."""
-    saved, merged = sets["saved"], set(sets["merged"])
+    recomputable and stay unpinned; a value PyTorch's CSE merged into an
+    equal one gets that one's pin (unpinned when the twin is unknown)."""
+    saved, merged = set(sets["saved"]), sets["merged"]
     names = {n["name"] for n in graph["nodes"]}
     missing = [s for s in saved if s not in names]
     if missing:
         sys.exit("models.py: min-cut saved values not in the graph: %s"
                  % ", ".join(missing[:5]))
-    # Saving a view saves its base's storage: keep the base too.
-    saved = set(saved)
+    # A merged node is its twin's value; saving a view saves its base's
+    # storage: keep those too.
+    saved |= {name for name, twin in merged.items() if twin in saved}
     by_name = {n["name"]: n for n in graph["nodes"]}
     for name in list(saved):
         node = by_name[name]
@@ -102,7 +130,8 @@ def pin_saved_set(graph, sets):
                 d in seeded for d in node["deps"]):
             seeded.add(node["id"])
             continue
-        if node["kind"] in ("input", "param") or node["name"] in merged:
+        if node["kind"] in ("input", "param") or (
+                node["name"] in merged and merged[node["name"]] is None):
             continue
         node["keep"] = "always" if node["name"] in saved else "never"
     return pinned
@@ -316,7 +345,7 @@ def main():
     parser.add_argument("--solvers", default=",".join(SOLVERS))
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--resolution", type=int, default=224)
-    parser.add_argument("--points", type=int, default=8)
+    parser.add_argument("--points", type=int, default=6)
     parser.add_argument("--time-limit", type=float, default=10.0,
                         help="remat-solve --time-limit per solve (s)")
     parser.add_argument("--remat-solve",
