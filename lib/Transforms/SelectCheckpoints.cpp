@@ -13,6 +13,7 @@
 #include "remat/Solver/Modes.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/Solver.h"
+#include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
 
@@ -289,7 +290,12 @@ struct SelectCheckpointsPass
   using RematSelectCheckpointsBase::RematSelectCheckpointsBase;
 
   void runOnOperation() override {
-    if (getOperation().isExternal())
+    func::FuncOp func = getOperation();
+    FailureOr<bool> selected =
+        isSelectedFunction(func, functions, getArgument());
+    if (failed(selected))
+      return signalPassFailure();
+    if (!*selected)
       return markAllAnalysesPreserved();
     SelectCheckpointsOptions options;
     options.solver = solver;
@@ -297,7 +303,7 @@ struct SelectCheckpointsPass
     options.budget = budget;
     options.timeLimitSeconds = timeLimit;
     options.graph.numDataArgs = dataArgs;
-    if (failed(selectCheckpoints(getOperation(), options)))
+    if (failed(selectCheckpoints(func, options)))
       return signalPassFailure();
     markAllAnalysesPreserved();
   }
