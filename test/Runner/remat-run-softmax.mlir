@@ -18,12 +18,13 @@
 //   row 0: [0.3168950, 0.3331148, 0.3499902]
 //   row 1: [0.3180276, 0.3333147, 0.3486577]
 // Each row sums to 1: the result sums to 2 (up to float rounding).
-// Heap: the 2x3 result (24 bytes) plus the decomposition's two 2-element
-// reductions (max and sum, 8 bytes each) at most.
+// Heap: the 2x3 result (24 bytes), which exp(x - max) and the division write
+// in place, plus one 2-element reduction at a time (the max dies before the
+// sum is made, 8 bytes each): 32 bytes, 8 more than the cost model's 24.
 // CHECK:      entry: @softmax_step
 // CHECK-NEXT: result #0: tensor<2x3xf32> sum={{2|1.9999[0-9]*|2.0000[0-9]*}} abs_sum=
 // CHECK-NEXT:   values: [0.316895{{[0-9]*}}, 0.333114{{[0-9]*}}, 0.349990{{[0-9]*}}, 0.318027{{[0-9]*}}, 0.333314{{[0-9]*}}, 0.348657{{[0-9]*}}]
-// CHECK-NEXT: peak_bytes: {{24|32|40}}
+// CHECK-NEXT: peak_bytes: 32{{$}}
 func.func @softmax_step(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %init = tensor.empty() : tensor<2x3xf32>
   %s = linalg.softmax dimension(1) ins(%x : tensor<2x3xf32>)
