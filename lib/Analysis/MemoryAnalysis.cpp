@@ -194,6 +194,17 @@ std::optional<int64_t> MemoryAnalysis::getLiveBytes(Operation *op) const {
   return std::nullopt;
 }
 
+int64_t MemoryAnalysis::getTransientBytes(unsigned index) const {
+  if (index >= ops.size())
+    return 0;
+  int64_t bytes = 0;
+  for (const BufferLiveRange &buffer : buffers)
+    if (buffer.kind == BufferLiveRange::Kind::Tensor && buffer.op &&
+        buffer.op != ops[index] && buffer.begin == index)
+      bytes += buffer.bytes;
+  return bytes;
+}
+
 SmallVector<const BufferLiveRange *>
 MemoryAnalysis::getLiveBuffers(unsigned index) const {
   SmallVector<const BufferLiveRange *> live;

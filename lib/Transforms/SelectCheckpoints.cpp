@@ -15,6 +15,7 @@
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/Solver.h"
+#include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
 
@@ -225,7 +226,12 @@ struct SelectCheckpointsPass
   using RematSelectCheckpointsBase::RematSelectCheckpointsBase;
 
   void runOnOperation() override {
-    if (getOperation().isExternal())
+    func::FuncOp func = getOperation();
+    FailureOr<bool> selected =
+        isSelectedFunction(func, functions, getArgument());
+    if (failed(selected))
+      return signalPassFailure();
+    if (!*selected)
       return markAllAnalysesPreserved();
     SelectCheckpointsOptions options;
     options.solver = solver;
@@ -233,7 +239,7 @@ struct SelectCheckpointsPass
     options.budget = budget;
     options.timeLimitSeconds = timeLimit;
     options.graph.numDataArgs = dataArgs;
-    if (failed(selectCheckpoints(getOperation(), options)))
+    if (failed(selectCheckpoints(func, options)))
       return signalPassFailure();
     markAllAnalysesPreserved();
   }

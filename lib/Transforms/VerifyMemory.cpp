@@ -6,6 +6,7 @@
 
 #include "remat/Analysis/MemoryAnalysis.h"
 #include "remat/Solver/Budget.h"
+#include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
 
@@ -27,7 +28,11 @@ struct VerifyMemoryPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     markAllAnalysesPreserved();
-    if (func.isExternal())
+    FailureOr<bool> selected =
+        isSelectedFunction(func, functions, getArgument());
+    if (failed(selected))
+      return signalPassFailure();
+    if (!*selected)
       return;
     auto plan = func->getAttrOfType<PlanAttr>(RematDialect::kPlanAttrName);
     if (budget.empty() && !plan)
