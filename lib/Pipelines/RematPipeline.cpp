@@ -16,6 +16,13 @@ void remat::buildRematPipeline(OpPassManager &pm,
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   funcPm.addPass(createRematAnnotateCosts());
   funcPm.addPass(createRematInferPhases());
+  if (!options.exportGraph.empty()) {
+    RematExportGraphOptions exportGraph;
+    exportGraph.output = options.exportGraph;
+    exportGraph.dataArgs = options.dataArgs;
+    pm.addPass(createRematExportGraph(exportGraph));
+    return;
+  }
 
   RematSelectCheckpointsOptions select;
   select.solver = options.solver;
@@ -23,6 +30,7 @@ void remat::buildRematPipeline(OpPassManager &pm,
   select.budget = options.budget;
   select.timeLimit = options.timeLimit;
   select.dataArgs = options.dataArgs;
+  select.schedule = options.schedule;
   funcPm.addPass(createRematSelectCheckpoints(select));
 
   RematRematerializeOptions rematerialize;
