@@ -66,8 +66,8 @@ struct ExportGraphPass
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(output, &errorMessage);
     if (!file) {
-      mlir::emitError(module.getLoc()) << "remat-export-graph: cannot open '"
-                                       << output << "': " << errorMessage;
+      mlir::emitError(module.getLoc())
+          << "remat-export-graph: " << errorMessage;
       return signalPassFailure();
     }
     file->os() << printGraphJSON(graph->graph);

@@ -237,10 +237,11 @@ static FailureOr<PlanAnswer> loadPlan(func::FuncOp func,
   if (!mismatch.empty())
     return mlir::emitError(func.getLoc())
            << "schedule '" << path << "' was computed for another graph: "
-           << "graph '" << saved.graph.name << "' differs from the graph of '"
-           << actual.name << "' in " << mismatch
-           << " (export this function's graph with --remat-export-graph and "
-              "solve it again)";
+           << "graph '" << saved.graph.name
+           << "' differs from this function's graph '" << actual.name
+           << "' in " << mismatch
+           << "; export this function's graph with --remat-export-graph and "
+              "solve it again";
   if (!saved.result.feasible())
     return mlir::emitError(func.getLoc())
            << "schedule '" << path << "' holds no plan: its status is '"
