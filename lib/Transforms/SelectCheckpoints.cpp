@@ -213,8 +213,38 @@ static std::optional<PlanMode> parsePlanMode(StringRef name) {
   return std::nullopt;
 }
 
+/// Checks that `saved` (read from `path`) holds a plan for this function's
+/// graph; returns its mode.
+static FailureOr<PlanMode> checkSavedResult(func::FuncOp func, StringRef path,
+                                            const SavedResult &saved,
+                                            const PlanProblem &problem) {
+  GraphFingerprint actual = fingerprintGraph(problem.functionGraph.graph);
+  std::string mismatch = describeMismatch(saved.graph, actual);
+  if (!mismatch.empty())
+    return mlir::emitError(func.getLoc())
+           << "schedule '" << path << "' was computed for another graph: "
+           << "graph '" << saved.graph.name
+           << "' differs from this function's graph '" << actual.name << "' in "
+           << mismatch
+           << "; export this function's graph with --remat-export-graph and "
+              "solve it again";
+  if (!saved.result.feasible())
+    return mlir::emitError(func.getLoc())
+           << "schedule '" << path << "' holds no plan: its status is '"
+           << toString(saved.result.status) << "'"
+           << (saved.result.message.empty() ? "" : ": ")
+           << saved.result.message;
+  std::optional<PlanMode> mode = parsePlanMode(saved.mode);
+  if (!mode)
+    return mlir::emitError(func.getLoc())
+           << "schedule '" << path << "' was solved in mode '" << saved.mode
+           << "'; only min-compute, min-peak and min-budget plans apply to "
+              "the IR";
+  return *mode;
+}
+
 /// Reads the schedule file of `options` (remat-solve's result JSON) and
-/// checks that it was computed for this function's graph.
+/// checks that it holds a plan for this function's graph.
 static FailureOr<PlanAnswer> loadPlan(func::FuncOp func,
                                       const PlanProblem &problem,
                                       const SelectCheckpointsOptions &options) {
@@ -230,36 +260,16 @@ static FailureOr<PlanAnswer> loadPlan(func::FuncOp func,
   if (!parseResultJSON((*buffer)->getBuffer().str(), saved, error))
     return mlir::emitError(func.getLoc())
            << "malformed schedule '" << path << "': " << error;
-
-  const Graph &graph = problem.functionGraph.graph;
-  GraphFingerprint actual = fingerprintGraph(graph);
-  std::string mismatch = describeMismatch(saved.graph, actual);
-  if (!mismatch.empty())
-    return mlir::emitError(func.getLoc())
-           << "schedule '" << path << "' was computed for another graph: "
-           << "graph '" << saved.graph.name
-           << "' differs from this function's graph '" << actual.name
-           << "' in " << mismatch
-           << "; export this function's graph with --remat-export-graph and "
-              "solve it again";
-  if (!saved.result.feasible())
-    return mlir::emitError(func.getLoc())
-           << "schedule '" << path << "' holds no plan: its status is '"
-           << toString(saved.result.status) << "'"
-           << (saved.result.message.empty() ? "" : ": ")
-           << saved.result.message;
-  std::optional<PlanMode> mode = parsePlanMode(saved.mode);
-  if (!mode)
-    return mlir::emitError(func.getLoc())
-           << "schedule '" << path << "' was solved in mode '" << saved.mode
-           << "'; only min-compute, min-peak and min-budget plans apply to "
-              "the IR";
+  FailureOr<PlanMode> mode = checkSavedResult(func, path, saved, problem);
+  if (failed(mode))
+    return failure();
 
   PlanAnswer answer;
   answer.result = std::move(saved.result);
   answer.solver = answer.result.solver;
   answer.mode = *mode;
   answer.schedulePath = path.str();
+  // The budget given, else the file's, else what solving would record.
   if (!options.budget.empty()) {
     FailureOr<int64_t> budget = getBudget(func, options, problem);
     if (failed(budget))
