@@ -9,6 +9,11 @@
 #   scripts/gpu-check.sh            # build dir: $REMAT_BUILD_DIR or ./build
 #   REMAT_GPU_CHECK_SOLVER=chen-greedy-topo REMAT_GPU_CHECK_REPEAT=5 \
 #   REMAT_GPU_CHECK_BUDGETS="100% 90% 70% 50%" scripts/gpu-check.sh
+#
+# On a GPU machine without the LLVM/MLIR toolchain, build here and copy the
+# binaries (and the shared libraries they load) there; then
+# REMAT_GPU_CHECK_PREBUILT=1 skips the build and the lit tests (which need
+# the build tree) and runs the benchmark on $REMAT_BUILD_DIR/bin.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,11 +25,13 @@ budgets=${REMAT_GPU_CHECK_BUDGETS:-"100% 90% 80% 70% 50%"}
 examples=${REMAT_GPU_CHECK_EXAMPLES:-"examples/mlp.mlir examples/cnn.mlir examples/residual.mlir examples/generated/resnet8.mlir examples/generated/transformer2.mlir examples/generated/unet3.mlir"}
 lit=${LLVM_EXTERNAL_LIT:-/usr/lib/llvm-22/bin/lit}
 
-echo "== build"
-"$root/scripts/build.sh" remat-opt remat-run remat-gpu-run remat_cuda_runtime
+if [ -z "${REMAT_GPU_CHECK_PREBUILT:-}" ]; then
+  echo "== build"
+  "$root/scripts/build.sh" remat-opt remat-run remat-gpu-run remat_cuda_runtime
 
-echo "== GPU tests"
-"$lit" -v "$build/test/GPU"
+  echo "== GPU tests"
+  "$lit" -v "$build/test/GPU"
+fi
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "gpu-check: no CUDA GPU (nvidia-smi -L failed): execution tests were" \
