@@ -18,14 +18,15 @@ remat-solve and prints a Markdown table (docs/Benchmarks-solvers.md):
 """
 
 import argparse
-import json
 import os
 import re
-import subprocess
 import sys
-import time
 
-MIB = 1024.0 * 1024.0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "tools", "remat-report"))
+
+import solve_runner  # noqa: E402  (after the path tweak)
+from solve_runner import MIB  # noqa: E402
 
 
 def peers(readme):
@@ -49,17 +50,10 @@ def peers(readme):
 
 
 def solve(tool, graph, solver, *args):
-    start = time.monotonic()
-    proc = subprocess.run(
-        [tool, graph, "--solver=" + solver, "--quiet", *args],
-        capture_output=True, text=True)
-    seconds = time.monotonic() - start
-    if proc.returncode != 0 and not proc.stdout:
-        return None, seconds
-    result = json.loads(proc.stdout)
-    if result["status"] not in ("optimal", "feasible"):
-        return None, seconds
-    return result["stats"], seconds
+    """(stats or None when there is no schedule, wall seconds)."""
+    result, seconds = solve_runner.solve(tool, graph, solver, *args)
+    return (result["stats"] if solve_runner.solved(result) else None,
+            seconds)
 
 
 def row(tool, graphs, solver, key, peer):

@@ -8,8 +8,10 @@ packages=(
   coinor-libcbc-dev coinor-libclp-dev
   googletest libgtest-dev
   libboost-graph-dev
-  # remat-import-torch and its tests (Debian's torch 1.13, torchvision 0.14)
-  python3-torch python3-torchvision python3-matplotlib
+  # remat-import-torch and its tests (Debian's torch 1.13, torchvision 0.14);
+  # matplotlib: remat-report's pictures; networkx: PyTorch's min-cut
+  # partitioner in bench/models.py
+  python3-torch python3-torchvision python3-matplotlib python3-networkx
 )
 
 missing=()

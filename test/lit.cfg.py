@@ -79,6 +79,29 @@ def _has_torch():
 
 if _has_torch():
     config.available_features.add("torch")
+
+
+def _has_matplotlib():
+    """remat-report draws with Debian's python3-matplotlib."""
+    try:
+        out = subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
+                             capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0
+
+
+if _has_matplotlib():
+    config.available_features.add("matplotlib")
+# remat-report and scripts/report.sh take remat-solve from this build.
+config.environment["REMAT_BUILD_DIR"] = config.remat_obj_root
+config.substitutions.append(
+    ("%remat_report",
+     "/usr/bin/python3 " + os.path.join(config.remat_src_root, "tools",
+                                        "remat-report", "remat-report.py")))
+config.substitutions.append(
+    ("%report_sh", os.path.join(config.remat_src_root, "scripts",
+                                "report.sh")))
 config.substitutions.append(("%torch_python", "/usr/bin/python3"))
 config.substitutions.append(
     ("%remat_import_torch",

@@ -12,14 +12,18 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/CastInterfaces.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -83,7 +87,8 @@ std::optional<int64_t> remat::getElementByteWidth(Type type) {
 }
 
 int64_t remat::getScalarOpFlops(Operation *op) {
-  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+  if (!isa_and_present<arith::ArithDialect, math::MathDialect>(
+          op->getDialect()))
     return 0;
   // Data movement and type conversion, not arithmetic.
   if (isa<arith::ConstantOp, arith::SelectOp, CastOpInterface>(op))
@@ -133,6 +138,13 @@ private:
   FailureOr<std::optional<int64_t>> computeFlops();
   /// Iteration-domain size x payload op count of a LinalgOp.
   FailureOr<int64_t> computeLinalgFlops(linalg::LinalgOp linalgOp);
+  /// FLOPs of one execution of `region`: its ops costed as computeFlops
+  /// costs them (scalar ops by getScalarOpFlops); std::nullopt if one of
+  /// them is unknown to the model.
+  FailureOr<std::optional<int64_t>> computeRegionFlops(Region &region);
+  /// scf.for: trip count x body; scf.if: the costlier branch;
+  /// scf.execute_region: its body. std::nullopt for any other op.
+  FailureOr<std::optional<int64_t>> computeControlFlowFlops();
 
   Operation *op;
   const CostModelOptions &options;
@@ -246,9 +258,69 @@ OpCostComputer::computeLinalgFlops(linalg::LinalgOp linalgOp) {
   return flops;
 }
 
+FailureOr<std::optional<int64_t>>
+OpCostComputer::computeRegionFlops(Region &region) {
+  int64_t total = 0;
+  for (Operation &nested : region.getOps()) {
+    int64_t flops = getScalarOpFlops(&nested);
+    if (producesTensor(&nested) || nested.getNumRegions() > 0) {
+      OpCostComputer computer(&nested, options);
+      FailureOr<std::optional<int64_t>> nestedFlops = computer.computeFlops();
+      usedHint |= computer.usedHint;
+      if (failed(nestedFlops))
+        return failure();
+      // A scalar op with regions (a scalar scf.if, say) only needs a model
+      // when it computes tensors.
+      if (!nestedFlops->has_value() && producesTensor(&nested))
+        return std::optional<int64_t>();
+      flops = nestedFlops->value_or(flops);
+    }
+    if (llvm::AddOverflow(total, flops, total))
+      return op->emitOpError() << "has a cost that overflows a 64-bit integer";
+  }
+  return std::optional<int64_t>(total);
+}
+
+FailureOr<std::optional<int64_t>> OpCostComputer::computeControlFlowFlops() {
+  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+    int64_t trips = ShapedType::kDynamic;
+    if (std::optional<APInt> count = forOp.getStaticTripCount())
+      trips = count->getSExtValue();
+    if (failed(resolve(trips, "trip count")))
+      return failure();
+    FailureOr<std::optional<int64_t>> body =
+        computeRegionFlops(forOp.getRegion());
+    if (failed(body) || !body->has_value())
+      return body;
+    int64_t flops = **body;
+    if (failed(multiply(flops, trips)))
+      return failure();
+    return std::optional<int64_t>(flops);
+  }
+  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+    int64_t flops = 0;
+    for (Region *branch : {&ifOp.getThenRegion(), &ifOp.getElseRegion()}) {
+      FailureOr<std::optional<int64_t>> cost = computeRegionFlops(*branch);
+      if (failed(cost) || !cost->has_value())
+        return cost;
+      flops = std::max(flops, **cost);
+    }
+    return std::optional<int64_t>(flops);
+  }
+  if (auto executeRegion = dyn_cast<scf::ExecuteRegionOp>(op)) {
+    if (!executeRegion.getRegion().hasOneBlock())
+      return std::optional<int64_t>();
+    return computeRegionFlops(executeRegion.getRegion());
+  }
+  return std::optional<int64_t>();
+}
+
 FailureOr<std::optional<int64_t>> OpCostComputer::computeFlops() {
   if (isViewOp(op))
     return std::optional<int64_t>(0);
+
+  if (isa<scf::ForOp, scf::IfOp, scf::ExecuteRegionOp>(op))
+    return computeControlFlowFlops();
 
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     FailureOr<int64_t> flops = computeLinalgFlops(linalgOp);
@@ -269,7 +341,8 @@ FailureOr<std::optional<int64_t>> OpCostComputer::computeFlops() {
   }
 
   // Elementwise arith/math applied to whole tensors.
-  if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+  if (isa_and_present<arith::ArithDialect, math::MathDialect>(
+          op->getDialect()) &&
       !isa<arith::ConstantOp>(op)) {
     if (!op->hasTrait<OpTrait::Elementwise>())
       return std::optional<int64_t>();
@@ -309,6 +382,11 @@ FailureOr<CostAttr> OpCostComputer::compute() {
   if (failed(flops))
     return failure();
   bool unknown = !flops->has_value();
+  if (isa<CallOpInterface>(op) && !options.allowUnknown)
+    return op->emitOpError()
+           << "calls a function the cost model cannot see into; inline it "
+              "first (--inline; --remat-pipeline does), or attach a "
+              "remat.cost by hand";
   if (unknown && !options.allowUnknown)
     return op->emitOpError()
            << "is not supported by the cost model (use "
@@ -468,4 +546,56 @@ LogicalResult remat::annotateCosts(Operation *root,
     op->setAttr(RematDialect::kCostAttrName, cost);
   });
   return failure(anyFailed);
+}
+
+//===----------------------------------------------------------------------===//
+// Dynamic-size guards
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> remat::getDynamicSizeHint(func::FuncOp func) {
+  if (auto hint = func->getAttrOfType<IntegerAttr>(
+          RematDialect::kDynamicSizeHintAttrName))
+    return hint.getInt();
+  return std::nullopt;
+}
+
+void remat::guardDynamicSizes(func::FuncOp func, int64_t hint) {
+  if (func.isExternal() || getDynamicSizeHint(func))
+    return;
+  bool dynamicArgument = llvm::any_of(func.getArgumentTypes(), [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && !tensor.hasStaticShape();
+  });
+  if (!dynamicArgument)
+    return;
+  MLIRContext *context = func.getContext();
+  func->setAttr(RematDialect::kDynamicSizeHintAttrName,
+                IntegerAttr::get(IntegerType::get(context, 64), hint));
+  Block &entry = func.getBody().front();
+  auto builder = OpBuilder::atBlockBegin(&entry);
+  Location loc = func.getLoc();
+  Value bound;
+  for (BlockArgument arg : entry.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type)
+      continue;
+    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+      if (!type.isDynamicDim(dim))
+        continue;
+      if (!bound)
+        bound = arith::ConstantIndexOp::create(builder, loc, hint);
+      Value size = tensor::DimOp::create(builder, loc, arg, dim);
+      Value fits = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::ule, size, bound);
+      auto check = cf::AssertOp::create(
+          builder, loc, fits,
+          llvm::formatv("dimension {0} of argument #{1} exceeds {2}, the "
+                        "dynamic-size hint the rematerialization plan "
+                        "assumed",
+                        dim, arg.getArgNumber(), hint)
+              .str());
+      check->setAttr(RematDialect::kPhaseAttrName,
+                     PhaseAttr::get(context, Phase::Forward));
+    }
+  }
 }

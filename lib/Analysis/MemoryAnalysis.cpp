@@ -12,6 +12,7 @@
 #include "remat/Analysis/MemoryAnalysis.h"
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Solver/Problem.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
@@ -30,9 +31,11 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace mlir;
 using namespace remat;
@@ -51,8 +54,13 @@ std::optional<int64_t> remat::getStaticStorageBytes(Type type,
   llvm::TypeSize elementBytes = layout.getTypeSize(shaped.getElementType());
   if (elementBytes.isScalable())
     return std::nullopt;
-  return shaped.getNumElements() *
-         static_cast<int64_t>(elementBytes.getFixedValue());
+  // A size that overflows saturates; the analysis then reports it as too
+  // large (see kMaxTotalBytes) instead of wrapping around.
+  int64_t bytes = static_cast<int64_t>(elementBytes.getFixedValue());
+  for (int64_t dim : shaped.getShape())
+    if (llvm::MulOverflow(bytes, dim, bytes))
+      return std::numeric_limits<int64_t>::max();
+  return bytes;
 }
 
 /// Bytes of result `index` recorded by `remat.cost`, if the op has one.
@@ -186,6 +194,17 @@ std::optional<int64_t> MemoryAnalysis::getLiveBytes(Operation *op) const {
   return std::nullopt;
 }
 
+int64_t MemoryAnalysis::getTransientBytes(unsigned index) const {
+  if (index >= ops.size())
+    return 0;
+  int64_t bytes = 0;
+  for (const BufferLiveRange &buffer : buffers)
+    if (buffer.kind == BufferLiveRange::Kind::Tensor && buffer.op &&
+        buffer.op != ops[index] && buffer.begin == index)
+      bytes += buffer.bytes;
+  return bytes;
+}
+
 SmallVector<const BufferLiveRange *>
 MemoryAnalysis::getLiveBuffers(unsigned index) const {
   SmallVector<const BufferLiveRange *> live;
@@ -307,7 +326,8 @@ void MemoryAnalysis::analyse() {
     }
     if (options.countAlignmentPadding)
       if (auto alignment = op->getAttrOfType<IntegerAttr>("alignment"))
-        *bytes += alignment.getInt();
+        if (llvm::AddOverflow(*bytes, alignment.getInt(), *bytes))
+          *bytes = std::numeric_limits<int64_t>::max();
     return bytes;
   };
 
@@ -452,9 +472,15 @@ void MemoryAnalysis::analyse() {
   // Timeline: a difference array over [begin, end] ranges.
   SmallVector<int64_t> delta(ops.size() + 1, 0);
   for (const BufferLiveRange &buffer : buffers) {
+    if (!addBytes(totalBytes, buffer.bytes)) {
+      totalBytes = 0;
+      return fail(
+          buffer.op ? buffer.op : function,
+          "brings the sizes of the function's buffers to more than 2^62 "
+          "bytes (4 EiB): sizes this large cannot be represented");
+    }
     delta[buffer.begin] += buffer.bytes;
     delta[buffer.end + 1] -= buffer.bytes;
-    totalBytes += buffer.bytes;
     if (buffer.kind == BufferLiveRange::Kind::Argument)
       residentBytes += buffer.bytes;
   }

@@ -45,6 +45,9 @@ void remat::buildRematBufferizePipeline(
   RematStripBarriersOptions strip;
   strip.stripAttributes = true;
   pm.addPass(createRematStripBarriers(strip));
+  // convert-linalg-to-loops cannot lower aggregated ops (linalg.softmax):
+  // decompose them into linalg.generic ops while still on tensors.
+  pm.addPass(createRematDecomposeAggregatedOps());
   // Tensors -> buffers. Identity layouts at function boundaries keep the
   // entry's signature plain memrefs (what remat-run builds descriptors for).
   bufferization::OneShotBufferizePassOptions bufferizeOptions;

@@ -58,19 +58,18 @@ std::optional<Graph> remat::scaleBatch(const Graph &graph, int64_t samples) {
   Graph scaled = graph;
   scaled.batch = samples;
   const int64_t delta = samples - graph.batch;
-  // Every node's bytes and their total (with the fixed bytes) fit int64_t,
-  // so no live total of the simulator overflows. bytes >= batch *
-  // bytesPerSample keeps the result non-negative when delta < 0.
-  int64_t total = graph.fixedBytes;
+  // bytes >= batch * bytesPerSample keeps every size non-negative when
+  // delta < 0; the totals must stay within the graph limits (Problem.h).
   for (Node &node : scaled.nodes) {
     int64_t extra;
     if (__builtin_mul_overflow(delta, node.bytesPerSample, &extra) ||
-        __builtin_add_overflow(node.bytes, extra, &node.bytes) ||
-        __builtin_add_overflow(total, node.bytes, &total))
+        __builtin_add_overflow(node.bytes, extra, &node.bytes))
       return std::nullopt;
     node.cost = std::max(0.0, node.cost + static_cast<double>(delta) *
                                               node.costPerSample);
   }
+  if (!scaled.checkTotals().empty())
+    return std::nullopt;
   return scaled;
 }
 
@@ -191,8 +190,8 @@ BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
     SolveResult out =
         scaled ? solver.solve(*scaled, probe)
                : failSolve(solver.name, SolveStatus::Infeasible,
-                           "the bytes at batch " + std::to_string(batch) +
-                               " overflow a 64-bit integer",
+                           "the sizes at batch " + std::to_string(batch) +
+                               " exceed the graph limits (Problem.h)",
                            watch);
     std::string line = "probe " + std::to_string(search.probes) + " at " +
                        std::to_string(batch) + " samples: " + describe(out);

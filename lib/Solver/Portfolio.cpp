@@ -63,21 +63,24 @@ public:
           SolverFn(solveChenGreedyTopo), SolverFn(solveFengHuang),
           SolverFn(solveRevolve), SolverFn(solveDtr), SolverFn(solveMinCut),
           SolverFn(solveHierarchical)}) {
-      if (done())
+      if (done() || outOfTime())
         break;
-      consider(fn(graph, member));
+      consider(fn(graph, withSeconds(0.0)));
     }
     const bool rounding = roundingFits(graph, options);
-    if (!done())
+    if (!done() && !outOfTime())
       consider(solveLocalSearch(
           graph, withSeconds(rounding ? kRoundingSeconds : 0.0)));
-    if (rounding && !done())
+    if (rounding && !done() && !outOfTime())
       runRounding();
     return finish();
   }
 
 private:
   bool done() const { return have && best.status == SolveStatus::Optimal; }
+  /// The time is up once a plan is in hand; without one, the members go on
+  /// (each stops at its own limit) so that a plan is found if any can be.
+  bool outOfTime() const { return have && watch.seconds() >= total; }
 
   /// Member options with what is left of the time, less `reserve`.
   SolveOptions withSeconds(double reserve) const {

@@ -44,6 +44,25 @@ static std::string checkBatchScaling(const Graph &graph, int id) {
   return os.str();
 }
 
+std::string Graph::checkTotals() const {
+  const Graph &graph = *this;
+  int64_t bytes = 0;
+  double cost = 0;
+  bool fits = addBytes(bytes, graph.fixedBytes);
+  for (const Node &node : graph.nodes) {
+    fits = fits && addBytes(bytes, node.bytes);
+    cost += node.cost;
+  }
+  std::ostringstream os;
+  if (!fits)
+    os << "the sizes in the graph (nodes and fixed bytes) add up to more than "
+          "2^62 bytes (4 EiB): sizes this large cannot be represented";
+  else if (!(cost <= kMaxTotalCost))
+    os << "the costs of the graph add up to more than " << kMaxTotalCost
+       << ": costs this large cannot be represented";
+  return os.str();
+}
+
 std::string Graph::check() const {
   if (batch < 0)
     return "batch is negative";
@@ -103,6 +122,8 @@ std::string Graph::check() const {
   }
   if (fixedBytes < 0)
     return "fixed_bytes is negative";
+  if (std::string error = checkTotals(); !error.empty())
+    return error;
   for (int out : outputs)
     if (out < 0 || out >= size()) {
       std::ostringstream os;

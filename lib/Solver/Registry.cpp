@@ -8,7 +8,23 @@
 #include "remat/Solver/Solver.h"
 #include "remat/Solver/Solvers.h"
 
+#include <cmath>
+#include <sstream>
+
 using namespace remat;
+
+std::string remat::checkSolveOptions(const SolveOptions &options) {
+  std::ostringstream os;
+  if (!(options.timeLimitSeconds > 0) ||
+      !std::isfinite(options.timeLimitSeconds))
+    os << "the time limit must be a positive number of seconds, not "
+       << options.timeLimitSeconds;
+  else if (options.threads < 1)
+    os << "the number of solver threads must be at least 1, not " << options.threads;
+  else if (!std::isfinite(options.maxOverhead))
+    os << "the overhead must be a finite fraction, not " << options.maxOverhead;
+  return os.str();
+}
 
 const char *remat::toString(SolveStatus status) {
   switch (status) {

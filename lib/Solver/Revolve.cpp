@@ -27,6 +27,7 @@
 #include "remat/Solver/Solvers.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 using namespace remat;
@@ -44,6 +45,13 @@ static int64_t beta(int c, int t) {
   return static_cast<int64_t>(value + 0.5);
 }
 
+/// The longest compute order revolve generates: 64 computations a node (and
+/// at least 2^20), so that few slots on a long chain, which recompute
+/// quadratically often, are given up instead of filling the memory.
+static size_t maxOrderLength(const Graph &graph) {
+  return std::max<size_t>(64 * static_cast<size_t>(graph.size()), 1 << 20);
+}
+
 namespace {
 /// Generates revolve's compute order for one slot count.
 class RevolveDriver {
@@ -59,13 +67,20 @@ public:
       outputs.push_back(out);
   }
 
-  std::vector<int> run(int slots) {
+  /// The compute order for `slots`, or an empty one when it would exceed
+  /// `maxLength` computations (few slots on a long chain recompute
+  /// quadratically often).
+  std::vector<int> run(int slots, size_t maxLength) {
     order.clear();
+    lengthCap = maxLength;
+    tooLong = false;
     std::fill(avail.begin(), avail.end(), 0);
     std::fill(held.begin(), held.end(), 0);
     std::fill(everComputed.begin(), everComputed.end(), 0);
     avail[0] = held[0] = 1;
     reverse(0, static_cast<int>(chain.size()), slots);
+    if (tooLong)
+      order.clear();
     return order;
   }
 
@@ -77,12 +92,18 @@ private:
   std::vector<char> avail, held, everComputed;
   std::vector<int> outputs;
   std::vector<int> order;
+  size_t lengthCap = 0;
+  bool tooLong = false;
 
   /// Makes chain position `pos` (1-based) available by advancing from the
   /// nearest available position below it.
   void ensure(int pos) {
-    if (avail[pos])
+    if (avail[pos] || tooLong)
       return;
+    if (order.size() > lengthCap) {
+      tooLong = true;
+      return;
+    }
     int from = pos - 1;
     while (!avail[from])
       --from;
@@ -114,11 +135,11 @@ private:
   /// Reverses positions hi..lo+1 with `slots` free checkpoint slots; lo is
   /// available.
   void reverse(int lo, int hi, int slots) {
-    if (hi <= lo)
+    if (hi <= lo || tooLong)
       return;
     int len = hi - lo;
     if (slots == 0 || len == 1) {
-      for (int pos = hi; pos > lo; --pos) {
+      for (int pos = hi; pos > lo && !tooLong; --pos) {
         doGroup(pos);
         drop(lo, pos);
       }
@@ -203,7 +224,7 @@ std::vector<int> remat::revolveComputeOrder(const Graph &graph, int slots,
     return {};
   }
   RevolveDriver driver(graph, p.chain, p.groups, p.groupReads);
-  return driver.run(std::max(0, slots));
+  return driver.run(std::max(0, slots), maxOrderLength(graph));
 }
 
 SolveResult remat::solveRevolve(const Graph &graph,
@@ -222,12 +243,18 @@ SolveResult remat::solveRevolve(const Graph &graph,
     int64_t peak = 0;
     double cost = 0;
   };
+  const size_t maxLength = maxOrderLength(graph);
   auto evaluate = [&](int slots) {
-    Simulation sim = simulate(
-        graph,
-        scheduleFromComputeOrder(graph, bestOrder(graph, driver.run(slots))));
     Candidate c;
     c.slots = slots;
+    std::vector<int> order = driver.run(slots, maxLength);
+    if (order.empty()) {
+      c.peak = std::numeric_limits<int64_t>::max();
+      c.cost = std::numeric_limits<double>::infinity();
+      return c;
+    }
+    Simulation sim = simulate(
+        graph, scheduleFromComputeOrder(graph, bestOrder(graph, order)));
     c.peak = sim.valid() ? sim.peakBytes : std::numeric_limits<int64_t>::max();
     c.cost = sim.valid() ? sim.cost : std::numeric_limits<double>::infinity();
     return c;
@@ -235,8 +262,10 @@ SolveResult remat::solveRevolve(const Graph &graph,
   // More slots: more memory, less recomputation. Scan small chains fully;
   // on long ones scan geometrically, then refine around the best.
   Candidate best;
+  // The scan stops at the time limit, keeping the best slot count so far.
   auto consider = [&](int slots) {
-    if (slots < 0 || slots > len)
+    if (slots < 0 || slots > len ||
+        (best.slots >= 0 && watch.seconds() > options.timeLimitSeconds))
       return;
     Candidate c = evaluate(slots);
     if (best.slots < 0 ||
@@ -255,9 +284,13 @@ SolveResult remat::solveRevolve(const Graph &graph,
       if (s != center)
         consider(s);
   }
+  if (best.slots < 0 || !std::isfinite(best.cost))
+    return failSolve(name, SolveStatus::Infeasible,
+                     "every slot count recomputes too often", watch);
   SolveResult result = finishSolve(
       graph, options, name,
-      scheduleFromComputeOrder(graph, bestOrder(graph, driver.run(best.slots))),
+      scheduleFromComputeOrder(
+          graph, bestOrder(graph, driver.run(best.slots, maxLength))),
       SolveStatus::Feasible, watch,
       "checkpoint slots: " + std::to_string(best.slots));
   return result;

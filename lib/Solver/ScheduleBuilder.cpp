@@ -378,8 +378,14 @@ remat::solveFromCheckpointSets(const Graph &graph, const SolveOptions &options,
   CheckpointEval bestEval;
   std::vector<CheckpointOptions> variants = builderVariants();
   CheckpointOptions bestVariant;
-  for (int i = 0, e = sets.size(); i < e; ++i) {
+  // Past the time limit, the best evaluated so far is the answer.
+  auto outOfTime = [&] {
+    return best >= 0 && watch.seconds() >= options.timeLimitSeconds;
+  };
+  for (int i = 0, e = sets.size(); i < e && !outOfTime(); ++i) {
     for (const CheckpointOptions &variant : variants) {
+      if (outOfTime())
+        break;
       CheckpointEval eval = evaluateCheckpoints(graph, sets[i], variant);
       if (best < 0 || isBetter(options, limit, eval.peakBytes, eval.cost,
                                bestEval.peakBytes, bestEval.cost)) {

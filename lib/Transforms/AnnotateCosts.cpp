@@ -9,7 +9,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Analysis/CostModel.h"
+#include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <memory>
 
@@ -26,6 +31,13 @@ namespace {
 struct RematAnnotateCostsPass
     : public remat::impl::RematAnnotateCostsBase<RematAnnotateCostsPass> {
   using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    // guardDynamicSizes creates arith, tensor and cf ops.
+    registry.insert<arith::ArithDialect, cf::ControlFlowDialect,
+                    tensor::TensorDialect>();
+  }
 
   LogicalResult initialize(MLIRContext *context) override {
     // Read the profile once; errors are reported on each function, where a
@@ -45,6 +57,12 @@ struct RematAnnotateCostsPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    FailureOr<bool> selected =
+        isSelectedFunction(func, functions, getArgument());
+    if (failed(selected))
+      return signalPassFailure();
+    if (!*selected)
+      return markAllAnalysesPreserved();
     if (!profileError.empty()) {
       mlir::emitError(func.getLoc()) << profileError;
       return signalPassFailure();
@@ -57,8 +75,10 @@ struct RematAnnotateCostsPass
       return signalPassFailure();
     }
     CostModelOptions options;
-    if (hint > 0)
+    if (hint > 0) {
       options.dynamicSizeHint = hint;
+      guardDynamicSizes(func, hint);
+    }
     options.allowUnknown = allowUnknown;
     if (failed(annotateCosts(func, options, profile.get())))
       return signalPassFailure();

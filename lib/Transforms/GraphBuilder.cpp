@@ -7,6 +7,7 @@
 #include "remat/Transforms/GraphBuilder.h"
 
 #include "remat/Analysis/CostModel.h"
+#include "remat/Analysis/MemoryAnalysis.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -15,6 +16,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace remat;
@@ -44,16 +46,25 @@ static bool isAliasingOp(Operation *op) {
 }
 
 /// Bytes of storage a value of type `type` occupies (elements times the
-/// element size rounded up to whole bytes, as the cost model counts), or -1
-/// for dynamic shapes and types without a size.
-static int64_t getStorageBytes(Type type) {
+/// element size rounded up to whole bytes, as the cost model counts), with
+/// every dynamic dimension of size `dynamicSize`; -1 for dynamic shapes
+/// without one and for types without a size.
+static int64_t getStorageBytes(Type type,
+                               std::optional<int64_t> dynamicSize = {}) {
   if (auto shaped = dyn_cast<ShapedType>(type)) {
-    if (!shaped.hasStaticShape())
+    if (!shaped.hasRank())
       return -1;
-    int64_t elementBytes = getStorageBytes(shaped.getElementType());
-    if (elementBytes < 0)
-      return -1;
-    return shaped.getNumElements() * elementBytes;
+    int64_t bytes = getStorageBytes(shaped.getElementType());
+    for (int64_t size : shaped.getShape()) {
+      if (ShapedType::isDynamic(size)) {
+        if (!dynamicSize)
+          return -1;
+        size = *dynamicSize;
+      }
+      if (bytes < 0 || llvm::MulOverflow(bytes, size, bytes))
+        return -1;
+    }
+    return bytes;
   }
   if (type.isIntOrIndexOrFloat()) {
     if (type.isIndex())
@@ -65,6 +76,19 @@ static int64_t getStorageBytes(Type type) {
     return elementBytes < 0 ? -1 : 2 * elementBytes;
   }
   return -1;
+}
+
+/// The most bytes of tensors defined inside one region op of `func` (an
+/// scf.for body's temporaries), as the memory analysis counts them. They live
+/// only while that op runs, but the op is one node whose bytes are its
+/// results: reserving them for the whole step keeps every plan the solver
+/// calls feasible within what --remat-verify-memory measures.
+static int64_t getLargestTransientBytes(func::FuncOp func) {
+  MemoryAnalysis memory(func);
+  int64_t largest = 0;
+  for (unsigned index = 0, e = memory.getOps().size(); index < e; ++index)
+    largest = std::max(largest, memory.getTransientBytes(index));
+  return largest;
 }
 
 FailureOr<FunctionGraph>
@@ -85,14 +109,17 @@ remat::buildFunctionGraph(func::FuncOp func,
   graph.name = func.getSymName().str();
   Block &body = func.getBody().front();
 
-  // Arguments: resident nodes.
+  // Arguments: resident nodes, dynamic dimensions sized by the hint that the
+  // costs assume.
+  std::optional<int64_t> hint = getDynamicSizeHint(func);
   for (BlockArgument arg : body.getArguments()) {
-    int64_t bytes = getStorageBytes(arg.getType());
+    int64_t bytes = getStorageBytes(arg.getType(), hint);
     if (bytes < 0)
       return mlir::emitError(func.getLoc())
              << "argument #" << arg.getArgNumber() << " of type "
              << arg.getType()
-             << " has no static size; rematerialization needs static shapes";
+             << " has no static size; rematerialization needs static shapes "
+                "or a size hint (remat-annotate-costs{dynamic-size-hint=N})";
     Node node;
     node.name = "arg" + std::to_string(arg.getArgNumber());
     node.bytes = bytes;
@@ -168,6 +195,8 @@ remat::buildFunctionGraph(func::FuncOp func,
     graph.nodes.push_back(std::move(node));
   }
 
+  graph.fixedBytes = getLargestTransientBytes(func);
+
   // Outputs: returned values, then nodes nobody uses.
   for (Value value : body.getTerminator()->getOperands()) {
     int id = result.nodeOf(value);
@@ -180,6 +209,9 @@ remat::buildFunctionGraph(func::FuncOp func,
         !llvm::is_contained(graph.outputs, id))
       graph.outputs.push_back(id);
 
+  // Sizes beyond any memory are the input's fault, not the builder's.
+  if (std::string error = graph.checkTotals(); !error.empty())
+    return mlir::emitError(func.getLoc()) << "cannot be planned: " << error;
   std::string error = graph.check();
   if (!error.empty())
     return mlir::emitError(func.getLoc()) << "internal error: malformed problem graph: "

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Analysis/Phases.h"
+#include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/Passes.h"
 
 namespace remat {
@@ -27,9 +28,11 @@ struct RematInferPhasesPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    if (func.isDeclaration())
-      return markAllAnalysesPreserved();
-    if (!functions.empty() && !llvm::is_contained(functions, func.getName()))
+    FailureOr<bool> selected =
+        isSelectedFunction(func, functions, getArgument());
+    if (failed(selected))
+      return signalPassFailure();
+    if (!*selected)
       return markAllAnalysesPreserved();
     SmallVector<unsigned> indices(forwardResults.begin(), forwardResults.end());
     if (failed(annotatePhases(func, indices)))

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Transforms/Rematerialize.h"
+#include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -387,6 +388,12 @@ struct RematerializePass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    FailureOr<bool> selected =
+        isSelectedFunction(func, functions, getArgument());
+    if (failed(selected))
+      return signalPassFailure();
+    if (!*selected)
+      return markAllAnalysesPreserved();
     RematerializeOptions options;
     options.insertBarriers = insertBarriers;
     FailureOr<RematerializeStats> stats = rematerialize(func, options);

@@ -10,9 +10,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Analysis/MemoryAnalysis.h"
+#include "remat/Solver/Budget.h"
 #include "remat/Solver/Modes.h"
+#include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/Solver.h"
+#include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
 
@@ -39,74 +42,6 @@ StringRef remat::getPlanModeName(PlanMode mode) {
     return "min-budget";
   }
   llvm_unreachable("unknown plan mode");
-}
-
-std::optional<int64_t> remat::parseBudget(StringRef text, int64_t baselinePeak,
-                                          std::string &error) {
-  text = text.trim();
-  if (text.empty())
-    return baselinePeak;
-  double scale = 1;
-  bool percent = false;
-  if (text.consume_back("%")) {
-    percent = true;
-  } else if (text.consume_back("KiB")) {
-    scale = 1024.0;
-  } else if (text.consume_back("MiB")) {
-    scale = 1024.0 * 1024.0;
-  } else if (text.consume_back("GiB")) {
-    scale = 1024.0 * 1024.0 * 1024.0;
-  } else if (text.consume_back("B")) {
-    scale = 1;
-  }
-  text = text.trim();
-  double value;
-  if (text.empty() || text.getAsDouble(value) || !std::isfinite(value) ||
-      value < 0) {
-    error = "expected a non-negative number of bytes, optionally with a "
-            "KiB/MiB/GiB suffix, or a percentage such as 70%";
-    return std::nullopt;
-  }
-  if (!percent && scale == 1 && text.contains_insensitive(".")) {
-    error = "a byte count must be an integer";
-    return std::nullopt;
-  }
-  double bytes = percent ? value * static_cast<double>(baselinePeak) / 100.0
-                         : value * scale;
-  // Round down, but not below a whole number that decimal input such as
-  // `33.3%` of 1000 only misses through binary floating point.
-  bytes += 1e-6;
-  if (bytes >= 9.2e18) {
-    error = "budget too large";
-    return std::nullopt;
-  }
-  return static_cast<int64_t>(std::floor(bytes));
-}
-
-Schedule remat::getProgramOrderSchedule(const Graph &graph) {
-  Schedule schedule;
-  std::vector<int> lastUse(graph.size(), -1);
-  for (int id = 0; id < graph.size(); ++id)
-    for (int dep : graph.nodes[id].deps)
-      lastUse[dep] = std::max(lastUse[dep], id);
-  std::vector<bool> isOutput(graph.size(), false);
-  for (int id : graph.outputs)
-    isOutput[id] = true;
-  // Nodes to free right after computing node `id`.
-  std::vector<std::vector<int>> freeAfter(graph.size());
-  for (int id = 0; id < graph.size(); ++id) {
-    if (graph.nodes[id].isResident() || isOutput[id])
-      continue;
-    freeAfter[std::max(lastUse[id], id)].push_back(id);
-  }
-  for (int id = 0; id < graph.size(); ++id) {
-    if (graph.nodes[id].isResident())
-      continue;
-    schedule.steps.push_back(Step::compute(id));
-    for (int dead : freeAfter[id])
-      schedule.steps.push_back(Step::free(dead));
-  }
-  return schedule;
 }
 
 static std::string formatPercent(double fraction) {
@@ -139,7 +74,7 @@ remat::selectCheckpoints(func::FuncOp func,
   const FunctionGraph &functionGraph = *built;
   const Graph &graph = functionGraph.graph;
 
-  Simulation baseline = simulate(graph, getProgramOrderSchedule(graph));
+  Simulation baseline = simulate(graph, checkpointAllSchedule(graph));
   if (!baseline.valid())
     return mlir::emitError(func.getLoc())
            << "internal error: the function's own order is "
@@ -157,6 +92,8 @@ remat::selectCheckpoints(func::FuncOp func,
   SolveOptions solveOptions;
   solveOptions.timeLimitSeconds = options.timeLimitSeconds;
   solveOptions.budget = budget;
+  if (std::string error = checkSolveOptions(solveOptions); !error.empty())
+    return mlir::emitError(func.getLoc()) << "invalid option: " << error;
   Mode mode = options.mode == PlanMode::MinCompute ? Mode::MinCompute
               : options.mode == PlanMode::MinPeak  ? Mode::MinPeak
                                                    : Mode::MinBudget;
@@ -289,7 +226,12 @@ struct SelectCheckpointsPass
   using RematSelectCheckpointsBase::RematSelectCheckpointsBase;
 
   void runOnOperation() override {
-    if (getOperation().isExternal())
+    func::FuncOp func = getOperation();
+    FailureOr<bool> selected =
+        isSelectedFunction(func, functions, getArgument());
+    if (failed(selected))
+      return signalPassFailure();
+    if (!*selected)
       return markAllAnalysesPreserved();
     SelectCheckpointsOptions options;
     options.solver = solver;
@@ -297,7 +239,7 @@ struct SelectCheckpointsPass
     options.budget = budget;
     options.timeLimitSeconds = timeLimit;
     options.graph.numDataArgs = dataArgs;
-    if (failed(selectCheckpoints(getOperation(), options)))
+    if (failed(selectCheckpoints(func, options)))
       return signalPassFailure();
     markAllAnalysesPreserved();
   }

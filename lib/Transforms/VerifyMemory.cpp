@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Analysis/MemoryAnalysis.h"
+#include "remat/Solver/Budget.h"
+#include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
 
@@ -26,7 +28,11 @@ struct VerifyMemoryPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     markAllAnalysesPreserved();
-    if (func.isExternal())
+    FailureOr<bool> selected =
+        isSelectedFunction(func, functions, getArgument());
+    if (failed(selected))
+      return signalPassFailure();
+    if (!*selected)
       return;
     auto plan = func->getAttrOfType<PlanAttr>(RematDialect::kPlanAttrName);
     if (budget.empty() && !plan)
@@ -35,16 +41,18 @@ struct VerifyMemoryPass
     int64_t limit = plan ? plan.getBudget() : 0;
     if (!budget.empty()) {
       if (StringRef(budget).trim().ends_with("%") && !plan) {
-        mlir::emitError(func.getLoc()) << "budget '" << budget
-                         << "' is a percentage but the function has no "
-                            "remat.plan to take the checkpoint-all peak from";
+        mlir::emitError(func.getLoc())
+            << "budget '" << budget
+            << "' is a percentage but the function has no "
+               "remat.plan to take the checkpoint-all peak from";
         return signalPassFailure();
       }
       std::string error;
       std::optional<int64_t> parsed =
           parseBudget(budget, plan ? plan.getBaselinePeak() : 0, error);
       if (!parsed) {
-        mlir::emitError(func.getLoc()) << "invalid budget '" << budget << "': " << error;
+        mlir::emitError(func.getLoc())
+            << "invalid budget '" << budget << "': " << error;
         return signalPassFailure();
       }
       limit = *parsed;
@@ -77,8 +85,8 @@ struct VerifyMemoryPass
               ? static_cast<double>(plan.getCost() - plan.getBaselineCost()) /
                     static_cast<double>(plan.getBaselineCost())
               : 0.0;
-      remark << " (checkpoint-all " << plan.getBaselinePeak()
-             << " bytes); " << recomputed << " recomputed op(s), compute "
+      remark << " (checkpoint-all " << plan.getBaselinePeak() << " bytes); "
+             << recomputed << " recomputed op(s), compute "
              << "overhead " << llvm::formatv("{0:F1}%", overhead * 100.0).str();
     }
   }

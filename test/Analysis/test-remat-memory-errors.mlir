@@ -52,3 +52,22 @@ func.func @no_cost(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = linalg.exp ins(%x : tensor<4xf32>) outs(%x : tensor<4xf32>) -> tensor<4xf32>
   return %a : tensor<4xf32>
 }
+
+// -----
+
+// Sizes that overflow int64_t are an error, never a wrapped-around peak.
+// expected-error @below {{'func.func' op brings the sizes of the function's buffers to more than 2^62 bytes (4 EiB): sizes this large cannot be represented}}
+func.func @overflowing_shape(%x: tensor<4611686018427387904x4xf32>) -> tensor<4611686018427387904x4xf32> {
+  %y = math.exp %x : tensor<4611686018427387904x4xf32>
+  return %y : tensor<4611686018427387904x4xf32>
+}
+
+// -----
+
+func.func @overflowing_costs(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %a = math.exp %x {remat.cost = #remat.cost<bytes = [3000000000000000000], flops = 64>} : tensor<64xf32>
+  // expected-error @below {{'math.tanh' op brings the sizes of the function's buffers to more than 2^62 bytes (4 EiB)}}
+  %b = math.tanh %a {remat.cost = #remat.cost<bytes = [3000000000000000000], flops = 64>} : tensor<64xf32>
+  %c = arith.addf %a, %b {remat.cost = #remat.cost<bytes = [256], flops = 64>} : tensor<64xf32>
+  return %c : tensor<64xf32>
+}

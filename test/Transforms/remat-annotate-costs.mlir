@@ -356,3 +356,36 @@ func.func @mixed_precision_and_new_linalg_ops(%a: tensor<8x16xbf16>, %b: tensor<
          ins(%a, %b : tensor<8x16xbf16>, tensor<16x4xbf16>) outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
   return %0, %1, %2 : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// Structured control flow is costed from its body: scf.for is trip count x
+// body, scf.if the costlier branch. Bytes are those of the results.
+// CHECK-LABEL: func.func @control_flow
+func.func @control_flow(%x: tensor<4xf32>, %w: tensor<4xf32>, %p: i1) -> (tensor<4xf32>, tensor<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  // Body: mulf (4) + tanh (4) = 8 FLOPs, 3 trips: 24; 16 bytes.
+  // CHECK: scf.for
+  // CHECK:   arith.mulf {{.*}} {remat.cost = #remat.cost<bytes = [16], flops = 4>}
+  // CHECK:   math.tanh {{.*}} {remat.cost = #remat.cost<bytes = [16], flops = 4>}
+  // CHECK: } {remat.cost = #remat.cost<bytes = [16], flops = 24>}
+  %l = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %x) -> (tensor<4xf32>) {
+    %t = arith.mulf %acc, %w : tensor<4xf32>
+    %u = math.tanh %t : tensor<4xf32>
+    scf.yield %u : tensor<4xf32>
+  }
+  // Then: exp + addf = 8 FLOPs; else: negf = 4: the costlier branch, 8.
+  // CHECK: scf.if
+  // CHECK: } {remat.cost = #remat.cost<bytes = [16], flops = 8>}
+  %r = scf.if %p -> (tensor<4xf32>) {
+    %e = math.exp %l : tensor<4xf32>
+    %s = arith.addf %e, %e : tensor<4xf32>
+    scf.yield %s : tensor<4xf32>
+  } else {
+    %n = arith.negf %l : tensor<4xf32>
+    scf.yield %n : tensor<4xf32>
+  }
+  return %l, %r : tensor<4xf32>, tensor<4xf32>
+}

@@ -1,7 +1,9 @@
 // RUN: remat-opt %s --split-input-file --remat-infer-phases | FileCheck %s
-// RUN: remat-opt %s --split-input-file --remat-infer-phases="forward-results=0,2 functions=step,other" \
+// The function names are unique, so the whole file is also one module, in
+// which functions= can name functions of different sections.
+// RUN: remat-opt %s --remat-infer-phases="forward-results=0,2 functions=step,other" \
 // RUN:   | FileCheck %s --check-prefix=TWO
-// RUN: remat-opt %s --split-input-file --remat-infer-phases="functions=other" \
+// RUN: remat-opt %s --remat-infer-phases="functions=other" \
 // RUN:   | FileCheck %s --check-prefix=ONLY
 
 // A one-layer training step: loss = sum(relu(x @ w)), dw = x^T @ (ones * [y > 0]),
@@ -153,4 +155,41 @@ func.func @argument_output(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, 
 func.func @other(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %0 = arith.addf %x, %x : tensor<4xf32>
   return %x, %0, %0 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// The loss is the first scalar result wherever it is, here the last: the
+// reduction and what it reads are forward, the gradient backward. (Taking
+// result 0 instead would make the gradient forward and the loss backward.)
+
+// CHECK-LABEL: func.func @loss_last
+// CHECK-NEXT:  math.tanh {{.*}} {remat.phase = #remat.phase<forward>}
+// CHECK-NEXT:  tensor.empty() {remat.phase = #remat.phase<forward>}
+// CHECK-NEXT:  linalg.reduce {{.*}} {remat.phase = #remat.phase<forward>}
+// CHECK:       arith.mulf {{.*}} {remat.phase = #remat.phase<backward>}
+// CHECK-NEXT:  return
+func.func @loss_last(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
+  %a = math.tanh %x : tensor<4xf32>
+  %e = tensor.empty() : tensor<f32>
+  %loss = linalg.reduce ins(%a : tensor<4xf32>) outs(%e : tensor<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %g = arith.mulf %a, %w : tensor<4xf32>
+  return %g, %loss : tensor<4xf32>, tensor<f32>
+}
+
+// A scalar loss need not be a tensor.
+// CHECK-LABEL: func.func @scalar_loss
+// CHECK-NEXT:  math.exp {{.*}} {remat.phase = #remat.phase<backward>}
+// CHECK-NEXT:  arith.constant {remat.phase = #remat.phase<forward>}
+// CHECK-NEXT:  tensor.extract {{.*}} {remat.phase = #remat.phase<forward>}
+// CHECK-NEXT:  return
+func.func @scalar_loss(%x: tensor<4xf32>) -> (tensor<4xf32>, f32) {
+  %g = math.exp %x : tensor<4xf32>
+  %c0 = arith.constant 0 : index
+  %loss = tensor.extract %x[%c0] : tensor<4xf32>
+  return %g, %loss : tensor<4xf32>, f32
 }

@@ -5,6 +5,9 @@
 
 // MODE: Cannot find option named 'fastest'!
 
+// RUN: not remat-opt %t/unknown-solver.mlir --remat-select-checkpoints="time-limit=-1" 2>&1 | FileCheck %s --check-prefix=TIME
+// TIME: error: invalid option: the time limit must be a positive number of seconds, not -1
+
 // The solver is an option of the whole run, so the unknown-name case is a
 // file of its own (split-file; --leading-lines keeps this file's line numbers).
 
@@ -71,6 +74,16 @@ func.func @two_blocks(%x: tensor<4xf32>, %p: i1) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
 // expected-error @-5 {{rematerialization planning expects a single-block function, 'two_blocks' has 2 blocks}}
+
+// -----
+
+// Sizes beyond any memory (their sum overflows int64_t) are refused.
+// expected-error @below {{cannot be planned: the sizes in the graph (nodes and fixed bytes) add up to more than 2^62 bytes (4 EiB)}}
+func.func @overflowing_sizes(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = math.exp %x {remat.cost = #remat.cost<bytes = [9000000000000000000], flops = 4>, remat.phase = #remat.phase<forward>} : tensor<4xf32>
+  %b = math.exp %a {remat.cost = #remat.cost<bytes = [9000000000000000000], flops = 4>, remat.phase = #remat.phase<forward>} : tensor<4xf32>
+  return %b : tensor<4xf32>
+}
 
 //--- unknown-solver.mlir
 

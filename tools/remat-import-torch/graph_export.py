@@ -211,6 +211,7 @@ def to_graph(joint, name):
             entry.update(bytes=nbytes, cost=float(cost), deps=deps,
                          kind="forward" if n in forward else "backward",
                          alias_of=alias)
+        entry["path"] = n.meta.get("remat_path", "")
         index[n] = len(nodes)
         nodes.append(entry)
     if unknown:

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Budget.h"
 #include "remat/Solver/Generators.h"
 #include "remat/Solver/GraphJSON.h"
 #include "remat/Solver/Modes.h"
@@ -117,29 +118,6 @@ static std::string graphSource() {
   if (!generate.empty())
     return "--generate=" + generate;
   return inputFile == "-" ? std::string("<stdin>") : inputFile;
-}
-
-/// Parses --budget against the checkpoint-all peak. False on bad syntax.
-static bool parseBudget(llvm::StringRef text, int64_t reference,
-                        int64_t &budget) {
-  text = text.trim();
-  if (text.empty())
-    return false;
-  if (text.consume_back("%")) {
-    double percent;
-    if (text.trim().getAsDouble(percent) || !(percent > 0) ||
-        !std::isfinite(percent))
-      return false;
-    double bytes = std::floor(static_cast<double>(reference) * percent / 100.0);
-    budget = bytes >= 9.0e18 ? std::numeric_limits<int64_t>::max()
-                             : static_cast<int64_t>(bytes);
-    return true;
-  }
-  long long bytes;
-  if (text.getAsInteger(10, bytes) || bytes < 0)
-    return false;
-  budget = bytes;
-  return true;
 }
 
 static bool generateGraph(llvm::StringRef spec, Graph &graph) {
@@ -310,8 +288,6 @@ int main(int argc, char **argv) {
     return fail("unknown solver '" + solverName +
                 "'; the registered solvers are: " + solverNames());
   const Mode mode = modeOpt;
-  if (mode == Mode::MaxBatch && maxBatch < 1)
-    return fail("--max-batch must be at least 1 (samples)");
 
   Graph graph;
   if (!generate.empty()) {
@@ -350,13 +326,21 @@ int main(int argc, char **argv) {
   options.threads = threads;
   options.maxOverhead = overhead;
   if (!budgetText.empty()) {
-    if (!parseBudget(budgetText, report.checkpointAllPeak, options.budget))
-      return fail("bad --budget value '" + budgetText +
-                  "' (expected bytes or a percentage such as 60%)");
-    report.budget = options.budget;
+    std::string error;
+    std::optional<int64_t> budget =
+        parseBudget(budgetText.getValue(), report.checkpointAllPeak, error);
+    if (!budget)
+      return fail("bad --budget value '" + budgetText + "': " + error);
+    options.budget = report.budget = *budget;
   } else if (mode == Mode::MaxBatch) {
     return fail("--mode=max-batch needs --budget");
   }
+  if (std::string error = checkSolveOptions(options); !error.empty())
+    return fail("bad option: " + error);
+  if (overhead.getNumOccurrences() && overhead < 0)
+    return fail("bad option: --overhead must be a non-negative fraction");
+  if (maxBatch < 1)
+    return fail("bad option: --max-batch must be at least 1");
   if (mode == Mode::MaxBatch) {
     std::string problem = batchScalingProblem(graph);
     if (!problem.empty())

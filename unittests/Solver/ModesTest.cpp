@@ -275,7 +275,8 @@ TEST(BatchScalingTest, NoScalingIsRefused) {
   EXPECT_EQ(batchScalingProblem(linearStep()), "");
 }
 
-// A batch whose bytes overflow int64_t does not fit; the one below does.
+// A batch beyond the graph limits (kMaxTotalBytes) does not fit; the one
+// below does.
 TEST(BatchScalingTest, OverflowDoesNotFit) {
   Graph g;
   g.batch = 1;
@@ -283,8 +284,8 @@ TEST(BatchScalingTest, OverflowDoesNotFit) {
   int x = addNode(g, "x", NodeKind::Input, perSample, 0, {});
   g.nodes[x].bytesPerSample = perSample;
   g.outputs = {addNode(g, "y", NodeKind::Forward, 1, 1, {x})};
-  // x at b samples plus y: b * 2^40 + 1 fits int64_t below b = 2^23.
-  const int64_t last = (int64_t(1) << 23) - 1;
+  // x at b samples plus y: b * 2^40 + 1 <= 2^62 below b = 2^22.
+  const int64_t last = (kMaxTotalBytes >> 40) - 1;
   ASSERT_TRUE(scaleBatch(g, last).has_value());
   EXPECT_FALSE(scaleBatch(g, last + 1).has_value());
   EXPECT_FALSE(scaleBatch(g, std::numeric_limits<int64_t>::max()).has_value());

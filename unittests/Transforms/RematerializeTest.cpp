@@ -4,9 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Transforms/Rematerialize.h"
+#include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Transforms/GraphBuilder.h"
-#include "remat/Transforms/Rematerialize.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,29 +23,7 @@ using namespace remat;
 
 namespace {
 
-TEST(ParseBudget, BytesSuffixesAndPercentages) {
-  std::string error;
-  EXPECT_EQ(parseBudget("", 1000, error), 1000);
-  EXPECT_EQ(parseBudget("4096", 1000, error), 4096);
-  EXPECT_EQ(parseBudget("4096B", 1000, error), 4096);
-  EXPECT_EQ(parseBudget("64KiB", 1000, error), 64 * 1024);
-  // 1.5 MiB = 1572864 bytes.
-  EXPECT_EQ(parseBudget("1.5MiB", 1000, error), 1572864);
-  EXPECT_EQ(parseBudget("2GiB", 1000, error), int64_t(2) << 30);
-  // 70 % of 1000 = 700; 33.3 % of 1000 = 333 (rounded down).
-  EXPECT_EQ(parseBudget("70%", 1000, error), 700);
-  EXPECT_EQ(parseBudget(" 33.3% ", 1000, error), 333);
-}
-
-TEST(ParseBudget, RejectsMalformed) {
-  for (const char *text : {"lots", "-5", "1.5", "KiB", "12TiB", "%"}) {
-    std::string error;
-    EXPECT_FALSE(parseBudget(text, 1000, error).has_value()) << text;
-    EXPECT_FALSE(error.empty()) << text;
-  }
-}
-
-TEST(ProgramOrderSchedule, FreesAfterLastUse) {
+TEST(CheckpointAllSchedule, FreesAfterLastUse) {
   // in(8) -> a(4) -> b(4) -> c(4), c also reads a; c is the output.
   Graph graph;
   graph.nodes = {
@@ -54,10 +33,9 @@ TEST(ProgramOrderSchedule, FreesAfterLastUse) {
       {"c", 4, 1, {1, 2}, NodeKind::Backward},
   };
   graph.outputs = {3};
-  Schedule schedule = getProgramOrderSchedule(graph);
+  Schedule schedule = checkpointAllSchedule(graph);
   std::vector<Step> expected = {Step::compute(1), Step::compute(2),
-                                Step::compute(3), Step::free(1),
-                                Step::free(2)};
+                                Step::compute(3), Step::free(1), Step::free(2)};
   EXPECT_EQ(schedule.steps, expected);
   Simulation sim = simulate(graph, schedule);
   ASSERT_TRUE(sim.valid()) << sim.error;
@@ -101,7 +79,7 @@ TEST(GraphBuilder, NodesViewsPinsOutputs) {
   EXPECT_EQ(graph.nodes[1].kind, NodeKind::Param);
   EXPECT_EQ(graph.nodes[0].bytes, 16);
   EXPECT_EQ(graph.nodes[2].deps, std::vector<int>({0}));
-  EXPECT_EQ(graph.nodes[3].aliasOf, 2); // the view of %a
+  EXPECT_EQ(graph.nodes[3].aliasOf, 2);               // the view of %a
   EXPECT_EQ(graph.nodes[4].keep, KeepPolicy::Always); // call: effects
   EXPECT_EQ(graph.nodes[4].kind, NodeKind::Backward);
   EXPECT_EQ(graph.nodes[5].keep, KeepPolicy::Never);

@@ -39,6 +39,7 @@
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringMap.h"
@@ -118,6 +119,20 @@ private:
   llvm::StringMap<int64_t> byLoc;
   llvm::StringMap<int64_t> byName;
 };
+
+/// The hint recorded on `func` by guardDynamicSizes
+/// (`RematDialect::kDynamicSizeHintAttrName`), if any.
+std::optional<int64_t> getDynamicSizeHint(mlir::func::FuncOp func);
+
+/// If `func` has a tensor argument of dynamic shape, records `hint` on it
+/// (`remat.dynamic_size_hint`) and, at the top of its body, checks every
+/// dynamic dimension of its ranked tensor arguments at run time: `cf.assert`
+/// that `tensor.dim` is at most `hint`, with a message naming the argument and
+/// dimension, so that a program planned for sizes up to the hint says so when
+/// it gets larger ones. The asserts are marked
+/// `#remat.phase<forward>` so that a schedule keeps them at the start. Does
+/// nothing on a declaration or when `func` already records a hint.
+void guardDynamicSizes(mlir::func::FuncOp func, int64_t hint);
 
 /// Attaches `remat.cost` to every tensor-producing op nested in `root`. An op
 /// that already has one keeps it; with a `profile`, every matched op's cost

@@ -157,6 +157,12 @@ public:
   /// Bytes of every buffer ever live, as if nothing were freed.
   int64_t getTotalBytes() const { return totalBytes; }
 
+  /// Bytes of the tensors defined inside the regions of the top-level op at
+  /// timeline index `index` (an scf.for body's temporaries, say): they live
+  /// only while that op runs, and a planner that sees the op as one node
+  /// must reserve them (buildFunctionGraph does, as fixed bytes).
+  int64_t getTransientBytes(unsigned index) const;
+
   /// Every tracked buffer (bytes > 0), in definition order.
   llvm::ArrayRef<BufferLiveRange> getBuffers() const { return buffers; }
   /// The buffers live at timeline index `index`, largest first (ties in

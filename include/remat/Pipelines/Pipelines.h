@@ -69,7 +69,8 @@ struct RematLowerToCPUPipelineOptions
 };
 
 /// Adds the CPU lowering pipeline to `pm` (anchored on builtin.module):
-///   one-shot-bufferize (function boundaries, identity layouts)
+///   remat-strip-barriers -> remat-decompose-aggregated-ops
+///   -> one-shot-bufferize (function boundaries, identity layouts)
 ///   -> buffer-deallocation-pipeline -> optimize-allocation-liveness
 ///   -> convert-bufferization-to-memref -> convert-linalg-to-loops
 ///   -> convert-scf-to-cf -> expand-strided-metadata -> lower-affine
@@ -82,7 +83,8 @@ void buildRematLowerToCPUPipeline(mlir::OpPassManager &pm,
 
 /// Adds the first half of the CPU pipeline, which yields the bufferized IR
 /// that actually runs (what the memory analysis should see):
-///   one-shot-bufferize -> buffer-deallocation-pipeline
+///   remat-strip-barriers -> remat-decompose-aggregated-ops
+///   -> one-shot-bufferize -> buffer-deallocation-pipeline
 ///   -> optimize-allocation-liveness -> convert-bufferization-to-memref.
 /// Only `deallocate`, `early-dealloc` and `buffer-alignment` apply.
 void buildRematBufferizePipeline(mlir::OpPassManager &pm,
@@ -128,11 +130,31 @@ struct RematPipelineOptions
       *this, "insert-barriers",
       llvm::cl::desc("Protect clones from cse with remat.barrier"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> dynamicSizeHint{
+      *this, "dynamic-size-hint",
+      llvm::cl::desc("Size assumed for every dynamic dimension when costing "
+                     "and planning (0: dynamic shapes are an error); the "
+                     "planned function asserts at run time that its "
+                     "arguments are no larger"),
+      llvm::cl::init(0)};
+  PassOptions::ListOption<std::string> functions{
+      *this, "functions",
+      llvm::cl::desc("Names of the functions to plan (default: every public "
+                     "function with a body); a name that is no function "
+                     "with a body is an error")};
+  PassOptions::Option<bool> inlineCalls{
+      *this, "inline",
+      llvm::cl::desc("Inline func.call ops first (upstream inline pass, "
+                     "without its canonicalization), so a training step "
+                     "split into helper functions is planned as one; unused "
+                     "private functions are then erased"),
+      llvm::cl::init(true)};
 };
 
-/// Adds, nested on every func.func: remat-annotate-costs ->
-/// remat-infer-phases -> remat-select-checkpoints -> remat-rematerialize ->
-/// remat-verify-memory.
+/// Adds `inline` (unless disabled), then, nested on every func.func that
+/// `functions` selects (include/remat/Transforms/FunctionFilter.h):
+/// remat-annotate-costs -> remat-infer-phases -> remat-select-checkpoints ->
+/// remat-rematerialize -> remat-verify-memory.
 void buildRematPipeline(mlir::OpPassManager &pm,
                         const RematPipelineOptions &options);
 

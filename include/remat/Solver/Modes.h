@@ -51,8 +51,8 @@ std::string batchScalingProblem(const Graph &graph);
 
 /// The graph at `samples` samples (>= 1): each node's bytes and cost at the
 /// traced batch plus (samples - batch) times its per-sample part; fixed
-/// bytes unchanged. `graph` must have batch scaling. std::nullopt when a
-/// node's bytes or the total of all bytes would not fit in int64_t.
+/// bytes unchanged. std::nullopt when `graph` has no batch scaling or the
+/// sizes at `samples` exceed the graph limits (`Graph::checkTotals`).
 std::optional<Graph> scaleBatch(const Graph &graph, int64_t samples);
 
 /// One solve of a search: the budget asked and the solver's answer.
@@ -100,7 +100,7 @@ struct BatchSearch {
 
 /// Largest batch in [1, maxBatch] samples that `solver` fits under
 /// options.budget: the traced batch first, then doubling up from it or
-/// bisection below it. A batch whose bytes overflow int64_t does not fit.
+/// bisection below it. A batch beyond the graph limits does not fit.
 BatchSearch findMaxBatch(const Graph &graph, const SolverInfo &solver,
                          const SolveOptions &options,
                          int64_t maxBatch = int64_t(1) << 20);

@@ -55,6 +55,24 @@ enum class KeepPolicy {
   Never,   ///< Do not keep it across the forward/backward boundary.
 };
 
+/// The largest number of bytes a graph may hold in all (2^62, 4 EiB), more
+/// than any memory: every sum of sizes the solvers form (live bytes, peaks,
+/// resident bytes) then fits in int64_t. `Graph::check` rejects larger graphs.
+constexpr int64_t kMaxTotalBytes = int64_t(1) << 62;
+
+/// The largest total cost a graph may hold: a schedule recomputes each node
+/// at most a few million times, so its cost stays finite in a double.
+constexpr double kMaxTotalCost = 1e200;
+
+/// Adds `bytes` (non-negative) to `total` unless the sum would exceed
+/// kMaxTotalBytes; returns whether it did.
+inline bool addBytes(int64_t &total, int64_t bytes) {
+  if (bytes < 0 || bytes > kMaxTotalBytes - total)
+    return false;
+  total += bytes;
+  return true;
+}
+
 /// One tensor-producing node.
 struct Node {
   std::string name;
@@ -104,11 +122,16 @@ struct Graph {
   int size() const { return static_cast<int>(nodes.size()); }
 
   /// Checks the graph is well formed: deps point backwards and in range,
-  /// sizes and costs are non-negative, a view's base is an earlier node,
+  /// sizes and costs are non-negative and their totals at most
+  /// kMaxTotalBytes and kMaxTotalCost, a view's base is an earlier node,
   /// outputs are in range, per-sample parts are non-negative, within the
   /// totals at `batch`, and zero when `batch` is 0. Returns an empty string
   /// when well formed, else a message naming the offending node.
   std::string check() const;
+
+  /// The part of `check` on totals: an empty string when the sizes add up to
+  /// at most kMaxTotalBytes and the costs to at most kMaxTotalCost.
+  std::string checkTotals() const;
 
   /// Users of each node (the inverse of `deps`), sorted ascending.
   std::vector<std::vector<int>> users() const;

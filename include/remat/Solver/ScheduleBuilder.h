@@ -108,7 +108,8 @@ CheckpointEval evaluateCheckpoints(const Graph &graph,
 /// keeps the best for `options` (`isBetter`), and returns it verified by
 /// `finishSolve` under the name `solver` (status Feasible, or Infeasible when
 /// even the best misses the constraints). `bestIndex`, when non-null, receives
-/// the winner's index.
+/// the winner's index. Past `options.timeLimitSeconds` (counted by `watch`)
+/// the best evaluated so far is the answer.
 SolveResult solveFromCheckpointSets(const Graph &graph,
                                     const SolveOptions &options,
                                     const std::string &solver,

@@ -71,6 +71,10 @@ struct SolveOptions {
   ProgressFn progress;
 };
 
+/// Why `options` cannot be solved with; empty when they are valid: a finite
+/// positive time limit, at least one thread, a finite overhead.
+std::string checkSolveOptions(const SolveOptions &options);
+
 enum class SolveStatus {
   Optimal,     ///< Proven optimal for the objective.
   Feasible,    ///< Verified feasible; not proven optimal.

@@ -16,7 +16,13 @@
 //   * Every other op of the body, except the terminator and constants
 //     (`ConstantLike` ops, which are free and stay at the top of the body), is
 //     ONE node: a multi-result op is computed, kept and freed as a whole; its
-//     bytes are the sum of its results' `remat.cost` bytes.
+//     bytes are the sum of its results' `remat.cost` bytes. An op with
+//     regions (`scf.for`, `scf.if`) is one node too: it is recomputed whole
+//     or not at all, and nothing inside it is rematerialized.
+//   * Tensors defined inside such a region live only while the op runs; the
+//     largest set of them (MemoryAnalysis::getTransientBytes) is reserved as
+//     the graph's `fixedBytes`, so the graph never counts less than the
+//     memory analysis that `--remat-verify-memory` runs.
 //   * An op whose results own no bytes and that the cost model calls a view
 //     (`remat::isViewOp`, Analysis/CostModel.h), or a `remat.barrier`, is a
 //     view (`aliasOf`) of the node that defines its source operand.

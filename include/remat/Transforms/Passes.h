@@ -10,11 +10,21 @@
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Transforms/Rematerialize.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
 namespace remat {
+
+/// Replaces every op nested in `root` that implements
+/// linalg::AggregatedOpInterface (e.g. linalg.softmax) by its upstream
+/// decomposition into linalg.generic ops. Fails, with an error at the op,
+/// where a decomposition fails.
+mlir::LogicalResult decomposeAggregatedOps(mlir::Operation *root);
 
 #define GEN_PASS_DECL
 #include "remat/Transforms/Passes.h.inc"

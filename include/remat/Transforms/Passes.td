@@ -9,6 +9,14 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The `functions=` option of every function-level pass and of
+// `--remat-pipeline` (include/remat/Transforms/FunctionFilter.h).
+defvar RematFunctionsOption =
+    ListOption<"functions", "functions", "std::string",
+               "Names of the functions to work on (default: every public "
+               "function with a body); a name that is no function with a "
+               "body is an error">;
+
 def RematAnnotateCosts : Pass<"remat-annotate-costs", "::mlir::func::FuncOp"> {
   let summary = "Attach #remat.cost (bytes per result, FLOPs) to tensor ops";
   let description = [{
@@ -22,12 +30,22 @@ def RematAnnotateCosts : Pass<"remat-annotate-costs", "::mlir::func::FuncOp"> {
     to the op that writes it) and constants (read-only globals). FLOPs of a
     linalg op are its iteration-domain size times the arithmetic ops of its
     payload (a multiply-add counts 2); elementwise arith/math on tensors
-    count one per element. docs/CostModel.md lists every rule.
+    count one per element; `scf.for` is its trip count times its body,
+    `scf.if` its costlier branch. docs/CostModel.md lists every rule.
+
+    With `dynamic-size-hint=N`, every dynamic dimension counts as N (with a
+    warning on each op whose cost used it), the function records
+    `remat.dynamic_size_hint = N`, which planning uses to size dynamic
+    arguments, and gets at its top one `cf.assert` per dynamic argument
+    dimension that fails at run time when the actual size exceeds N.
 
     An op that already carries a `remat.cost` keeps it: users can cost ops
     the model does not know by hand. An unsupported tensor-producing op, a
     dynamic shape (without `dynamic-size-hint`) or a size that overflows
-    64 bits is an error at the op's location.
+    64 bits is an error at the op's location; so is a `func.call` (inline
+    the callee first: `--remat-pipeline` does). Only the functions
+    `functions=` selects are costed (default: every public function with a
+    body).
 
     With `profile=<path>`, a JSON file of measured times
     (`{"ops": [ {"loc": "model.py:12:3", "time_ns": 1500},
@@ -60,6 +78,7 @@ def RematAnnotateCosts : Pass<"remat-annotate-costs", "::mlir::func::FuncOp"> {
     Option<"profilePath", "profile", "std::string", /*default=*/"\"\"",
            "JSON file of measured op times (see docs/CostModel.md) that "
            "sets time_ns on the ops it matches">,
+    RematFunctionsOption,
   ];
 }
 
@@ -68,16 +87,20 @@ def RematInferPhases : Pass<"remat-infer-phases", "::mlir::func::FuncOp"> {
   let description = [{
     In a training-step function (forward and backward in one `func.func` on
     tensors), the forward pass is every op that the forward outputs depend
-    on — by default the first returned value, the loss — and the backward
-    pass is the rest. Records the result as `remat.phase` on each top-level
-    op of the body (ops nested in regions share their ancestor's phase);
-    explicit `remat.phase` marks are kept and win over inference, and an
-    op explicitly marked forward makes everything it depends on forward.
+    on — by default the loss: the first returned value that is a scalar (a
+    0-d tensor or an integer/float), wherever it is among the results, or
+    result 0 if none is — and the backward pass is the rest. Records the
+    result as `remat.phase` on each top-level op of the body (ops nested in
+    regions share their ancestor's phase); explicit `remat.phase` marks are
+    kept and win over inference, and an op explicitly marked forward makes
+    everything it depends on forward. An explicit mark that contradicts what
+    the forward outputs alone imply is kept with a warning at the op.
     Function arguments are not ops and get no mark.
 
     A function with no results, with a multi-block body, or given an
     out-of-range result index is an error at the function's location.
-    Declarations are skipped.
+    Only the functions `functions=` selects are classified (default: every
+    public function with a body).
 
     Before:
     ```mlir
@@ -97,10 +120,8 @@ def RematInferPhases : Pass<"remat-infer-phases", "::mlir::func::FuncOp"> {
   let options = [
     ListOption<"forwardResults", "forward-results", "unsigned",
                "Indices of the results that are forward outputs (default: "
-               "0, the loss)">,
-    ListOption<"functions", "functions", "std::string",
-               "Names of the functions to classify (default: every function "
-               "with a body)">,
+               "the loss, the first scalar result, else 0)">,
+    RematFunctionsOption,
   ];
 }
 
@@ -119,7 +140,9 @@ def RematSelectCheckpoints
     answered, and `remat.steps` on each op lists the schedule steps at which
     the op is computed (the first is the original computation, the others
     recomputations). `--remat-rematerialize` applies the plan; in between it
-    can be inspected, edited or saved with the IR.
+    can be inspected, edited or saved with the IR. Only the functions
+    `functions=` selects are planned (default: every public function with a
+    body; a private helper would otherwise be planned as a training step).
 
     `solver` names a solver of the registry that `remat-solve` uses too
     (include/remat/Solver/Solver.h; `remat-solve --list-solvers` lists the
@@ -160,6 +183,7 @@ def RematSelectCheckpoints
     Option<"dataArgs", "data-args", "unsigned", /*default=*/"1",
            "Number of leading function arguments that hold data (inputs); "
            "the others are parameters">,
+    RematFunctionsOption,
   ];
   let dependentDialects = ["::remat::RematDialect"];
 }
@@ -175,7 +199,8 @@ def RematRematerialize : Pass<"remat-rematerialize", "::mlir::func::FuncOp"> {
     before the recomputation. Clones carry `remat.recomputed`. Ops with
     memory effects are never cloned or reordered among themselves; a plan
     that asks for it is rejected with a located error. A function without
-    `remat.steps` is left unchanged.
+    `remat.steps`, or one that `functions=` does not select (default: every
+    public function with a body), is left unchanged.
 
     So that bufferization frees memory where the plan does, every op writing
     into a `tensor.empty` (original or clone) gets its own
@@ -208,6 +233,7 @@ def RematRematerialize : Pass<"remat-rematerialize", "::mlir::func::FuncOp"> {
     Option<"insertBarriers", "insert-barriers", "bool", /*default=*/"true",
            "Route an operand of clones that cse could merge through a "
            "remat.barrier">,
+    RematFunctionsOption,
   ];
   let dependentDialects = ["::remat::RematDialect",
                            "::mlir::bufferization::BufferizationDialect"];
@@ -231,6 +257,40 @@ def RematStripBarriers : Pass<"remat-strip-barriers"> {
   ];
 }
 
+def RematDecomposeAggregatedOps : Pass<"remat-decompose-aggregated-ops"> {
+  let summary = "Decompose linalg ops such as linalg.softmax into generics";
+  let description = [{
+    Replaces every op implementing `linalg::AggregatedOpInterface` (today
+    `linalg.softmax`, and the Winograd transforms) by the ops of its upstream
+    decomposition (`decomposeOperation`): for softmax along dimension `d`, a
+    max-reduction, `exp(x - max)`, a sum-reduction and a division, each a
+    `linalg.generic` (with `linalg.fill`s for the reduction inits). No
+    upstream pass does this, and `convert-linalg-to-loops` cannot lower an
+    aggregated op, so `--remat-lower-to-cpu` and `--remat-bufferize` run it
+    before bufferization. The reduction results are new temporaries of the
+    reduced shape that the cost model did not see: the measured heap peak
+    can exceed the prediction by their size (docs/Running.md).
+
+    Input:
+    ```mlir
+    %s = linalg.softmax dimension(1) ins(%x : tensor<2x3xf32>)
+                                     outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+    Output (abridged):
+    ```mlir
+    %max = linalg.generic {iterator_types = ["parallel", "reduction"]} ...
+    %exp = linalg.generic ... { arith.subf; math.exp } ...
+    %sum = linalg.generic {iterator_types = ["parallel", "reduction"]} ...
+    %s = linalg.generic ... { arith.divf } ...
+    ```
+    An op whose decomposition fails is an error at its location.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def RematVerifyMemory : Pass<"remat-verify-memory", "::mlir::func::FuncOp"> {
   let summary = "Check a function's peak memory against its budget";
   let description = [{
@@ -238,7 +298,8 @@ def RematVerifyMemory : Pass<"remat-verify-memory", "::mlir::func::FuncOp"> {
     the memory analysis (tensor IR with `remat.cost`, or bufferized IR) and
     fails with a located error, naming the op at the peak, if it exceeds the
     budget: the `budget` option when given, otherwise the budget of the
-    function's `remat.plan`. Functions with neither are skipped. Emits a
+    function's `remat.plan`. Functions with neither, and functions that
+    `functions=` does not select, are skipped. Emits a
     remark with the peak, the budget and, for a rematerialized function, the
     peak before rematerialization and the recompute overhead.
   }];
@@ -246,6 +307,7 @@ def RematVerifyMemory : Pass<"remat-verify-memory", "::mlir::func::FuncOp"> {
     Option<"budget", "budget", "std::string", /*default=*/"\"\"",
            "Budget in bytes (KiB/MiB/GiB suffixes allowed; a percentage is "
            "relative to the plan's checkpoint-all peak); empty = the plan's">,
+    RematFunctionsOption,
   ];
   let dependentDialects = ["::remat::RematDialect"];
 }

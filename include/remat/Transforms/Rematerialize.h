@@ -1,4 +1,5 @@
-//===- Rematerialize.h - choose and apply rematerialization plans -*- C++ -*-===//
+//===- Rematerialize.h - choose and apply rematerialization plans -*- C++
+//-*-===//
 //
 // Part of the remat-opt project.
 //
@@ -79,16 +80,6 @@ struct SelectCheckpointsOptions {
   double timeLimitSeconds = 60;
   GraphBuilderOptions graph;
 };
-
-/// Parses a budget string (see `SelectCheckpointsOptions::budget`) relative
-/// to `baselinePeak`. Returns std::nullopt and sets `error` when malformed.
-std::optional<int64_t> parseBudget(llvm::StringRef text, int64_t baselinePeak,
-                                   std::string &error);
-
-/// The schedule of the function's current order: every non-resident node
-/// computed once in order and freed right after its last use (outputs are
-/// never freed). Its simulated peak is the checkpoint-all peak.
-Schedule getProgramOrderSchedule(const Graph &graph);
 
 /// Plans rematerialization of `func` and records the plan on it (see the
 /// file comment). Emits remarks with the solver status, gap and predicted

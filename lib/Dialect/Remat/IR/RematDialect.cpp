@@ -170,6 +170,13 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute, got " << value;
     return success();
   }
+  if (name == kDynamicSizeHintAttrName) {
+    auto hint = dyn_cast<IntegerAttr>(value);
+    if (!hint || !hint.getType().isInteger(64) || hint.getInt() <= 0)
+      return op->emitError()
+             << "'" << name << "' must be a positive i64, got " << value;
+    return success();
+  }
   return op->emitError() << "unknown remat dialect attribute '" << name
                          << "'";
 }

@@ -52,6 +52,10 @@ def Remat_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kStepsAttrName = "remat.steps";
     static constexpr ::llvm::StringLiteral kRecomputedAttrName =
         "remat.recomputed";
+    /// On a function: the size (i64, positive) its costs and plan assume for
+    /// every dynamic dimension (remat-annotate-costs{dynamic-size-hint}).
+    static constexpr ::llvm::StringLiteral kDynamicSizeHintAttrName =
+        "remat.dynamic_size_hint";
 
   private:
     void registerAttributes();
