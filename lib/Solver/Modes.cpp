@@ -43,11 +43,33 @@ bool remat::parseMode(const std::string &name, Mode &mode) {
   return false;
 }
 
-Graph remat::scaleBatch(const Graph &graph, int64_t batch) {
+std::string remat::batchScalingProblem(const Graph &graph) {
+  if (graph.hasBatchScaling())
+    return "";
+  return "the graph carries no batch scaling: max-batch needs the batch it "
+         "was traced at (\"batch\", in samples) and the per-sample part of "
+         "each node's bytes and cost (\"bytes_per_sample\", "
+         "\"cost_per_sample\"; docs/SolverFormat.md)";
+}
+
+std::optional<Graph> remat::scaleBatch(const Graph &graph, int64_t samples) {
+  if (!graph.hasBatchScaling() || samples < 1)
+    return std::nullopt;
   Graph scaled = graph;
-  for (Node &node : scaled.nodes)
-    if (node.kind != NodeKind::Param)
-      node.bytes *= batch;
+  scaled.batch = samples;
+  const int64_t delta = samples - graph.batch;
+  // bytes >= batch * bytesPerSample keeps every size non-negative when
+  // delta < 0; the totals must stay within the graph limits (Problem.h).
+  for (Node &node : scaled.nodes) {
+    int64_t extra;
+    if (__builtin_mul_overflow(delta, node.bytesPerSample, &extra) ||
+        __builtin_add_overflow(node.bytes, extra, &node.bytes))
+      return std::nullopt;
+    node.cost = std::max(0.0, node.cost + static_cast<double>(delta) *
+                                              node.costPerSample);
+  }
+  if (!scaled.checkTotals().empty())
+    return std::nullopt;
   return scaled;
 }
 
@@ -151,50 +173,63 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
 BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
                                 const SolveOptions &options, int64_t maxBatch) {
   Stopwatch watch;
-  ProgressReporter progress(options, "max-batch", watch);
   BatchSearch search;
-  SolveOptions probe = nestedOptions(options);
-  probe.objective = Objective::MinComputeUnderBudget;
-  auto fits = [&](int64_t batch, SolveResult &out) {
-    ++search.probes;
-    out = solver.solve(scaleBatch(graph, batch), probe);
-    progress.report(search.result.feasible() ? search.result.cost : -1,
-                    search.result.feasible() ? search.result.peakBytes : -1, -1,
-                    "probe " + std::to_string(search.probes) + " at batch " +
-                        std::to_string(batch) + ": " + describe(out),
-                    /*phase=*/true);
-    return out.feasible();
-  };
-  SolveResult result;
-  if (!fits(1, result)) {
-    search.result = result;
+  std::string problem = batchScalingProblem(graph);
+  if (!problem.empty()) {
+    search.result =
+        failSolve(solver.name, SolveStatus::Unsupported, problem, watch);
     return search;
   }
-  search.batch = 1;
-  search.result = result;
-  int64_t lo = 1, hi = -1; // lo fits; hi (when set) does not
-  while (hi < 0) {
-    int64_t next = std::min(maxBatch, lo * 2);
-    if (next == lo)
-      return search;
-    if (fits(next, result)) {
-      lo = next;
-      search.batch = lo;
-      search.result = result;
-    } else {
-      hi = next;
+  ProgressReporter progress(options, "max-batch", watch);
+  SolveOptions probe = nestedOptions(options);
+  probe.objective = Objective::MinComputeUnderBudget;
+  SolveResult atOne; // the answer at one sample, reported when none fits
+  auto fits = [&](int64_t batch) {
+    ++search.probes;
+    std::optional<Graph> scaled = scaleBatch(graph, batch);
+    SolveResult out =
+        scaled ? solver.solve(*scaled, probe)
+               : failSolve(solver.name, SolveStatus::Infeasible,
+                           "the sizes at batch " + std::to_string(batch) +
+                               " exceed the graph limits (Problem.h)",
+                           watch);
+    std::string line = "probe " + std::to_string(search.probes) + " at " +
+                       std::to_string(batch) + " samples: " + describe(out);
+    bool ok = out.feasible();
+    // Probes that fit come in increasing batch order.
+    if (ok) {
+      search.batch = batch;
+      search.result = std::move(out);
+    } else if (batch == 1) {
+      atOne = std::move(out);
     }
+    progress.report(search.result.feasible() ? search.result.cost : -1,
+                    search.result.feasible() ? search.result.peakBytes : -1, -1,
+                    line, /*phase=*/true);
+    return ok;
+  };
+  // The traced batch first; then lo fits (0: nothing yet) and hi does not.
+  maxBatch = std::max<int64_t>(maxBatch, 1);
+  const int64_t start = std::min(graph.batch, maxBatch);
+  int64_t lo = 0, hi = start;
+  if (fits(start)) {
+    for (lo = start; lo < maxBatch; lo = hi) {
+      hi = lo > maxBatch / 2 ? maxBatch : lo * 2;
+      if (!fits(hi))
+        break;
+    }
+    if (lo == maxBatch)
+      return search;
   }
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (fits(mid, result)) {
+    if (fits(mid))
       lo = mid;
-      search.batch = lo;
-      search.result = result;
-    } else {
+    else
       hi = mid;
-    }
   }
+  if (lo == 0)
+    search.result = std::move(atOne);
   return search;
 }
 

@@ -20,6 +20,30 @@ static std::string describeNode(const Graph &graph, int id) {
   return os.str();
 }
 
+/// The problem with node `id`'s per-sample parts, or "".
+static std::string checkBatchScaling(const Graph &graph, int id) {
+  const Node &node = graph.nodes[id];
+  std::ostringstream os;
+  if (node.bytesPerSample == 0 && node.costPerSample == 0)
+    return "";
+  if (!graph.hasBatchScaling())
+    os << describeNode(graph, id)
+       << " has a per-sample part but the graph gives no traced batch";
+  else if (node.bytesPerSample < 0 ||
+           node.bytesPerSample > node.bytes / graph.batch)
+    os << describeNode(graph, id) << " has " << node.bytesPerSample
+       << " bytes per sample, not within 0.." << node.bytes / graph.batch
+       << " (its " << node.bytes << " bytes at batch " << graph.batch << ")";
+  else if (!(node.costPerSample >= 0) ||
+           !(node.costPerSample * static_cast<double>(graph.batch) <=
+             node.cost))
+    os << describeNode(graph, id) << " has cost " << node.costPerSample
+       << " per sample, not within 0.."
+       << node.cost / static_cast<double>(graph.batch) << " (its cost "
+       << node.cost << " at batch " << graph.batch << ")";
+  return os.str();
+}
+
 std::string Graph::checkTotals() const {
   const Graph &graph = *this;
   int64_t bytes = 0;
@@ -40,6 +64,8 @@ std::string Graph::checkTotals() const {
 }
 
 std::string Graph::check() const {
+  if (batch < 0)
+    return "batch is negative";
   for (int id = 0, e = size(); id < e; ++id) {
     const Node &node = nodes[id];
     std::ostringstream os;
@@ -52,6 +78,9 @@ std::string Graph::check() const {
          << " (must be finite and non-negative)";
       return os.str();
     }
+    std::string scaling = checkBatchScaling(*this, id);
+    if (!scaling.empty())
+      return scaling;
     for (int dep : node.deps) {
       if (dep < 0 || dep >= e) {
         os << describeNode(*this, id) << " depends on node " << dep

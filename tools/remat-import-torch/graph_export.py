@@ -3,6 +3,8 @@
 One node per placeholder and per aten call. Bytes come from the shapes and
 dtypes of the fake values; FLOPs from `flops()` (docs/Importer.md, "Cost
 model"): the conventions of docs/CostModel.md applied to aten ops.
+`add_batch_scaling` splits both into a fixed and a per-sample part from the
+same step traced at two batch sizes (docs/Importer.md, "Batch scaling").
 """
 
 import operator
@@ -217,6 +219,50 @@ def to_graph(joint, name):
     outputs = [index[joint.loss]] + [index[g] for g in joint.grads
                                      if g is not None]
     return {"name": name, "fixed_bytes": 0, "nodes": nodes, "outputs": outputs}
+
+
+class NotLinear(Exception):
+    """The step traced at two batch sizes is not one graph whose sizes are
+    a fixed part plus a part per sample."""
+
+
+def per_sample(node, key, at_batch, at_double, batch):
+    """The per-sample part of node[key] (bytes or FLOPs) that is `at_batch`
+    at `batch` samples and `at_double` at 2 * batch."""
+    delta = at_double - at_batch
+    if delta < 0 or delta % batch or at_batch - delta < 0:
+        raise NotLinear("node %d (%s): %s %s at batch %d but %s at batch %d "
+                        "is not a fixed part plus a part per sample" % (
+                            node["id"], node["name"], key, at_batch, batch,
+                            at_double, 2 * batch))
+    return delta // batch
+
+
+def add_batch_scaling(graph, double, batch):
+    """Gives `graph`, traced at `batch` samples, its "batch" and every
+    node's "bytes_per_sample" and "cost_per_sample", from `double`, the
+    graph of the same step traced at 2 * batch: a node holds bytes + (b -
+    batch) * bytes_per_sample at b samples. Parameters, their gradients and
+    reductions over the batch come out fixed, activations per sample.
+    Raises NotLinear (leaving `graph` as it was) when the two graphs differ
+    in structure or a size is not affine in the batch."""
+    nodes, others = graph["nodes"], double["nodes"]
+    if len(nodes) != len(others) or graph["outputs"] != double["outputs"]:
+        raise NotLinear("the joint graphs at batch %d and %d differ (%d and "
+                        "%d nodes)" % (batch, 2 * batch, len(nodes),
+                                       len(others)))
+    scaling = []
+    for n, m in zip(nodes, others):
+        same = ("name", "deps", "kind", "alias_of")
+        if any(n[k] != m[k] for k in same):
+            raise NotLinear("node %d (%s) differs between batch %d and %d" % (
+                n["id"], n["name"], batch, 2 * batch))
+        scaling.append((per_sample(n, "bytes", n["bytes"], m["bytes"], batch),
+                        per_sample(n, "cost", n["cost"], m["cost"], batch)))
+    for n, (nbytes, cost) in zip(nodes, scaling):
+        n["bytes_per_sample"] = nbytes
+        n["cost_per_sample"] = float(cost)
+    graph["batch"] = batch
 
 
 def format_unknown(unknown, why):

@@ -87,6 +87,25 @@ def main(argv=None):
         return 1
 
 
+def add_batch_scaling(graph, spec, args):
+    """Traces the step again at twice the batch and gives `graph` its batch
+    scaling; when that fails, warns and leaves the graph without (remat-solve
+    --mode=max-batch then refuses it rather than guess)."""
+    import copy
+    import graph_export
+    batch = spec.input_shape[0]
+    double = copy.copy(spec)
+    double.input_shape = [2 * batch] + spec.input_shape[1:]
+    try:
+        joint = torch_trace.trace(double, decompose=args.decompose)
+        graph_export.add_batch_scaling(
+            graph, graph_export.to_graph(joint, spec.name), batch)
+    except (torch_trace.ImportError_, graph_export.UnknownOps,
+            graph_export.NotLinear) as e:
+        sys.stderr.write("remat-import-torch: warning: the graph carries no "
+                         "batch scaling: %s\n" % e)
+
+
 def emit(args, spec):
     status = 0
     if args.emit_graph or args.list_ops:
@@ -101,6 +120,7 @@ def emit(args, spec):
             except graph_export.UnknownOps as e:
                 sys.stderr.write("remat-import-torch: error: %s\n" % e)
                 return 1
+            add_batch_scaling(graph, spec, args)
             with open(args.emit_graph, "w") as f:
                 json.dump(graph, f)
                 f.write("\n")

@@ -78,9 +78,10 @@ static cl::opt<double> timeLimit("time-limit",
 static cl::opt<int> threads("solver-threads",
                             cl::desc("Threads for solvers that use them"),
                             cl::init(2), cl::cat(category));
-static cl::opt<int64_t> maxBatch("max-batch",
-                                 cl::desc("max-batch: largest batch tried"),
-                                 cl::init(int64_t(1) << 20), cl::cat(category));
+static cl::opt<int64_t>
+    maxBatch("max-batch",
+             cl::desc("max-batch: largest batch tried, in samples"),
+             cl::init(int64_t(1) << 20), cl::cat(category));
 static cl::opt<int>
     points("points",
            cl::desc("pareto: number of budgets from the checkpoint-all peak "
@@ -110,6 +111,13 @@ static cl::opt<bool> emitGraph("emit-graph",
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "remat-solve: error: " << message << "\n";
   return 1;
+}
+
+/// Where the graph comes from, for messages.
+static std::string graphSource() {
+  if (!generate.empty())
+    return "--generate=" + generate;
+  return inputFile == "-" ? std::string("<stdin>") : inputFile;
 }
 
 static bool generateGraph(llvm::StringRef spec, Graph &graph) {
@@ -227,14 +235,38 @@ static void printSummary(const Graph &graph, const SolveResult &result,
   if (report.smallestBudget >= 0)
     os << "smallest budget " << report.smallestBudget << " bytes (lower bound "
        << report.budgetLowerBound << ")\n";
-  if (report.batch >= 0)
-    os << "largest batch " << report.batch << "\n";
+  if (report.batch > 0)
+    os << "largest batch " << report.batch << " samples (traced at "
+       << report.tracedBatch << "); peak and costs above at " << report.batch
+       << "\n";
+  else if (report.batch == 0)
+    os << "no batch fits: not even one sample (peak and costs above at 1)\n";
   if (result.lowerBound >= 0)
     os << "lower bound " << llvm::format("%g", result.lowerBound) << "\n";
   os << "solved in " << llvm::format("%.3f", result.seconds) << " s";
   if (!result.message.empty())
     os << "; " << result.message;
   os << "\n";
+}
+
+/// Runs max-batch on `graph` and returns the graph at the answer (at one
+/// sample when none fits); the report's batch and checkpoint-all figures
+/// are at that batch, like the answer's peak and cost.
+static Graph runMaxBatch(const Graph &graph, const SolverInfo &solver,
+                         const SolveOptions &options, SolveResult &result,
+                         ResultReport &report) {
+  BatchSearch search = findMaxBatch(graph, solver, options, maxBatch);
+  result = search.result;
+  report.batch = search.batch;
+  report.tracedBatch = graph.batch;
+  std::optional<Graph> scaled =
+      scaleBatch(graph, std::max<int64_t>(search.batch, 1));
+  if (!scaled)
+    return graph; // one sample overflows: only an infeasible answer
+  report.checkpointAllCost = checkpointAllCost(*scaled);
+  report.checkpointAllPeak =
+      simulate(*scaled, checkpointAllSchedule(*scaled)).peakBytes;
+  return *scaled;
 }
 
 int main(int argc, char **argv) {
@@ -270,8 +302,7 @@ int main(int argc, char **argv) {
                   "': " + buffer.getError().message());
     std::string error;
     if (!parseGraphJSON((*buffer)->getBuffer().str(), graph, error))
-      return fail((inputFile == "-" ? std::string("<stdin>") : inputFile) +
-                  ": " + error);
+      return fail(graphSource() + ": " + error);
   }
 
   std::error_code ec;
@@ -311,6 +342,11 @@ int main(int argc, char **argv) {
     return fail("bad option: --overhead must be a non-negative fraction");
   if (maxBatch < 1)
     return fail("bad option: --max-batch must be at least 1");
+  if (mode == Mode::MaxBatch) {
+    std::string problem = batchScalingProblem(graph);
+    if (!problem.empty())
+      return fail(graphSource() + ": " + problem);
+  }
   if (!quiet)
     options.progress = printProgress;
 
@@ -343,12 +379,9 @@ int main(int argc, char **argv) {
     result.lowerBound = static_cast<double>(search.lowerBound);
     break;
   }
-  case Mode::MaxBatch: {
-    BatchSearch search = findMaxBatch(graph, *solver, options, maxBatch);
-    result = search.result;
-    report.batch = search.batch;
+  case Mode::MaxBatch:
+    graph = runMaxBatch(graph, *solver, options, result, report);
     break;
-  }
   case Mode::Pareto:
     break; // answered above
   }

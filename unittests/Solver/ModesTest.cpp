@@ -12,12 +12,16 @@
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
 
+#include "TestGraphs.h"
+
 #include "gtest/gtest.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
 using namespace remat;
+using remat::test::addNode;
 
 namespace {
 
@@ -174,6 +178,144 @@ TEST(ModesTest, ProgressReports) {
   nested.progress(SolveProgress{"inner", -1, -1, -1, 0, "x", true});
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_FALSE(reports.back().phase);
+}
+
+// One step of a linear layer traced at 4 samples (10 input and 6 hidden
+// bytes per sample): the data and the activations scale with the batch; the
+// weight, the loss (a sum over the batch) and the weight gradient (a
+// reduction over the batch) do not, though their FLOPs do.
+Graph linearStep() {
+  Graph g;
+  g.name = "linear";
+  g.batch = 4;
+  auto add = [&](const char *name, NodeKind kind, int64_t fixedBytes,
+                 int64_t perSample, double costPerSample,
+                 std::vector<int> deps) {
+    int id = addNode(g, name, kind, fixedBytes + 4 * perSample,
+                     4 * costPerSample, std::move(deps));
+    g.nodes[id].bytesPerSample = perSample;
+    g.nodes[id].costPerSample = costPerSample;
+    return id;
+  };
+  int x = add("x", NodeKind::Input, 0, 10, 0, {});
+  int w = add("w", NodeKind::Param, 20, 0, 0, {});
+  int h = add("h", NodeKind::Forward, 0, 6, 30, {x, w});
+  int loss = add("loss", NodeKind::Forward, 4, 0, 6, {h});
+  int dh = add("dh", NodeKind::Backward, 0, 6, 6, {h, loss});
+  int dw = add("dw", NodeKind::Backward, 20, 0, 40, {x, dh});
+  g.outputs = {loss, dw};
+  return g;
+}
+
+/// Checkpoint-all's peak on linearStep at b samples, by hand: x and w
+/// resident (10b + 20); after dh, h dh loss live (+ 6b + 6b + 4); after dw,
+/// h is freed and dh dw loss live (+ 6b + 20 + 4).
+int64_t linearPeak(int64_t b) { return std::max(22 * b + 24, 16 * b + 44); }
+
+TEST(BatchScalingTest, FixedPartsStayLinearPartsScale) {
+  Graph g = linearStep();
+  ASSERT_EQ(g.check(), "");
+  for (int64_t b : {1, 3, 4, 7, 1000}) {
+    std::optional<Graph> scaled = scaleBatch(g, b);
+    ASSERT_TRUE(scaled.has_value());
+    EXPECT_EQ(scaled->batch, b);
+    EXPECT_EQ(scaled->check(), "") << b;
+    const int64_t bytes[] = {10 * b, 20, 6 * b, 4, 6 * b, 20};
+    const double costs[] = {0, 0, 30.0 * b, 6.0 * b, 6.0 * b, 40.0 * b};
+    for (int id = 0; id < g.size(); ++id) {
+      EXPECT_EQ(scaled->nodes[id].bytes, bytes[id]) << b << " " << id;
+      EXPECT_DOUBLE_EQ(scaled->nodes[id].cost, costs[id]) << b << " " << id;
+    }
+    EXPECT_EQ(simulate(*scaled, checkpointAllSchedule(*scaled)).peakBytes,
+              linearPeak(b));
+    EXPECT_DOUBLE_EQ(checkpointAllCost(*scaled), 82.0 * b);
+  }
+  EXPECT_FALSE(scaleBatch(g, 0).has_value());
+}
+
+// The answer is in samples, not in copies of the traced batch, and its
+// peak is the peak at that batch.
+TEST(BatchScalingTest, MaxBatchInSamples) {
+  Graph g = linearStep();
+  const SolverInfo &all = *findSolver("checkpoint-all");
+  SolveOptions options;
+  // Above the traced batch: 22 b + 24 <= 1000 up to b = 44.
+  options.budget = 1000;
+  BatchSearch above = findMaxBatch(g, all, options);
+  EXPECT_EQ(above.batch, 44);
+  ASSERT_TRUE(above.result.feasible());
+  EXPECT_EQ(above.result.peakBytes, linearPeak(44));
+  EXPECT_GT(linearPeak(45), options.budget);
+  // Below it: 92 at 3 samples (dw's 20 fixed bytes dominate), 112 at 4.
+  options.budget = 100;
+  BatchSearch below = findMaxBatch(g, all, options);
+  EXPECT_EQ(below.batch, 3);
+  EXPECT_EQ(below.result.peakBytes, linearPeak(3));
+  // Not even one sample (peak 60).
+  options.budget = linearPeak(1) - 1;
+  BatchSearch none = findMaxBatch(g, all, options);
+  EXPECT_EQ(none.batch, 0);
+  EXPECT_FALSE(none.result.feasible());
+  // The cap, in samples, is reached.
+  options.budget = 1000;
+  EXPECT_EQ(findMaxBatch(g, all, options, 10).batch, 10);
+  EXPECT_EQ(findMaxBatch(g, all, options, 2).batch, 2);
+}
+
+// Nothing is guessed for a graph that carries no scaling.
+TEST(BatchScalingTest, NoScalingIsRefused) {
+  Graph g = makeChain(6, GeneratorOptions());
+  ASSERT_FALSE(g.hasBatchScaling());
+  EXPECT_FALSE(scaleBatch(g, 2).has_value());
+  EXPECT_NE(batchScalingProblem(g).find("bytes_per_sample"), std::string::npos);
+  BatchSearch search = findMaxBatch(g, *findSolver("checkpoint-all"), {});
+  EXPECT_EQ(search.batch, 0);
+  EXPECT_EQ(search.result.status, SolveStatus::Unsupported);
+  EXPECT_EQ(search.probes, 0);
+  EXPECT_EQ(batchScalingProblem(linearStep()), "");
+}
+
+// A batch beyond the graph limits (kMaxTotalBytes) does not fit; the one
+// below does.
+TEST(BatchScalingTest, OverflowDoesNotFit) {
+  Graph g;
+  g.batch = 1;
+  const int64_t perSample = int64_t(1) << 40;
+  int x = addNode(g, "x", NodeKind::Input, perSample, 0, {});
+  g.nodes[x].bytesPerSample = perSample;
+  g.outputs = {addNode(g, "y", NodeKind::Forward, 1, 1, {x})};
+  // x at b samples plus y: b * 2^40 + 1 <= 2^62 below b = 2^22.
+  const int64_t last = (kMaxTotalBytes >> 40) - 1;
+  ASSERT_TRUE(scaleBatch(g, last).has_value());
+  EXPECT_FALSE(scaleBatch(g, last + 1).has_value());
+  EXPECT_FALSE(scaleBatch(g, std::numeric_limits<int64_t>::max()).has_value());
+  BatchSearch search =
+      findMaxBatch(g, *findSolver("checkpoint-all"), {}, int64_t(1) << 30);
+  EXPECT_EQ(search.batch, last);
+  EXPECT_EQ(search.result.peakBytes, last * perSample + 1);
+}
+
+// Per-sample parts must fit within the totals at the traced batch.
+TEST(BatchScalingTest, CheckRejectsBadScaling) {
+  Graph g = linearStep();
+  g.nodes[2].bytesPerSample = 7; // 28 > h's 24 bytes at 4 samples
+  EXPECT_NE(g.check().find("7 bytes per sample, not within 0..6"),
+            std::string::npos)
+      << g.check();
+  g = linearStep();
+  g.nodes[5].costPerSample = 41;
+  EXPECT_NE(g.check().find("node 5 ('dw') has cost 41 per sample"),
+            std::string::npos)
+      << g.check();
+  g = linearStep();
+  g.nodes[0].bytesPerSample = -1;
+  EXPECT_NE(g.check(), "");
+  g = linearStep();
+  g.batch = 0;
+  EXPECT_NE(g.check().find("per-sample part but the graph gives no traced "
+                           "batch"),
+            std::string::npos)
+      << g.check();
 }
 
 } // namespace

@@ -304,7 +304,7 @@ TEST(SolversTest, LocalSearchAtLeastAsGoodAsItsStarts) {
   }
 }
 
-TEST(ModesTest, SmallestBudgetAndMaxBatch) {
+TEST(ModesTest, SmallestBudget) {
   Graph g = makeRandomDag(4, 7, unitOptions());
   const SolverInfo *exact = findSolver("brute-force");
   ASSERT_NE(exact, nullptr);
@@ -315,24 +315,6 @@ TEST(ModesTest, SmallestBudgetAndMaxBatch) {
   below.budget = search.smallestBudget - 1;
   EXPECT_FALSE(solveBruteForce(g, below).feasible());
   EXPECT_LE(search.lowerBound, search.smallestBudget);
-
-  // Batch: parameters and fixed bytes do not scale.
-  Graph chain = makeChain(6, GeneratorOptions());
-  Graph doubled = scaleBatch(chain, 2);
-  for (int id = 0; id < chain.size(); ++id)
-    EXPECT_EQ(doubled.nodes[id].bytes,
-              chain.nodes[id].bytes *
-                  (chain.nodes[id].kind == NodeKind::Param ? 1 : 2));
-  const SolverInfo *all = findSolver("checkpoint-all");
-  SolveOptions opts;
-  opts.budget = 10 * simulate(chain, checkpointAllSchedule(chain)).peakBytes;
-  BatchSearch batch = findMaxBatch(chain, *all, opts);
-  ASSERT_GE(batch.batch, 10);
-  // The next batch does not fit.
-  EXPECT_GT(simulate(scaleBatch(chain, batch.batch + 1),
-                     checkpointAllSchedule(scaleBatch(chain, batch.batch + 1)))
-                .peakBytes,
-            opts.budget);
 }
 
 } // namespace

@@ -62,7 +62,10 @@ struct ResultReport {
   /// Mode-specific extras; -1 when absent.
   int64_t smallestBudget = -1;
   int64_t budgetLowerBound = -1;
+  /// max-batch: the largest batch in samples (the other fields are then
+  /// at that batch, `budget` aside) and the batch the graph was traced at.
   int64_t batch = -1;
+  int64_t tracedBatch = -1;
   /// The graph solved, printed as "graph" when set.
   std::optional<GraphFingerprint> graph;
 };

@@ -11,9 +11,10 @@
 //     forward pass by default);
 //   * min-budget: the smallest budget the solver can meet, found by bisection
 //     on the budget, with a lower bound on what any schedule needs;
-//   * max-batch: the largest batch whose graph (activations and gradients
-//     scale with the batch, parameters and fixed bytes do not) the solver
-//     fits in the budget, by doubling then bisection;
+//   * max-batch: the largest batch, in samples, whose graph the solver fits
+//     in the budget, by doubling then bisection from the traced batch; each
+//     node scales as the graph says (Problem.h, "Batch scaling"): a graph
+//     without batch scaling is refused, not guessed at;
 //   * pareto: the (budget -> peak, compute) curve from the checkpoint-all
 //     peak down to the smallest budget, monotone by construction.
 //
@@ -31,6 +32,7 @@
 #include "remat/Solver/Solver.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,9 +45,15 @@ const char *toString(Mode mode);
 /// Parses a mode name; false when unknown.
 bool parseMode(const std::string &name, Mode &mode);
 
-/// The graph at batch size `batch`: input, forward and backward bytes times
-/// `batch`; parameters and fixed bytes unchanged.
-Graph scaleBatch(const Graph &graph, int64_t batch);
+/// Why max-batch cannot run on `graph` (it carries no batch scaling, naming
+/// the JSON fields that give it), or "" when it can.
+std::string batchScalingProblem(const Graph &graph);
+
+/// The graph at `samples` samples (>= 1): each node's bytes and cost at the
+/// traced batch plus (samples - batch) times its per-sample part; fixed
+/// bytes unchanged. std::nullopt when `graph` has no batch scaling or the
+/// sizes at `samples` exceed the graph limits (`Graph::checkTotals`).
+std::optional<Graph> scaleBatch(const Graph &graph, int64_t samples);
 
 /// One solve of a search: the budget asked and the solver's answer.
 struct BudgetProbe {
@@ -80,15 +88,19 @@ BudgetSearch findSmallestBudget(const Graph &graph, const SolverInfo &solver,
                                 const SolveOptions &options);
 
 struct BatchSearch {
-  /// Largest feasible batch found; 0 when even batch 1 does not fit.
+  /// Largest feasible batch found, in samples; 0 when even one sample does
+  /// not fit.
   int64_t batch = 0;
-  /// The solver's answer at that batch (or at batch 1 when none fits).
+  /// The solver's answer at that batch (its peak is the peak at that
+  /// batch), or at one sample when none fits; Unsupported when the graph
+  /// has no batch scaling (`batchScalingProblem`).
   SolveResult result;
   int probes = 0;
 };
 
-/// Largest batch in [1, maxBatch] that `solver` fits under options.budget,
-/// for `graph` given at batch 1.
+/// Largest batch in [1, maxBatch] samples that `solver` fits under
+/// options.budget: the traced batch first, then doubling up from it or
+/// bisection below it. A batch beyond the graph limits does not fit.
 BatchSearch findMaxBatch(const Graph &graph, const SolverInfo &solver,
                          const SolveOptions &options,
                          int64_t maxBatch = int64_t(1) << 20);

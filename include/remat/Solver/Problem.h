@@ -22,6 +22,13 @@
 //     is allocated while its operands are still resident).
 //   * The graph's outputs must be computed and resident at the end.
 //
+// Batch scaling (optional, for the max-batch mode): a graph traced at
+// `batch` samples gives each node the part of its bytes and cost that is
+// per sample; the rest is fixed. At b samples a node holds
+// `bytes + (b - batch) * bytesPerSample` bytes (and likewise for cost):
+// activations and their gradients scale, parameters, their gradients and
+// every reduction over the batch do not.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef REMAT_SOLVER_PROBLEM_H
@@ -79,6 +86,10 @@ struct Node {
   /// For a view: the node whose storage it shares; -1 otherwise.
   int aliasOf = -1;
   KeepPolicy keep = KeepPolicy::Default;
+  /// The parts of `bytes` and `cost` that are per sample of the graph's
+  /// batch (0: fixed); `bytesPerSample * batch <= bytes`.
+  int64_t bytesPerSample = 0;
+  double costPerSample = 0;
 
   bool isResident() const {
     return kind == NodeKind::Input || kind == NodeKind::Param;
@@ -98,8 +109,12 @@ template <typename Fn> void forEachRead(const Node &node, Fn fn) {
 /// A training graph: nodes in a topological order, node ids = positions.
 struct Graph {
   std::string name;
-  /// Resident bytes that are not nodes (optimizer state, workspace, ...).
+  /// Resident bytes that are not nodes (optimizer state, workspace, ...);
+  /// they do not scale with the batch.
   int64_t fixedBytes = 0;
+  /// Samples in the batch the graph was traced at, which the nodes' bytes
+  /// and costs are for; 0 when the graph carries no batch scaling.
+  int64_t batch = 0;
   std::vector<Node> nodes;
   /// Nodes that must be resident when the step ends (loss, gradients, ...).
   std::vector<int> outputs;
@@ -109,8 +124,9 @@ struct Graph {
   /// Checks the graph is well formed: deps point backwards and in range,
   /// sizes and costs are non-negative and their totals at most
   /// kMaxTotalBytes and kMaxTotalCost, a view's base is an earlier node,
-  /// outputs are in range. Returns an empty string when well formed, else a
-  /// message naming the offending node.
+  /// outputs are in range, per-sample parts are non-negative, within the
+  /// totals at `batch`, and zero when `batch` is 0. Returns an empty string
+  /// when well formed, else a message naming the offending node.
   std::string check() const;
 
   /// The part of `check` on totals: an empty string when the sizes add up to
@@ -123,6 +139,9 @@ struct Graph {
   /// The node whose storage `id` uses: itself, or its base for a view
   /// (following chains of views).
   int storageOf(int id) const;
+
+  /// Whether the graph says how its nodes scale with the batch.
+  bool hasBatchScaling() const { return batch > 0; }
 
   /// Bytes always resident: `fixedBytes` plus the input and param nodes.
   int64_t residentBytes() const;

@@ -61,6 +61,17 @@ public:
     }
     return fail(path, "expected a string");
   }
+
+  bool readCost(const json::Value &value, const std::string &path,
+                double &out) {
+    std::optional<double> d = value.getAsNumber();
+    if (!d || !std::isfinite(*d))
+      return fail(path, "expected a number");
+    if (*d < 0)
+      return fail(path, "negative cost");
+    out = *d;
+    return true;
+  }
 };
 
 /// Reads one graph.
@@ -81,6 +92,14 @@ public:
         return false;
       if (graph.fixedBytes < 0)
         return fail("fixed_bytes", "must not be negative");
+    }
+    if (const json::Value *batch = object->get("batch")) {
+      if (!readInt(*batch, "batch", graph.batch))
+        return false;
+      if (graph.batch < 1)
+        return fail("batch", "must be at least 1 (samples in the traced "
+                             "batch), not " +
+                                 std::to_string(graph.batch));
     }
     const json::Value *nodesValue = object->get("nodes");
     if (!nodesValue)
@@ -143,14 +162,18 @@ public:
     } else {
       return fail(path, "missing \"bytes\"");
     }
-    if (const json::Value *v = object->get("cost")) {
-      std::optional<double> d = v->getAsNumber();
-      if (!d || !std::isfinite(*d))
-        return fail(path + ".cost", "expected a number");
-      if (*d < 0)
-        return fail(path + ".cost", "negative cost");
-      node.cost = *d;
+    if (const json::Value *v = object->get("cost"))
+      if (!readCost(*v, path + ".cost", node.cost))
+        return false;
+    if (const json::Value *v = object->get("bytes_per_sample")) {
+      if (!readInt(*v, path + ".bytes_per_sample", node.bytesPerSample))
+        return false;
+      if (node.bytesPerSample < 0)
+        return fail(path + ".bytes_per_sample", "must not be negative");
     }
+    if (const json::Value *v = object->get("cost_per_sample"))
+      if (!readCost(*v, path + ".cost_per_sample", node.costPerSample))
+        return false;
     if (const json::Value *v = object->get("kind")) {
       std::optional<llvm::StringRef> s = v->getAsString();
       if (!s)
@@ -507,15 +530,22 @@ std::string remat::printGraphJSON(const Graph &graph) {
                                                    : json::Value(nullptr)}};
     if (node.keep != KeepPolicy::Default)
       object["keep"] = node.keep == KeepPolicy::Always ? "always" : "never";
+    if (graph.hasBatchScaling()) {
+      object["bytes_per_sample"] = node.bytesPerSample;
+      object["cost_per_sample"] = node.costPerSample;
+    }
     nodes.push_back(std::move(object));
   }
   json::Array outputs;
   for (int out : graph.outputs)
     outputs.push_back(out);
-  return print(json::Object{{"name", graph.name},
-                            {"fixed_bytes", graph.fixedBytes},
-                            {"nodes", std::move(nodes)},
-                            {"outputs", std::move(outputs)}});
+  json::Object root{{"name", graph.name},
+                    {"fixed_bytes", graph.fixedBytes},
+                    {"nodes", std::move(nodes)},
+                    {"outputs", std::move(outputs)}};
+  if (graph.hasBatchScaling())
+    root["batch"] = graph.batch;
+  return print(std::move(root));
 }
 
 /// The "status" value of the result formats.
@@ -584,8 +614,10 @@ std::string remat::printResultJSON(const SolveResult &result,
                                                report.smallestBudget)});
   if (report.budgetLowerBound >= 0)
     stats.push_back({"budget_lower_bound", report.budgetLowerBound});
-  if (report.batch >= 0)
+  if (report.batch >= 0) {
     stats.push_back({"batch", report.batch});
+    stats.push_back({"traced_batch", report.tracedBatch});
+  }
   stats.push_back({"message", result.message});
   os << "  \"stats\": {";
   for (size_t i = 0; i < stats.size(); ++i)
