@@ -8,6 +8,8 @@ packages=(
   coinor-libcbc-dev coinor-libclp-dev
   googletest libgtest-dev
   libboost-graph-dev
+  # data-parallel steps: remat-run links MPI, the tests start ranks with mpirun
+  libopenmpi-dev openmpi-bin
   # remat-import-torch and its tests (Debian's torch 1.13, torchvision 0.14);
   # matplotlib: remat-report's pictures; networkx: PyTorch's min-cut
   # partitioner in bench/models.py

@@ -44,6 +44,13 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.remat_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+# The examples and their generator (test/Examples, test/Distributed).
+config.substitutions.append(
+    ("%examples", os.path.join(config.remat_src_root, "examples")))
+config.substitutions.append(
+    ("%gen", "python3 " + os.path.join(config.remat_src_root, "examples", "gen",
+                                       "gen_training_step.py")))
+
 # Optional dependencies become lit features (see test/README.md).
 remat_plugin = os.path.join(config.remat_lib_dir, "RematPlugin.so")
 if os.path.exists(remat_plugin):
@@ -51,6 +58,15 @@ if os.path.exists(remat_plugin):
 config.substitutions.append(("%remat_plugin", remat_plugin))
 if config.enable_coinor:
     config.available_features.add("coinor")
+# remat-run built with MPI and an mpirun to start ranks with: the
+# data-parallel tests. %mpirun starts N ranks on one machine, also as root
+# (CI containers) and with more ranks than cores.
+if config.enable_mpi and config.mpiexec and os.path.exists(config.mpiexec):
+    config.available_features.add("mpi")
+    mpirun = config.mpiexec + " --oversubscribe"
+    if os.geteuid() == 0:
+        mpirun += " --allow-run-as-root"
+    config.substitutions.append(("%mpirun", mpirun))
 if config.ptxas_executable and os.path.exists(config.ptxas_executable):
     config.available_features.add("ptxas")
 

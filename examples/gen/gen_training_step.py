@@ -20,6 +20,10 @@
 #                residual, optionally pre-layernorm, linear head, softmax
 #                cross-entropy.
 #
+# `shard FILE --ranks N` emits FILE's step annotated for data parallelism (a
+# 1-D `shard.grid` of N ranks, inputs split along the batch, parameters
+# replicated; see docs/Distributed.md).
+#
 # Besides the step, it can emit drivers (`--main run|gradcheck`), also for a
 # hand-written step (`driver FILE`):
 #   run        builds deterministic inputs, calls the step, prints the loss, the
@@ -1173,6 +1177,44 @@ def gen_gradcheck_main(fn, args, results, dtype, eps, tol, atol, only=None):
 # ===----------------------------------------------------------------------===#
 
 
+def shard_step(text, ranks, name=None):
+    """`text` with its training step annotated for data parallelism over a
+    1-D grid `@dp` of `ranks` processes: every input (the arguments after the
+    parameters) split along dimension 0, the batch; every parameter
+    replicated. The annotations are `shard.shard ... annotate_for_users`
+    right after the function's opening brace, and the body reads the
+    annotated values. Upstream `--sharding-propagation --shard-partition`
+    (remat-opt's `--remat-shard-partition`) derive the per-rank step, with
+    one `shard.all_reduce` per gradient."""
+    fn, args, results, dtype = parse_signature(text, name)
+    nparams = len(results) - 1
+    if nparams == len(args):
+        raise SystemExit("error: @%s has no input argument to split" % fn)
+    for a, shape in args[nparams:]:
+        if not shape or shape[0] % ranks:
+            raise SystemExit("error: input %%%s: batch %s is not a multiple of "
+                             "%d ranks" % (a, shape[0] if shape else "(scalar)",
+                                           ranks))
+    m = re.search(r"func\.func\s+@%s\s*\(.*?\)\s*->\s*\(.*?\)\s*\{\n" % fn,
+                  text, re.S)
+    end = text.index("\n}\n", m.end())
+    body = text[m.end():end]
+    lines = ["  // Data parallel over %d ranks: inputs split along the batch, "
+             "parameters replicated." % ranks,
+             "  %dp_batch = shard.sharding @dp split_axes = [[0]] : !shard.sharding",
+             "  %dp_replicated = shard.sharding @dp split_axes = [[]] : !shard.sharding"]
+    for i, (a, shape) in enumerate(args):
+        sharding = "%dp_replicated" if i < nparams else "%dp_batch"
+        ty = "tensor<%s%s>" % ("".join("%dx" % d for d in shape), dtype)
+        lines.append("  %%%s_dp = shard.shard %%%s to %s annotate_for_users : %s"
+                     % (a, a, sharding, ty))
+        body = re.sub(r"%%%s\b" % a, "%%%s_dp" % a, body)
+    grid = "shard.grid @dp(shape = %d)\n\n" % ranks
+    start = text.rfind("\n", 0, m.start()) + 1
+    return (text[:start] + grid + text[start:m.end()] + "\n".join(lines) +
+            "\n\n" + body + text[end:])
+
+
 def emit_driver(text, o, name=None):
     fn, args, results, dtype = parse_signature(text, name)
     if o.main == "run":
@@ -1186,10 +1228,15 @@ def main(argv):
                     "(ResNet-like, U-Net-like or transformer blocks), or a "
                     "run/gradcheck driver for an existing step. See "
                     "examples/README.md.")
-    ap.add_argument("model", choices=sorted(MODELS) + ["driver"],
-                    help="model to generate, or 'driver' to emit only a driver "
-                         "for the step function in FILE")
-    ap.add_argument("file", nargs="?", help="step function file (driver mode)")
+    ap.add_argument("model", choices=sorted(MODELS) + ["driver", "shard"],
+                    help="model to generate, 'driver' to emit only a driver "
+                         "for the step function in FILE, or 'shard' to emit "
+                         "FILE's step annotated for data parallelism over "
+                         "--ranks processes")
+    ap.add_argument("file", nargs="?",
+                    help="step function file (driver and shard modes)")
+    ap.add_argument("--ranks", type=int, default=2,
+                    help="shard mode: processes of the 1-D grid")
     ap.add_argument("--name", help="step function name (default <model>_step)")
     ap.add_argument("--dtype", choices=["f32", "f64"], default="f32")
     ap.add_argument("--main", choices=["none", "run", "gradcheck"], default="none",
@@ -1233,6 +1280,19 @@ def main(argv):
         ap.error("--eps must be positive")
     global LR
     LR = o.lr if o.lr is not None else (0.01 if o.model == "unet" else 0.1)
+    if o.model == "shard":
+        if not o.file or o.ranks < 1:
+            ap.error("shard mode needs FILE and a positive --ranks")
+        try:
+            with open(o.file) as f:
+                text = f.read()
+        except OSError as e:
+            ap.error("cannot read %s: %s" % (o.file, e.strerror))
+        sys.stdout.write(
+            "// Annotated by examples/gen/gen_training_step.py %s.\n"
+            % " ".join(a if a != o.file else o.file.split("/")[-1] for a in argv)
+            + shard_step(text, o.ranks, o.name))
+        return 0
     if o.model == "driver":
         if not o.file:
             ap.error("driver mode needs FILE")

@@ -14,8 +14,10 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
@@ -41,6 +43,22 @@ using namespace remat;
 bool remat::producesTensor(Operation *op) {
   return llvm::any_of(op->getResultTypes(),
                       [](Type type) { return isa<TensorType>(type); });
+}
+
+bool remat::isCollectiveOp(Operation *op) {
+  if (isa_and_present<mpi::MPIDialect>(op->getDialect()))
+    return true;
+  return isa<shard::AllGatherOp, shard::AllReduceOp, shard::AllSliceOp,
+             shard::AllToAllOp, shard::BroadcastOp, shard::GatherOp,
+             shard::RecvOp, shard::ReduceOp, shard::ReduceScatterOp,
+             shard::ScatterOp, shard::SendOp, shard::ShiftOp,
+             shard::UpdateHaloOp>(op);
+}
+
+FlatSymbolRefAttr remat::getCollectiveGrid(Operation *op) {
+  if (!isCollectiveOp(op))
+    return nullptr;
+  return op->getAttrOfType<FlatSymbolRefAttr>("grid");
 }
 
 bool remat::isViewOp(Operation *op) {
@@ -321,6 +339,11 @@ FailureOr<std::optional<int64_t>> OpCostComputer::computeFlops() {
 
   if (isa<scf::ForOp, scf::IfOp, scf::ExecuteRegionOp>(op))
     return computeControlFlowFlops();
+
+  // Communication moves bytes, it does no arithmetic that recomputation
+  // could trade against memory (collectives are never recomputed).
+  if (isCollectiveOp(op))
+    return std::optional<int64_t>(0);
 
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     FailureOr<int64_t> flops = computeLinalgFlops(linalgOp);

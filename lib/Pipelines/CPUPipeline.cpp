@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Conversion/Passes.h"
 #include "remat/Pipelines/Pipelines.h"
 #include "remat/Transforms/Passes.h"
 
@@ -32,6 +33,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
@@ -48,6 +50,13 @@ void remat::buildRematBufferizePipeline(
   // convert-linalg-to-loops cannot lower aggregated ops (linalg.softmax):
   // decompose them into linalg.generic ops while still on tensors.
   pm.addPass(createRematDecomposeAggregatedOps());
+  // Collectives of a data-parallel step: shard -> mpi on buffers, with the
+  // MPI ABI selected and the mpi ops given memory effects, so that
+  // deallocation and convert-to-llvm accept them (no-ops without shard).
+  pm.addPass(createConvertShardToMPIPass());
+  RematFinishShardToMPIOptions finish;
+  finish.mpiImplementation = options.mpiImplementation;
+  pm.addPass(createRematFinishShardToMPI(finish));
   // Tensors -> buffers. Identity layouts at function boundaries keep the
   // entry's signature plain memrefs (what remat-run builds descriptors for).
   bufferization::OneShotBufferizePassOptions bufferizeOptions;
@@ -85,6 +94,24 @@ void remat::buildRematLowerToCPUPipeline(
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void remat::buildRematShardPartitionPipeline(OpPassManager &pm) {
+  shard::ShardingPropagationOptions propagation;
+  propagation.traversal = shard::TraversalOrder::ForwardBackward;
+  pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation(propagation));
+  pm.addNestedPass<func::FuncOp>(shard::createPartition());
+  pm.addNestedPass<func::FuncOp>(createRematFoldPartialSumInits());
+}
+
+void remat::registerRematShardPartitionPipeline() {
+  PassPipelineRegistration<>(
+      "remat-shard-partition",
+      "Partition a shard-annotated training step into its per-rank program "
+      "(upstream sharding-propagation{traversal=forward-backward} and "
+      "shard-partition on every function, then "
+      "remat-fold-partial-sum-inits).",
+      buildRematShardPartitionPipeline);
 }
 
 void remat::registerRematLowerToCPUPipeline() {

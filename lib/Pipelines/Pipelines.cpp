@@ -10,4 +10,5 @@ void remat::registerRematPipelines() {
   registerRematLowerToCPUPipeline();
   registerRematLowerToNVVMPipeline();
   registerRematPipeline();
+  registerRematShardPartitionPipeline();
 }

@@ -8,6 +8,7 @@
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -33,6 +34,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 using namespace mlir;
 using namespace remat;
@@ -130,6 +132,114 @@ void remat::fillInput(const ValueSpec &spec, unsigned arg, void *data) {
       break;
     }
   }
+}
+
+void remat::fillInputBlock(const ValueSpec &global, unsigned arg,
+                           const ArgSplit &split, int64_t index, void *data) {
+  if (split.dim < 0 || !global.isMemRef) {
+    fillInput(global, arg, data);
+    return;
+  }
+  std::vector<char> whole(global.byteSize());
+  fillInput(global, arg, whole.data());
+  // Row-major: `outer` runs of the split dimension, each `dimSize` slices of
+  // `inner` bytes; the block is `dimSize / parts` slices of every run.
+  int64_t outer = 1, inner = global.elemBytes();
+  for (int d = 0; d < split.dim; ++d)
+    outer *= global.shape[d];
+  for (int64_t d = split.dim + 1; d < global.rank(); ++d)
+    inner *= global.shape[d];
+  int64_t dimSize = global.shape[split.dim];
+  int64_t block = dimSize / split.parts;
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(static_cast<char *>(data) + o * block * inner,
+                whole.data() + (o * dimSize + index * block) * inner,
+                block * inner);
+}
+
+/// The split of `arg` that the sharding `sharding` on `grid` gives `type`,
+/// or failure with `error`.
+static FailureOr<ArgSplit> getSplit(shard::ShardingOp sharding,
+                                    shard::GridOp grid, RankedTensorType type,
+                                    std::string &error) {
+  if (!sharding.getDynamicHaloSizes().empty() ||
+      !sharding.getStaticHaloSizes().empty() ||
+      !sharding.getDynamicShardedDimsOffsets().empty() ||
+      !sharding.getStaticShardedDimsOffsets().empty()) {
+    error = "halos and explicit shard sizes are not supported";
+    return failure();
+  }
+  if (grid.getRank() != 1) {
+    error = "only 1-D grids are supported";
+    return failure();
+  }
+  int64_t parts = grid.getShape()[0];
+  ArgSplit split;
+  for (auto [dim, axes] : llvm::enumerate(sharding.getSplitAxes())) {
+    if (axes.empty())
+      continue;
+    if (split.dim >= 0) {
+      error = "a split over several dimensions is not supported";
+      return failure();
+    }
+    if (dim >= static_cast<size_t>(type.getRank()) ||
+        ShapedType::isDynamic(type.getDimSize(dim)) || parts <= 0 ||
+        type.getDimSize(dim) % parts != 0) {
+      error = "dimension " + std::to_string(dim) +
+              " is not a static multiple of the " + std::to_string(parts) +
+              " processes of the grid";
+      return failure();
+    }
+    split.dim = dim;
+    split.parts = parts;
+  }
+  return split;
+}
+
+FailureOr<SmallVector<ArgSplit>> remat::getArgSplits(func::FuncOp entry,
+                                                     std::string &error) {
+  SmallVector<ArgSplit> splits(entry.getNumArguments());
+  SymbolTableCollection symbolTables;
+  for (BlockArgument arg : entry.getArguments()) {
+    for (Operation *user : arg.getUsers()) {
+      auto shardOp = dyn_cast<shard::ShardOp>(user);
+      if (!shardOp || !shardOp.getAnnotateForUsers())
+        continue;
+      auto sharding = shardOp.getSharding().getDefiningOp<shard::ShardingOp>();
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      shard::GridOp grid =
+          sharding ? shard::getGridOrNull(sharding, sharding.getGridAttr(),
+                                          symbolTables)
+                   : shard::GridOp();
+      std::string why = "its sharding is not a shard.sharding on a shard.grid";
+      FailureOr<ArgSplit> split = sharding && grid && type
+                                      ? getSplit(sharding, grid, type, why)
+                                      : FailureOr<ArgSplit>(failure());
+      if (failed(split)) {
+        error = "argument #" + std::to_string(arg.getArgNumber()) + ": " + why;
+        return failure();
+      }
+      splits[arg.getArgNumber()] = *split;
+    }
+  }
+  return splits;
+}
+
+FailureOr<int64_t> remat::getGridProcessCount(ModuleOp module,
+                                              std::string &error) {
+  int64_t count = 0;
+  for (auto grid : module.getOps<shard::GridOp>()) {
+    int64_t size = 1;
+    for (int64_t extent : grid.getShape())
+      size *= extent;
+    if (count && size != count) {
+      error = "grids of " + std::to_string(count) + " and " +
+              std::to_string(size) + " processes in one module";
+      return failure();
+    }
+    count = size;
+  }
+  return count;
 }
 
 /// The element of type `T` at `p` (which may be unaligned).

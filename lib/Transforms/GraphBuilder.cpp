@@ -37,7 +37,59 @@ bool remat::isFreeOp(Operation *op) {
 }
 
 bool remat::isRecomputable(Operation *op) {
-  return isMemoryEffectFree(op);
+  if (!isMemoryEffectFree(op))
+    return false;
+  bool hasCollective = false;
+  op->walk([&](Operation *nested) {
+    hasCollective = isCollectiveOp(nested);
+    return hasCollective ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return !hasCollective;
+}
+
+/// Checks the collectives of `func`: none may hide inside a region op (the
+/// planner sees a region op as one node and could not keep the collective
+/// in place), and all `shard` collectives run on one grid (the plan is made
+/// for one rank of one grid). Emits a located error on failure.
+static LogicalResult checkCollectives(Block &body) {
+  FlatSymbolRefAttr grid;
+  Operation *gridUser = nullptr;
+  for (Operation &op : body.without_terminator()) {
+    if (op.getNumRegions() > 0) {
+      Operation *hidden = nullptr;
+      op.walk([&](Operation *nested) {
+        if (nested != &op && isCollectiveOp(nested))
+          hidden = nested;
+        return hidden ? WalkResult::interrupt() : WalkResult::advance();
+      });
+      if (hidden) {
+        InFlightDiagnostic diag =
+            op.emitError() << "'" << op.getName()
+                           << "' holds a collective: the planner treats a "
+                              "region op as one node and cannot keep the "
+                              "collective in place on every rank; move it "
+                              "out of the region";
+        diag.attachNote(hidden->getLoc()) << "collective here";
+        return diag;
+      }
+    }
+    FlatSymbolRefAttr opGrid = getCollectiveGrid(&op);
+    if (!opGrid)
+      continue;
+    if (!grid) {
+      grid = opGrid;
+      gridUser = &op;
+    } else if (opGrid != grid) {
+      InFlightDiagnostic diag =
+          op.emitError() << "collective on grid " << opGrid
+                         << ", but an earlier one runs on grid " << grid
+                         << ": a per-rank plan needs every collective of the "
+                            "step on one grid";
+      diag.attachNote(gridUser->getLoc()) << "earlier collective here";
+      return diag;
+    }
+  }
+  return success();
 }
 
 /// Whether `op`'s results alias its first operand.
@@ -113,9 +165,10 @@ FailureOr<FunctionGraph>
 remat::buildFunctionGraph(func::FuncOp func,
                           const GraphBuilderOptions &options) {
   if (func.isExternal())
-    return mlir::emitError(func.getLoc()) << "cannot plan rematerialization of external "
-                               "function '"
-                            << func.getSymName() << "'";
+    return mlir::emitError(func.getLoc())
+           << "cannot plan rematerialization of external "
+              "function '"
+           << func.getSymName() << "'";
   if (!func.getBody().hasOneBlock())
     return mlir::emitError(func.getLoc())
            << "rematerialization planning expects a single-block function, '"
@@ -142,13 +195,17 @@ remat::buildFunctionGraph(func::FuncOp func,
     node.name = "arg" + std::to_string(arg.getArgNumber());
     node.bytes = bytes;
     node.kind = arg.getArgNumber() < options.numDataArgs ? NodeKind::Input
-                                                          : NodeKind::Param;
+                                                         : NodeKind::Param;
     result.argNodes.push_back(graph.size());
     result.nodeOps.push_back(nullptr);
     graph.nodes.push_back(std::move(node));
   }
 
+  if (failed(checkCollectives(body)))
+    return failure();
+
   // Ops: one node each, except constants and the terminator.
+  int lastCollective = -1;
   for (Operation &op : body.without_terminator()) {
     if (isFreeOp(&op))
       continue;
@@ -179,10 +236,12 @@ remat::buildFunctionGraph(func::FuncOp func,
     bool recomputable = isRecomputable(&op);
     if (auto keep = op.getAttrOfType<KeepAttr>(RematDialect::kKeepAttrName)) {
       if (keep.getValue() == Keep::Never && !recomputable)
-        return op.emitError()
-               << "'" << RematDialect::kKeepAttrName
-               << " = #remat.keep<never>' on an op with memory effects: it "
-                  "cannot be recomputed";
+        return op.emitError() << "'" << RematDialect::kKeepAttrName
+                              << " = #remat.keep<never>' on "
+                              << (isCollectiveOp(&op) ? "a collective"
+                                                      : "an op with memory "
+                                                        "effects")
+                              << ": it cannot be recomputed";
       node.keep = keep.getValue() == Keep::Always ? KeepPolicy::Always
                                                   : KeepPolicy::Never;
     }
@@ -197,6 +256,13 @@ remat::buildFunctionGraph(func::FuncOp func,
       int dep = result.nodeOf(value);
       if (dep >= 0 && !llvm::is_contained(deps, dep))
         deps.push_back(dep);
+    }
+    // Collectives keep their order: each one reads the previous one, so
+    // that no order of the solvers moves one before another.
+    if (isCollectiveOp(&op)) {
+      if (lastCollective >= 0 && !llvm::is_contained(deps, lastCollective))
+        deps.push_back(lastCollective);
+      lastCollective = graph.size();
     }
     llvm::sort(deps);
     node.deps.assign(deps.begin(), deps.end());
@@ -231,7 +297,7 @@ remat::buildFunctionGraph(func::FuncOp func,
     return mlir::emitError(func.getLoc()) << "cannot be planned: " << error;
   std::string error = graph.check();
   if (!error.empty())
-    return mlir::emitError(func.getLoc()) << "internal error: malformed problem graph: "
-                            << error;
+    return mlir::emitError(func.getLoc())
+           << "internal error: malformed problem graph: " << error;
   return result;
 }

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Transforms/Rematerialize.h"
+#include "remat/Analysis/CostModel.h"
 #include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/Passes.h"
 
@@ -67,10 +68,9 @@ forEachBodyOperand(Operation *op, Block &body,
 /// The values `op` reads from the function body, in a canonical order.
 static SmallVector<Value> getBodyOperands(Operation *op, Block &body) {
   SmallVector<Value> values;
-  forEachBodyOperand(op, body,
-                     [&](OpOperand &operand, Operation *) {
-                       values.push_back(operand.get());
-                     });
+  forEachBodyOperand(op, body, [&](OpOperand &operand, Operation *) {
+    values.push_back(operand.get());
+  });
   for (Value operand : op->getOperands())
     if (isa<BlockArgument>(operand))
       values.push_back(operand);
@@ -113,8 +113,8 @@ static int64_t giveOwnDestinations(Block &body,
         dynamicSizes.assign(empty.getDynamicSizes().begin(),
                             empty.getDynamicSizes().end());
       } else if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(def)) {
-        if (alloc.getCopy() || alloc.getSizeHint() ||
-            alloc.getMemorySpace() || alloc->hasOneUse())
+        if (alloc.getCopy() || alloc.getSizeHint() || alloc.getMemorySpace() ||
+            alloc->hasOneUse())
           continue;
         dynamicSizes.assign(alloc.getDynamicSizes().begin(),
                             alloc.getDynamicSizes().end());
@@ -130,7 +130,8 @@ static int64_t giveOwnDestinations(Block &body,
         own->setAttr(RematDialect::kPhaseAttrName, phase);
       // It stands for the recomputed `tensor.empty` it replaces, so that
       // remat-verify-memory counts the plan's recomputations.
-      if (Attribute recomputed = def->getAttr(RematDialect::kRecomputedAttrName))
+      if (Attribute recomputed =
+              def->getAttr(RematDialect::kRecomputedAttrName))
         own->setAttr(RematDialect::kRecomputedAttrName, recomputed);
       operand.set(own.getResult());
       replaced.insert(def);
@@ -182,23 +183,26 @@ remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
     for (int64_t step : steps) {
       auto [owner, inserted] = stepOwner.try_emplace(step, &op);
       if (!inserted) {
-        InFlightDiagnostic diag = op.emitError()
-                                  << "schedule step " << step
-                                  << " is given to two ops";
+        InFlightDiagnostic diag = op.emitError() << "schedule step " << step
+                                                 << " is given to two ops";
         diag.attachNote(owner->second->getLoc()) << "also given here";
         return diag;
       }
     }
     if (!isRecomputable(&op)) {
+      StringRef what = isCollectiveOp(&op) ? "op is a collective (every rank "
+                                             "runs it exactly once)"
+                                           : "op has memory effects";
       if (steps.size() > 1)
         return op.emitError()
-               << "op has memory effects and cannot be recomputed, but the "
-                  "plan computes it "
-               << steps.size() << " times";
+               << what << " and cannot be recomputed, but the "
+               << "plan computes it " << steps.size() << " times";
       if (steps.front() < lastEffectStep) {
         InFlightDiagnostic diag =
-            op.emitError() << "plan moves this op with memory effects before "
-                              "an earlier one";
+            op.emitError() << "plan moves this "
+                           << (isCollectiveOp(&op) ? "collective"
+                                                   : "op with memory effects")
+                           << " before an earlier one";
         diag.attachNote(lastEffectOp->getLoc()) << "earlier op here";
         return diag;
       }
@@ -215,12 +219,11 @@ remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
       if (failed(result) || isFreeOp(def))
         return;
       auto defSteps = plan.steps.find(def);
-      if (defSteps != plan.steps.end() &&
-          defSteps->second.front() < firstUse)
+      if (defSteps != plan.steps.end() && defSteps->second.front() < firstUse)
         return;
-      InFlightDiagnostic diag =
-          user->emitError() << "plan computes this op at step " << firstUse
-                            << " before any computation of its operand";
+      InFlightDiagnostic diag = user->emitError()
+                                << "plan computes this op at step " << firstUse
+                                << " before any computation of its operand";
       diag.attachNote(def->getLoc()) << "operand defined here";
       result = failure();
     });

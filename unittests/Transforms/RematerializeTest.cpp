@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -87,6 +89,41 @@ TEST(GraphBuilder, NodesViewsPinsOutputs) {
   // Returned %v, then the unused %c and %d.
   EXPECT_EQ(graph.outputs, std::vector<int>({3, 4, 5}));
   EXPECT_EQ(built->nodeOf(func.getArgument(1)), 1);
+}
+
+TEST(GraphBuilder, CollectivesArePinnedAndOrdered) {
+  mlir::MLIRContext context;
+  context.loadDialect<mlir::func::FuncDialect, mlir::math::MathDialect,
+                      mlir::shard::ShardDialect, RematDialect>();
+  const char *source = R"mlir(
+    #c = #remat.cost<bytes = [16], flops = 0>
+    #f = #remat.phase<forward>
+    #b = #remat.phase<backward>
+    shard.grid @dp(shape = 2)
+    func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+      %r = shard.all_reduce %x on @dp grid_axes = [0]
+             {remat.cost = #c, remat.phase = #f} : tensor<4xf32> -> tensor<4xf32>
+      %a = math.tanh %x {remat.cost = #c, remat.phase = #b} : tensor<4xf32>
+      %s = shard.all_reduce %a on @dp grid_axes = [0]
+             {remat.cost = #c, remat.phase = #b} : tensor<4xf32> -> tensor<4xf32>
+      return %r, %s : tensor<4xf32>, tensor<4xf32>
+    })mlir";
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  auto func = module->lookupSymbol<mlir::func::FuncOp>("f");
+  mlir::FailureOr<FunctionGraph> built = buildFunctionGraph(func, {});
+  ASSERT_TRUE(mlir::succeeded(built));
+  const Graph &graph = built->graph;
+  // %x, %r, %a, %s. shard.all_reduce is Pure upstream, yet never recomputed.
+  ASSERT_EQ(graph.size(), 4);
+  EXPECT_FALSE(isRecomputable(built->nodeOps[1]));
+  EXPECT_EQ(graph.nodes[1].keep, KeepPolicy::Always);
+  EXPECT_EQ(graph.nodes[1].bytes, 16);
+  EXPECT_EQ(graph.nodes[2].keep, KeepPolicy::Default);
+  EXPECT_EQ(graph.nodes[3].keep, KeepPolicy::Always);
+  // %s reads %a, and %r so that no order puts it before %r.
+  EXPECT_EQ(graph.nodes[3].deps, std::vector<int>({1, 2}));
 }
 
 } // namespace

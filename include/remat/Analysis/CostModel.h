@@ -40,6 +40,7 @@
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringMap.h"
@@ -65,6 +66,20 @@ struct CostModelOptions {
 /// Returns true if `op` produces at least one tensor (ranked or not), i.e. if
 /// the cost model gives it a `#remat.cost`.
 bool producesTensor(mlir::Operation *op);
+
+/// Returns true if `op` communicates between ranks: a collective or
+/// point-to-point op of the `shard` dialect (`shard.all_reduce`,
+/// `shard.all_gather`, ..., `shard.send`, `shard.recv`, `shard.update_halo`)
+/// or any op of the `mpi` dialect. Upstream marks most `shard` collectives
+/// `Pure`, but every rank must run each of them exactly once and in the same
+/// order: the planner pins them (see GraphBuilder.h). The cost model gives
+/// them 0 FLOPs (communication, not arithmetic) and the bytes of their
+/// results.
+bool isCollectiveOp(mlir::Operation *op);
+
+/// The grid a `shard` collective runs on (its `grid` symbol), or null for an
+/// op without one (`mpi` ops name a communicator value instead).
+mlir::FlatSymbolRefAttr getCollectiveGrid(mlir::Operation *op);
 
 /// Returns true if `op`'s tensor results alias its source operand once
 /// bufferized, so that they own no storage (bytes = 0).

@@ -13,10 +13,13 @@
 #define REMAT_CONVERSION_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
 namespace remat {
@@ -33,6 +36,29 @@ mlir::LogicalResult moveHostAllocationsToGPU(mlir::func::FuncOp func);
 /// and is not already inside an `scf.parallel` or `gpu.launch` in a
 /// one-iteration `scf.parallel`. Returns the number of ops wrapped.
 unsigned wrapSerialLinalgOps(mlir::func::FuncOp func);
+
+/// Erases the `shard.grid` ops of `module` that nothing references and, when
+/// `module` holds `mpi` ops, selects the MPI ABI of their lowering: adds the
+/// DLTI entry `"MPI:Implementation" = implementation` unless the module
+/// already names one; for OpenMPI, replaces each `mpi.comm_split` of a
+/// constant color by its parent communicator (upstream's OpenMPI lowering of
+/// the split truncates the communicator). Fails with a located error when
+/// `implementation` is neither "OpenMPI" nor "MPICH", when the module has a
+/// `dlti.map` attribute without that entry, or on a split of a
+/// rank-dependent color for OpenMPI.
+mlir::LogicalResult finishShardToMPI(mlir::ModuleOp module,
+                                     llvm::StringRef implementation);
+
+/// Replaces every single-result `scf.if` of `func` whose branches yield the
+/// same constant fill (upstream shard-partition's init of a partial sum on
+/// the first process versus the neutral element elsewhere, when the init is
+/// that neutral element) by the fill defined above it. Returns how many.
+unsigned foldPartialSumInits(mlir::func::FuncOp func);
+
+/// Registers external `MemoryEffectOpInterface` models for the `mpi` ops
+/// that have none upstream, so that buffer deallocation accepts them: each
+/// reads and writes its memref operands and writes the default resource.
+void registerMPIMemoryEffects(mlir::DialectRegistry &registry);
 
 #define GEN_PASS_DECL
 #include "remat/Conversion/Passes.h.inc"

@@ -6,7 +6,9 @@
 //
 // Passes that move a bufferized training step onto a GPU. They run inside
 // `--remat-lower-to-nvvm` (see include/remat/Pipelines/Pipelines.h) between
-// bufferization and the upstream parallel-loop-to-GPU passes.
+// bufferization and the upstream parallel-loop-to-GPU passes. And the pass
+// that readies the `mpi` ops of a data-parallel step for the CPU lowering
+// (`--remat-lower-to-cpu`, docs/Distributed.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,6 +100,99 @@ def RematWrapSerialLinalg : Pass<"remat-wrap-serial-linalg", "::mlir::func::Func
     "::mlir::arith::ArithDialect",
     "::mlir::scf::SCFDialect",
   ];
+}
+
+def RematFinishShardToMPI : Pass<"remat-finish-shard-to-mpi", "::mlir::ModuleOp"> {
+  let summary = "Prepare the output of convert-shard-to-mpi for bufferization and LLVM";
+  let description = [{
+    Upstream `--convert-shard-to-mpi` turns the `shard` collectives of a
+    per-rank step into `mpi` ops on buffers, but leaves three gaps before
+    the CPU lowering. This pass closes them:
+
+    - the `shard.grid` symbols that no op references any more are erased
+      (the LLVM IR translation knows no `shard` op);
+    - the MPI ABI that the `mpi` to LLVM conversion (`convert-to-llvm`)
+      targets is read from the DLTI entry `"MPI:Implementation"` of the
+      module, and MPICH is the default when there is none. When the module
+      holds `mpi` ops and no such entry, this pass adds
+      `dlti.map = #dlti.map<"MPI:Implementation" = "<mpi-implementation>">`
+      (OpenMPI by default: the MPI of Debian's `libopenmpi-dev`). An
+      existing entry is kept; a module that already has a `dlti.map`
+      attribute without the entry is an error;
+    - for OpenMPI, every `mpi.comm_split` whose color is a constant is
+      replaced by its parent communicator: upstream's OpenMPI lowering of
+      `mpi.comm_split` reads the new communicator back as a 32-bit integer
+      and truncates OpenMPI's pointer, and convert-shard-to-mpi splits with
+      a constant color exactly when a collective runs over the whole grid,
+      whose ranks are then the world's in the world's order. A
+      rank-dependent color is an error (use a 1-D grid, or MPICH);
+    - `mpi` ops on buffers (`mpi.allreduce`, `mpi.send`, ...) declare no
+      memory effects, which ownership-based buffer deallocation refuses. The
+      pass registers, as a dependent-dialect extension, external
+      `MemoryEffectOpInterface` models for them: every memref operand is read
+      and written, and the default resource is written (so that nothing is
+      moved across them).
+
+    Before:
+    ```mlir
+    shard.grid @grid0(shape = 2)
+    func.func @step(...) { ... mpi.allreduce(%b, %b, MPI_SUM, %comm) ... }
+    ```
+    After:
+    ```mlir
+    module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">} {
+      func.func @step(...) { ... mpi.allreduce(%b, %b, MPI_SUM, %comm) ... }
+    }
+    ```
+  }];
+  let options = [
+    Option<"mpiImplementation", "mpi-implementation", "std::string",
+           /*default=*/"\"OpenMPI\"",
+           "The MPI ABI to target when the module names none: OpenMPI or "
+           "MPICH">,
+  ];
+  let dependentDialects = [
+    "::mlir::DLTIDialect",
+    "::mlir::mpi::MPIDialect",
+  ];
+}
+
+def RematFoldPartialSumInits : Pass<"remat-fold-partial-sum-inits", "::mlir::func::FuncOp"> {
+  let summary = "Drop the rank-dependent init of partial sums that shard-partition emits when it is already zero";
+  let description = [{
+    Upstream `shard-partition` turns a reduction over a split dimension (a
+    weight gradient `x^T dy` over the batch) into a partial sum per rank,
+    all-reduced afterwards. So that the init is counted once, it gives the
+    reduction its original init on the first process and the neutral
+    element on the others, through an `scf.if` on the process index. In a
+    training step the init is a fill of zero, the neutral element itself:
+    both branches are the same value. This pass replaces such an `scf.if`
+    (then branch: a `linalg.fill` of a constant defined above; else branch:
+    only a fill of a new tensor with the same constant) by the fill.
+
+    The `scf.if` is not only dead weight: its result is an extra buffer per
+    gradient, and ownership-based deallocation frees the buffers it may
+    yield only at the end of the function, so the measured peak of the
+    per-rank step would exceed what the planner predicts.
+
+    Before:
+    ```mlir
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x10xf32>) -> tensor<16x10xf32>
+    %i = scf.if %first -> (tensor<16x10xf32>) {
+      scf.yield %z : tensor<16x10xf32>
+    } else {
+      %e2 = tensor.empty() : tensor<16x10xf32>
+      %z2 = linalg.fill ins(%zero2 : f32) outs(%e2 : tensor<16x10xf32>) -> tensor<16x10xf32>
+      scf.yield %z2 : tensor<16x10xf32>
+    }
+    %g = linalg.matmul ins(%at, %dy : ...) outs(%i : tensor<16x10xf32>) -> tensor<16x10xf32>
+    ```
+    After:
+    ```mlir
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x10xf32>) -> tensor<16x10xf32>
+    %g = linalg.matmul ins(%at, %dy : ...) outs(%z : tensor<16x10xf32>) -> tensor<16x10xf32>
+    ```
+  }];
 }
 
 #endif // REMAT_CONVERSION_PASSES_TD

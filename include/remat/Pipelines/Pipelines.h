@@ -66,10 +66,18 @@ struct RematLowerToCPUPipelineOptions
                      "alignment) instead of malloc (size padded by the "
                      "alignment)."),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> mpiImplementation{
+      *this, "mpi-implementation",
+      llvm::cl::desc("The MPI ABI that the collectives of a data-parallel "
+                     "step are lowered for, unless the module names one in "
+                     "its DLTI entry \"MPI:Implementation\": OpenMPI or "
+                     "MPICH."),
+      llvm::cl::init("OpenMPI")};
 };
 
 /// Adds the CPU lowering pipeline to `pm` (anchored on builtin.module):
 ///   remat-strip-barriers -> remat-decompose-aggregated-ops
+///   -> convert-shard-to-mpi -> remat-finish-shard-to-mpi
 ///   -> one-shot-bufferize (function boundaries, identity layouts)
 ///   -> buffer-deallocation-pipeline -> optimize-allocation-liveness
 ///   -> convert-bufferization-to-memref -> convert-linalg-to-loops
@@ -78,20 +86,39 @@ struct RematLowerToCPUPipelineOptions
 ///   -> reconcile-unrealized-casts.
 /// Already-bufferized (memref) input is accepted as long as it holds no
 /// deallocations yet; input already in the LLVM dialect passes through.
-void buildRematLowerToCPUPipeline(mlir::OpPassManager &pm,
-                                  const RematLowerToCPUPipelineOptions &options);
+void buildRematLowerToCPUPipeline(
+    mlir::OpPassManager &pm, const RematLowerToCPUPipelineOptions &options);
 
 /// Adds the first half of the CPU pipeline, which yields the bufferized IR
 /// that actually runs (what the memory analysis should see):
 ///   remat-strip-barriers -> remat-decompose-aggregated-ops
+///   -> convert-shard-to-mpi -> remat-finish-shard-to-mpi
 ///   -> one-shot-bufferize -> buffer-deallocation-pipeline
 ///   -> optimize-allocation-liveness -> convert-bufferization-to-memref.
-/// Only `deallocate`, `early-dealloc` and `buffer-alignment` apply.
+/// Only `deallocate`, `early-dealloc`, `buffer-alignment` and
+/// `mpi-implementation` apply.
 void buildRematBufferizePipeline(mlir::OpPassManager &pm,
                                  const RematLowerToCPUPipelineOptions &options);
 
 /// Registers the `remat-lower-to-cpu` and `remat-bufferize` pipelines.
 void registerRematLowerToCPUPipeline();
+
+//===----------------------------------------------------------------------===//
+// remat-shard-partition
+//===----------------------------------------------------------------------===//
+
+/// Adds upstream partitioning of a `shard`-annotated step into its per-rank
+/// program to `pm` (anchored on builtin.module), on every function:
+///   sharding-propagation{traversal=forward-backward} -> shard-partition
+///   -> remat-fold-partial-sum-inits.
+/// The forward-backward traversal is the one that keeps the batch split
+/// through the backward pass of our steps and turns the gradients into
+/// partial sums with one `shard.all_reduce` each (docs/Distributed.md says
+/// what the other traversals do).
+void buildRematShardPartitionPipeline(mlir::OpPassManager &pm);
+
+/// Registers the `remat-shard-partition` pipeline.
+void registerRematShardPartitionPipeline();
 
 //===----------------------------------------------------------------------===//
 // remat-pipeline
@@ -118,8 +145,7 @@ struct RematPipelineOptions
       *this, "mode", llvm::cl::desc("What the plan optimizes"),
       llvm::cl::init(PlanMode::MinCompute), REMAT_PLAN_MODE_CL_VALUES};
   PassOptions::Option<double> timeLimit{
-      *this, "time-limit",
-      llvm::cl::desc("Solver wall-clock limit in seconds"),
+      *this, "time-limit", llvm::cl::desc("Solver wall-clock limit in seconds"),
       llvm::cl::init(60.0)};
   PassOptions::Option<unsigned> dataArgs{
       *this, "data-args",

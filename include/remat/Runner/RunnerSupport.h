@@ -80,6 +80,42 @@ mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name,
 /// for scalars) to `data`.
 void fillInput(const ValueSpec &spec, unsigned arg, void *data);
 
+//===----------------------------------------------------------------------===//
+// Data-parallel inputs
+//===----------------------------------------------------------------------===//
+
+/// How a data-parallel step splits one argument over the ranks of a 1-D
+/// grid: along dimension `dim` into `parts` equal blocks, rank `r` holding
+/// block `r`. `dim` -1: replicated, every rank holds the whole value.
+struct ArgSplit {
+  int dim = -1;
+  int64_t parts = 1;
+};
+
+/// The split of every argument of `entry`, read from its `shard`
+/// annotations: `%a = shard.shard %arg to %s annotate_for_users` with `%s` a
+/// `shard.sharding` on a 1-D `shard.grid` (examples/gen/gen_training_step.py
+/// `shard` writes them). Arguments without one are replicated. Sets `error`
+/// and fails on a sharding the runners cannot feed: a split over several
+/// dimensions or along an N-D grid, halos or explicit shard sizes, a
+/// dimension that is dynamic or not a multiple of the number of processes.
+mlir::FailureOr<llvm::SmallVector<ArgSplit>>
+getArgSplits(mlir::func::FuncOp entry, std::string &error);
+
+/// The number of processes of every `shard.grid` of `module` (its shape's
+/// product), or 0 when it has none. Sets `error` and fails when two grids
+/// differ in size.
+mlir::FailureOr<int64_t> getGridProcessCount(mlir::ModuleOp module,
+                                             std::string &error);
+
+/// Fills `data` with the documented input (fillInput) of argument `arg`,
+/// whose whole value has spec `global`, restricted to block `index` of
+/// `split` (the whole value when replicated): rank `index` of a
+/// data-parallel run thus holds exactly its slice of the single-process
+/// input. `data` holds the block's elements in row-major order.
+void fillInputBlock(const ValueSpec &global, unsigned arg,
+                    const ArgSplit &split, int64_t index, void *data);
+
 /// Checksum of one result over its elements in row-major order: the sum, the
 /// sum of absolute values, and the FNV-1a 64-bit hash of the raw bytes.
 struct Checksum {

@@ -31,6 +31,12 @@
 //   * `remat.phase` gives Forward/Backward; `remat.keep` gives the pin. Ops
 //     that are not free of memory effects (calls, random number generators,
 //     collectives, allocations) are pinned `Always`: they are never cloned.
+//   * Collectives (`remat::isCollectiveOp`: `shard` collectives, `mpi` ops)
+//     are pinned `Always` although upstream marks most of them `Pure`, and
+//     each one depends on the previous one: every rank runs each collective
+//     exactly once and in program order, whatever the solver. A region op
+//     holding a collective, or collectives on two different grids, are
+//     errors.
 //   * Outputs are the nodes defining the returned values, plus every node
 //     whose result nobody uses (so that no op is dropped by a schedule).
 //   * The graph is named after the function; nodes are named `arg<N>` and
@@ -81,7 +87,8 @@ struct FunctionGraph {
 bool isFreeOp(mlir::Operation *op);
 
 /// Whether `op` may be computed more than once without changing what the
-/// program does: it and every op nested in it are free of memory effects.
+/// program does: it and every op nested in it are free of memory effects,
+/// and none of them is a collective (remat::isCollectiveOp).
 bool isRecomputable(mlir::Operation *op);
 
 /// Translates `func` (single block, cost-annotated, phases inferred) into a
