@@ -136,12 +136,31 @@ struct RematPipelineOptions
                      "and planning (0: dynamic shapes are an error); the "
                      "planned function asserts at run time that its "
                      "arguments are no larger"),
-      llvm::cl::init(0)  PassOptions::Option<std::string> exportGraph{
+      llvm::cl::init(0)};
+  PassOptions::ListOption<std::string> functions{
+      *this, "functions",
+      llvm::cl::desc("Names of the functions to plan (default: every public "
+                     "function with a body); a name that is no function "
+                     "with a body is an error")};
+  PassOptions::Option<bool> inlineCalls{
+      *this, "inline",
+      llvm::cl::desc("Inline func.call ops first (upstream inline pass, "
+                     "without its canonicalization), so a training step "
+                     "split into helper functions is planned as one; unused "
+                     "private functions are then erased"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> exportGraph{
       *this, "export-graph",
       llvm::cl::desc("Write the problem graph JSON of the module's function "
                      "to this file ('-': stdout) for remat-solve, and stop "
                      "before planning"),
       llvm::cl::init("")};
+  PassOptions::Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("Apply this saved schedule (remat-solve's result JSON "
+                     "for the exported graph) instead of solving"),
+      llvm::cl::init("")};
+};
 
 /// Adds `inline` (unless disabled), then, nested on every func.func that
 /// `functions` selects (include/remat/Transforms/FunctionFilter.h):
