@@ -51,6 +51,23 @@ Graph remat::scaleBatch(const Graph &graph, int64_t batch) {
   return scaled;
 }
 
+/// Whether the graph at `batch` still adds up to at most kMaxTotalBytes, so
+/// that `scaleBatch` neither wraps nor builds a graph `Graph::check` rejects.
+static bool isRepresentableBatch(const Graph &graph, int64_t batch) {
+  int64_t total = graph.fixedBytes;
+  for (const Node &node : graph.nodes) {
+    int64_t bytes = node.bytes;
+    if (node.kind != NodeKind::Param) {
+      if (bytes > 0 && batch > kMaxTotalBytes / bytes)
+        return false;
+      bytes *= batch;
+    }
+    if (!addBytes(total, bytes))
+      return false;
+  }
+  return true;
+}
+
 /// "peak P, cost C" of a feasible answer, else its status.
 static std::string describe(const SolveResult &result) {
   if (!result.feasible())
@@ -157,7 +174,12 @@ BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
   probe.objective = Objective::MinComputeUnderBudget;
   auto fits = [&](int64_t batch, SolveResult &out) {
     ++search.probes;
-    out = solver.solve(scaleBatch(graph, batch), probe);
+    out = isRepresentableBatch(graph, batch)
+              ? solver.solve(scaleBatch(graph, batch), probe)
+              : failSolve(solver.name, SolveStatus::Infeasible,
+                          "at batch " + std::to_string(batch) +
+                              " the sizes add up to more than 2^62 bytes",
+                          watch);
     progress.report(search.result.feasible() ? search.result.cost : -1,
                     search.result.feasible() ? search.result.peakBytes : -1, -1,
                     "probe " + std::to_string(search.probes) + " at batch " +

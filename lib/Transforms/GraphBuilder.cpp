@@ -122,6 +122,13 @@ remat::buildFunctionGraph(func::FuncOp func,
            << func.getSymName() << "' has " << func.getBody().getBlocks().size()
            << " blocks";
 
+  // The default of one data argument also fits a function without any.
+  unsigned numArgs = func.getNumArguments();
+  if (options.numDataArgs > std::max(numArgs, 1u))
+    return mlir::emitError(func.getLoc())
+           << "data-args=" << options.numDataArgs << " but '"
+           << func.getSymName() << "' has only " << numArgs << " argument(s)";
+
   FunctionGraph result;
   Graph &graph = result.graph;
   graph.name = func.getSymName().str();
@@ -142,7 +149,7 @@ remat::buildFunctionGraph(func::FuncOp func,
     node.name = "arg" + std::to_string(arg.getArgNumber());
     node.bytes = bytes;
     node.kind = arg.getArgNumber() < options.numDataArgs ? NodeKind::Input
-                                                          : NodeKind::Param;
+                                                         : NodeKind::Param;
     result.argNodes.push_back(graph.size());
     result.nodeOps.push_back(nullptr);
     graph.nodes.push_back(std::move(node));
@@ -231,7 +238,7 @@ remat::buildFunctionGraph(func::FuncOp func,
     return mlir::emitError(func.getLoc()) << "cannot be planned: " << error;
   std::string error = graph.check();
   if (!error.empty())
-    return mlir::emitError(func.getLoc()) << "internal error: malformed problem graph: "
-                            << error;
+    return mlir::emitError(func.getLoc())
+           << "internal error: malformed problem graph: " << error;
   return result;
 }

@@ -44,7 +44,9 @@ const char *toString(Mode mode);
 bool parseMode(const std::string &name, Mode &mode);
 
 /// The graph at batch size `batch`: input, forward and backward bytes times
-/// `batch`; parameters and fixed bytes unchanged.
+/// `batch`; parameters and fixed bytes unchanged. The caller keeps the
+/// scaled sizes representable (`findMaxBatch` treats a batch whose sizes add
+/// up to more than kMaxTotalBytes as one that does not fit).
 Graph scaleBatch(const Graph &graph, int64_t batch);
 
 /// One solve of a search: the budget asked and the solver's answer.
