@@ -13,12 +13,13 @@
 //     with the peak and cost the solver reported, recomputes no pinned node,
 //     meets the budget (or, for min-peak, the cost limit), and is no better
 //     than the lower bounds (`peakLowerBound`, `checkpointAllCost`) nor than
-//     a bound the solver itself proved (except the LP rounding's, which
-//     holds for Checkmate's frontier-advancing class only);
+//     a bound the solver itself proved (except Checkmate's MILP and LP
+//     rounding, whose bounds hold for the frontier-advancing class only);
 //   * no feasible answer beats brute force's optimum, and brute force is
 //     feasible whenever any solver is (graphs small enough for it);
-//   * a solver that says Optimal (other than the MILP, optimal only in its
-//     frontier-advancing class) matches brute force's optimum;
+//   * a solver that says Optimal (other than Checkmate's MILP and LP
+//     rounding, optimal only in the frontier-advancing class) matches brute
+//     force's optimum;
 //   * checkpoint-all, brute force and the portfolio are feasible whenever
 //     the budget holds checkpoint-all's peak;
 //   * every solve returns within its time limit (plus 10 % or 1 s).
