@@ -33,7 +33,15 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <mutex>
+
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/TargetParser/Triple.h"
+
+extern "C" void LLVMInitializeNVPTXTargetInfo();
+extern "C" void LLVMInitializeNVPTXTargetMC();
 
 using namespace mlir;
 
@@ -106,13 +114,48 @@ void remat::buildRematLowerToNVVMPipeline(
   }
 }
 
+bool remat::isKnownNVPTXChip(StringRef chip) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTargetMC();
+  });
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return false;
+  // Created for the default processor: an unknown one would print a warning.
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, "", ""));
+  return subtarget && subtarget->isCPUStringValid(chip);
+}
+
 void remat::registerRematLowerToNVVMPipeline() {
-  PassPipelineRegistration<RematLowerToNVVMPipelineOptions>(
+  using Options = RematLowerToNVVMPipelineOptions;
+  // As PassPipelineRegistration<Options>, but a chip that LLVM's NVPTX
+  // backend does not know is an error rather than PTX for a made-up target.
+  registerPassPipeline(
       "remat-lower-to-nvvm",
       "Lower a linalg-on-tensors training step to LLVM host code that runs "
       "each linalg op as a tiled NVVM kernel, with every buffer in device "
       "memory (gpu.alloc/gpu.dealloc where bufferization placed "
       "allocations and frees) and the kernels embedded as PTX, cubin or "
       "fatbin.",
-      buildRematLowerToNVVMPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        Options options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (!isKnownNVPTXChip(options.chip))
+          return errorHandler("remat-lower-to-nvvm: chip '" + options.chip +
+                              "' is not a GPU architecture that LLVM's "
+                              "NVPTX backend knows (e.g. sm_80, sm_90)");
+        buildRematLowerToNVVMPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(Options());
+      });
 }

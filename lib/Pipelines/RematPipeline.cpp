@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Pipelines/Pipelines.h"
+#include "remat/Transforms/PassOptions.h"
 #include "remat/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
@@ -63,11 +64,30 @@ void remat::buildRematPipeline(OpPassManager &pm,
 }
 
 void remat::registerRematPipeline() {
-  PassPipelineRegistration<RematPipelineOptions>(
+  using Options = RematPipelineOptions;
+  // As PassPipelineRegistration<Options>, but a blank inside an option value
+  // (`budget= 70 %`) is an error naming the option.
+  registerPassPipeline(
       "remat-pipeline",
       "Plan and apply rematerialization so every selected function's peak "
       "memory meets the budget: inline, remat-annotate-costs, "
       "remat-infer-phases, "
       "remat-select-checkpoints, remat-rematerialize, remat-verify-memory",
-      buildRematPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        Options options;
+        std::string known;
+        llvm::raw_string_ostream os(known);
+        options.print(os);
+        if (failed(
+                checkOptionBlanks(text, known, "remat-pipeline", errorHandler)))
+          return failure();
+        if (failed(options.parseFromString(text)))
+          return failure();
+        buildRematPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(Options());
+      });
 }

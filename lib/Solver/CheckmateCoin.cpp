@@ -1119,9 +1119,13 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
 
   // The bound on the true objective (the tie-break bonus removed).
   double lowerBound = -1;
-  if (g.exact && std::isfinite(bound) && bound > -1e29) {
+  // CBC reports +-1e50 or more when it has no bound (infeasible, stopped).
+  if (g.exact && std::isfinite(bound) && bound > -1e29 && bound < 1e29) {
     if (minPeak)
-      lowerBound = std::ceil(bound * unit - 1e-6) + g.residentBytes;
+      // The objective is the peak in whole units plus a tie-break below one
+      // unit (1e-6 of the total cost per computation, at most n of them),
+      // so the peak is at least floor(bound) units.
+      lowerBound = std::floor(bound + 1e-6) * unit + g.residentBytes;
     else
       lowerBound = std::max(bound - spec.eta * f.numR, lpBound);
   } else if (g.exact && !minPeak) {

@@ -175,6 +175,13 @@ remat::buildFunctionGraph(func::FuncOp func,
            << func.getSymName() << "' has " << func.getBody().getBlocks().size()
            << " blocks";
 
+  // The default of one data argument also fits a function without any.
+  unsigned numArgs = func.getNumArguments();
+  if (options.numDataArgs > std::max(numArgs, 1u))
+    return mlir::emitError(func.getLoc())
+           << "data-args=" << options.numDataArgs << " but '"
+           << func.getSymName() << "' has only " << numArgs << " argument(s)";
+
   FunctionGraph result;
   Graph &graph = result.graph;
   graph.name = func.getSymName().str();

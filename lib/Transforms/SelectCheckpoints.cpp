@@ -17,6 +17,7 @@
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/Solver.h"
 #include "remat/Transforms/FunctionFilter.h"
+#include "remat/Transforms/PassOptions.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
 
@@ -414,6 +415,14 @@ namespace {
 struct SelectCheckpointsPass
     : public remat::impl::RematSelectCheckpointsBase<SelectCheckpointsPass> {
   using RematSelectCheckpointsBase::RematSelectCheckpointsBase;
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(checkOptionBlanks(*this, options, errorHandler)))
+      return failure();
+    return Pass::initializeOptions(options, errorHandler);
+  }
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();

@@ -7,6 +7,7 @@
 #include "remat/Analysis/MemoryAnalysis.h"
 #include "remat/Solver/Budget.h"
 #include "remat/Transforms/FunctionFilter.h"
+#include "remat/Transforms/PassOptions.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
 
@@ -25,6 +26,14 @@ struct VerifyMemoryPass
     : public remat::impl::RematVerifyMemoryBase<VerifyMemoryPass> {
   using RematVerifyMemoryBase::RematVerifyMemoryBase;
 
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(checkOptionBlanks(*this, options, errorHandler)))
+      return failure();
+    return Pass::initializeOptions(options, errorHandler);
+  }
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     markAllAnalysesPreserved();
@@ -35,8 +44,15 @@ struct VerifyMemoryPass
     if (!*selected)
       return;
     auto plan = func->getAttrOfType<PlanAttr>(RematDialect::kPlanAttrName);
-    if (budget.empty() && !plan)
-      return;
+    if (budget.empty() && !plan) {
+      // Passing silently would read as "verified".
+      mlir::emitError(func.getLoc())
+          << getArgument() << ": nothing to verify '" << func.getSymName()
+          << "' against: it has no remat.plan and no budget= is given (plan "
+             "it with --remat-select-checkpoints, give budget=, or leave it "
+             "out with functions=)";
+      return signalPassFailure();
+    }
 
     int64_t limit = plan ? plan.getBudget() : 0;
     if (!budget.empty()) {

@@ -19,3 +19,14 @@ func.func @over_budget(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, 
   %ga = arith.mulf %gb, %a {remat.cost = #c16, remat.phase = #bwd} : tensor<4xf32>
   return %c, %ga : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Neither a remat.plan nor budget=: nothing to verify against, which is an
+// error rather than a silent pass (bad-input tour, issue 11).
+#c16 = #remat.cost<bytes = [16], flops = 4>
+// expected-error @below {{remat-verify-memory: nothing to verify 'unplanned' against: it has no remat.plan and no budget= is given}}
+func.func @unplanned(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = math.tanh %x {remat.cost = #c16} : tensor<4xf32>
+  return %a : tensor<4xf32>
+}

@@ -24,8 +24,11 @@ func.func @rematerialized(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32
 
 // -----
 
-// Without a plan or a budget option there is nothing to check.
+// Without a plan or a budget option there is nothing to check against: an
+// error rather than a silent pass (remat-verify-memory-errors.mlir); with
+// budget= the function is checked.
 // OPT: remark: peak memory 32 bytes within the budget of 128 bytes
+// expected-error @below {{nothing to verify 'no_plan' against}}
 func.func @no_plan(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = math.tanh %x {remat.cost = #remat.cost<bytes = [16], flops = 4>} : tensor<4xf32>
   return %a : tensor<4xf32>

@@ -281,7 +281,12 @@ struct RematLowerToNVVMPipelineOptions
 void buildRematLowerToNVVMPipeline(
     mlir::OpPassManager &pm, const RematLowerToNVVMPipelineOptions &options);
 
-/// Registers the `remat-lower-to-nvvm` pipeline.
+/// Whether LLVM's NVPTX backend knows `chip` (sm_50 ... sm_120a and the
+/// like): `remat-lower-to-nvvm` rejects other `chip=` values.
+bool isKnownNVPTXChip(llvm::StringRef chip);
+
+/// Registers the `remat-lower-to-nvvm` pipeline; an unknown `chip` is an
+/// error when the pipeline is parsed.
 void registerRematLowerToNVVMPipeline();
 
 /// Registers every remat-opt pipeline.

@@ -93,7 +93,8 @@ bool isRecomputable(mlir::Operation *op);
 
 /// Translates `func` (single block, cost-annotated, phases inferred) into a
 /// problem graph. Emits a located error and fails on IR outside the model:
-/// several blocks, a tensor-producing op without `remat.cost`, an op without
+/// several blocks, more data arguments than arguments (beyond the default
+/// one), a tensor-producing op without `remat.cost`, an op without
 /// `remat.phase`, an argument of dynamic shape, or a `remat.keep<never>` pin
 /// on an op that cannot be recomputed.
 mlir::FailureOr<FunctionGraph>

@@ -351,8 +351,9 @@ def RematVerifyMemory : Pass<"remat-verify-memory", "::mlir::func::FuncOp"> {
     the memory analysis (tensor IR with `remat.cost`, or bufferized IR) and
     fails with a located error, naming the op at the peak, if it exceeds the
     budget: the `budget` option when given, otherwise the budget of the
-    function's `remat.plan`. Functions with neither, and functions that
-    `functions=` does not select, are skipped. Emits a
+    function's `remat.plan`. A selected function with neither is an error
+    (nothing to verify against); functions that `functions=` does not
+    select are skipped. Emits a
     remark with the peak, the budget and, for a rematerialized function, the
     peak before rematerialization and the recompute overhead.
   }];

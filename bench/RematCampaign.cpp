@@ -1,0 +1,130 @@
+//===- RematCampaign.cpp - property campaign over random problems ---------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// remat-campaign: runs the property campaign of Solver/Campaign.h (random
+// DAGs, random budgets, every registered solver, every answer checked by the
+// simulator and against brute force) for as many graphs as asked, prints a
+// table per solver and every violation, and exits 1 if there was one.
+//
+// Example (the run reported in docs/Testing.md):
+//   remat-campaign --graphs=100000 --seed=1 --max-forward=6
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Campaign.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string>
+
+using namespace remat;
+
+namespace {
+
+void usage() {
+  std::fprintf(stderr, "usage: remat-campaign [--graphs=N] [--seed=S] "
+                       "[--max-forward=N] [--solvers=a,b] [--time-limit=S] "
+                       "[--quiet]\n");
+}
+
+/// The value of `--flag=value` in `arg`, or nullptr.
+const char *valueOf(const char *arg, const char *flag) {
+  size_t length = std::strlen(flag);
+  if (std::strncmp(arg, flag, length) == 0 && arg[length] == '=')
+    return arg + length + 1;
+  return nullptr;
+}
+
+/// `text` as a positive number, or exits with a message naming `flag`.
+double positive(const char *text, const char *flag) {
+  char *end = nullptr;
+  double value = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(value > 0) || value > 1e12) {
+    std::fprintf(stderr,
+                 "remat-campaign: %s needs a positive number, not '%s'\n", flag,
+                 text);
+    std::exit(1);
+  }
+  return value;
+}
+
+bool parse(int argc, char **argv, CampaignOptions &options, bool &quiet) {
+  for (int i = 1; i < argc; ++i) {
+    const char *arg = argv[i];
+    if (const char *v = valueOf(arg, "--graphs")) {
+      options.graphs = static_cast<int>(positive(v, "--graphs"));
+    } else if (const char *v = valueOf(arg, "--seed")) {
+      options.seed = static_cast<uint64_t>(positive(v, "--seed"));
+    } else if (const char *v = valueOf(arg, "--max-forward")) {
+      options.maxForwardNodes = static_cast<int>(positive(v, "--max-forward"));
+    } else if (const char *v = valueOf(arg, "--time-limit")) {
+      options.timeLimitSeconds = positive(v, "--time-limit");
+    } else if (const char *v = valueOf(arg, "--solvers")) {
+      std::stringstream in(v);
+      for (std::string name; std::getline(in, name, ',');) {
+        if (!findSolver(name)) {
+          std::fprintf(stderr,
+                       "remat-campaign: unknown solver '%s' (known: %s)\n",
+                       name.c_str(), solverNames().c_str());
+          return false;
+        }
+        options.solvers.push_back(name);
+      }
+    } else if (std::strcmp(arg, "--quiet") == 0) {
+      quiet = true;
+    } else {
+      std::fprintf(stderr, "remat-campaign: unknown option '%s'\n", arg);
+      return false;
+    }
+  }
+  return true;
+}
+
+void printReport(const CampaignReport &report, double seconds) {
+  std::printf("%d graphs, %d solves (%d compared with brute force) in %.1f s: "
+              "%d violation(s)\n\n",
+              report.graphs, report.solves, report.exactGraphs, seconds,
+              report.failureCount);
+  std::printf("| solver | solves | optimal | feasible | infeasible | timeout | "
+              "unsupported | mean (ms) | max (ms) |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const auto &[name, t] : report.tallies)
+    std::printf(
+        "| %s | %d | %d | %d | %d | %d | %d | %.2f | %.1f |\n", name.c_str(),
+        t.solves, t.optimal, t.feasible, t.infeasible, t.timeout, t.unsupported,
+        t.solves ? 1000.0 * t.seconds / t.solves : 0.0, 1000.0 * t.maxSeconds);
+  for (const std::string &failure : report.failures)
+    std::printf("violation: %s\n", failure.c_str());
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CampaignOptions options;
+  options.maxFailures = 200;
+  bool quiet = false;
+  if (!parse(argc, argv, options, quiet)) {
+    usage();
+    return 1;
+  }
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  CampaignReport report =
+      runCampaign(options, [&](const CampaignReport &sofar) {
+        if (!quiet && sofar.graphs % 1000 == 0)
+          std::fprintf(stderr, "%d graphs, %d violation(s), %.0f s\n",
+                       sofar.graphs, sofar.failureCount, elapsed());
+      });
+  printReport(report, elapsed());
+  return report.failureCount == 0 ? 0 : 1;
+}
