@@ -28,6 +28,10 @@ using namespace remat;
 
 /// What one portfolio solve may take at most.
 static constexpr double kTotalSeconds = 9.0;
+/// The part of it each member before the local search may take (Chen's
+/// grid stops early with its best so far; the local search starts from
+/// those sets anyway).
+static constexpr double kMemberShare = 0.1;
 /// Checkmate's LP rounding joins on graphs with at most this many nodes to
 /// schedule (its LP has O(n^2) columns), with at most this many seconds.
 static constexpr int kRoundingNodes = 150;
@@ -65,7 +69,10 @@ public:
           SolverFn(solveHierarchical)}) {
       if (done() || outOfTime())
         break;
-      consider(fn(graph, withSeconds(0.0)));
+      SolveOptions share = withSeconds(0.0);
+      share.timeLimitSeconds =
+          std::min(share.timeLimitSeconds, total * kMemberShare);
+      consider(fn(graph, share));
     }
     const bool rounding = roundingFits(graph, options);
     if (!done() && !outOfTime())
