@@ -96,6 +96,7 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
   BudgetSearch search;
   SolveOptions probe = nestedOptions(options);
   probe.objective = Objective::MinComputeUnderBudget;
+  probe.lastResort = false;
   search.lowerBound = peakLowerBound(graph);
   int64_t lo = search.lowerBound;
   int64_t hi = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
@@ -186,6 +187,7 @@ BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
   BatchSearch search;
   SolveOptions probe = nestedOptions(options);
   probe.objective = Objective::MinComputeUnderBudget;
+  probe.lastResort = false;
   auto fits = [&](int64_t batch, SolveResult &out) {
     ++search.probes;
     out = solver.solve(scaleBatch(graph, batch), probe);
@@ -262,8 +264,10 @@ static ParetoPoint selectPoint(const std::vector<BudgetProbe> &pool,
   return point;
 }
 
-/// The part of a Pareto curve's time limit that the search for its bottom
-/// may take.
+/// The part of a Pareto curve's time limit its solves aim at (the rest is
+/// for the solves' overruns and the verification of the curve), and the
+/// part of that the search for its bottom may take.
+static constexpr double kCurveShare = 0.95;
 static constexpr double kSearchShare = 0.6;
 
 ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
@@ -276,7 +280,7 @@ ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
   curve.checkpointAllCost = checkpointAllCost(graph);
   // The time limit bounds the whole curve: the search for the bottom gets
   // a share, the points the rest, each solve an equal part of what is left.
-  const double total = options.timeLimitSeconds;
+  const double total = options.timeLimitSeconds * kCurveShare;
   BudgetSearch search =
       findSmallestBudget(graph, solver, options, total * kSearchShare);
   curve.smallestBudget = search.smallestBudget;
@@ -290,6 +294,7 @@ ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
   std::vector<BudgetProbe> pool = std::move(search.answers);
   SolveOptions probe = nestedOptions(options);
   probe.objective = Objective::MinComputeUnderBudget;
+  probe.lastResort = false;
   const int64_t top = std::max(curve.checkpointAllPeak, curve.smallestBudget);
   const int64_t bottom = curve.smallestBudget;
   // Checkpoint-all anchors the top: no schedule is cheaper.

@@ -21,7 +21,9 @@
 // the best verified answer they saw, never an unverified one, and the
 // smallest budget they report is one at which the solver, asked again with
 // the same options, returned a plan. Each probe is a phase for
-// `SolveOptions::progress`.
+// `SolveOptions::progress`. Probes run without `SolveOptions::lastResort`
+// (auto's MILP fallback on small graphs), so that an infeasible probe does
+// not take the whole time limit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -135,8 +137,9 @@ struct ParetoCurve {
 /// finds (fewer when they coincide). Every verified plan of every probe
 /// (the search's, one solve per budget, and checkpoint-all itself) is a
 /// candidate for every budget; each point takes the cheapest that fits.
-/// `options.timeLimitSeconds` bounds the whole curve, not each solve: the
-/// search for the bottom takes up to 60 % of it, and each remaining point an
+/// `options.timeLimitSeconds` bounds the whole curve, not each solve: its
+/// solves aim at 95 % of it (the rest is margin for overruns), the search
+/// for the bottom takes up to 60 % of that, and each remaining point an
 /// equal share of what is left (at least 0.1 s; a solver that has no plan
 /// yet may run past its share, as it does past its own limit).
 ParetoCurve paretoCurve(const Graph &graph, const SolverInfo &solver,
