@@ -244,7 +244,7 @@ private:
     const Schedule &schedule = point.eval.schedule;
     Simulation sim = simulate(graph, schedule);
     std::vector<int> held;
-    if (!sim.valid())
+    if (!sim.valid() || schedule.steps.empty())
       return held;
     size_t peakStep = 0;
     for (size_t i = 0; i < schedule.steps.size(); ++i)
