@@ -470,6 +470,7 @@ public:
   BudgetSearch(const Graph &graph, const SolveOptions &options,
                const std::vector<Block> &blocks, const Stopwatch &watch)
       : graph(graph), options(options), blocks(blocks), watch(watch),
+        deadline(watch, options.timeLimitSeconds),
         progress(options, "hierarchical", watch),
         limit(costLimit(graph, options)), resident(graph.residentBytes()) {
     // The model's peak when everything is kept bounds every model budget.
@@ -494,12 +495,13 @@ private:
     return eval.peakBytes <= options.budget &&
            eval.cost <= limit + 1e-9 * std::max(1.0, std::abs(limit));
   }
-  bool outOfTime() const { return watch.seconds() > options.timeLimitSeconds; }
+  bool outOfTime() const { return deadline.reached(); }
 
   const Graph &graph;
   const SolveOptions &options;
   const std::vector<Block> &blocks;
   const Stopwatch &watch;
+  Deadline deadline;
   ProgressReporter progress;
   const double limit;
   const int64_t resident;
@@ -512,8 +514,10 @@ private:
 /// has no plan).
 std::optional<CheckpointEval> BudgetSearch::probe(double modelBudget) {
   std::optional<std::vector<int>> choice = BlockDp(blocks, modelBudget).solve();
-  if (!choice)
+  if (!choice) {
+    deadline.step();
     return std::nullopt;
+  }
   ++probes;
   std::vector<char> keep(graph.size(), 0);
   for (size_t b = 0; b < blocks.size(); ++b)
@@ -524,11 +528,12 @@ std::optional<CheckpointEval> BudgetSearch::probe(double modelBudget) {
     CheckpointEval eval = evaluateCheckpoints(graph, keep, variant);
     if (!result || isBetter(options, limit, eval.peakBytes, eval.cost,
                             result->peakBytes, result->cost))
-      result = eval;
+      result = CheckpointEval{eval.peakBytes, eval.cost, {}};
     if (!best || isBetter(options, limit, eval.peakBytes, eval.cost,
                           best->eval.peakBytes, best->eval.cost))
-      best = Plan{keep, variant, eval};
+      best = Plan{keep, variant, std::move(eval)};
   }
+  deadline.step();
   progress.report(best->eval.cost, best->eval.peakBytes, -1,
                   "probe " + std::to_string(probes) + " at model budget " +
                       std::to_string(static_cast<int64_t>(modelBudget)));
@@ -587,6 +592,25 @@ void BudgetSearch::minimizePeak() {
   }
 }
 
+/// Runs the model budget search for the objective of `options`.
+static void searchBudget(BudgetSearch &search, const SolveOptions &options) {
+  if (options.objective == Objective::MinPeakUnderOverhead)
+    search.minimizePeak();
+  else
+    search.minimizeCompute();
+}
+
+std::vector<char> remat::hierarchicalKeep(const Graph &graph,
+                                          const SolveOptions &options) {
+  Stopwatch watch;
+  Decomposition decomposition(graph);
+  if (decomposition.blocks.empty())
+    return {};
+  BudgetSearch search(graph, options, decomposition.blocks, watch);
+  searchBudget(search, options);
+  return search.best ? search.best->keep : std::vector<char>();
+}
+
 SolveResult remat::solveHierarchical(const Graph &graph,
                                      const SolveOptions &options) {
   Stopwatch watch;
@@ -598,10 +622,7 @@ SolveResult remat::solveHierarchical(const Graph &graph,
                        SolveStatus::Feasible, watch,
                        "no forward node to recompute");
   BudgetSearch search(graph, options, blocks, watch);
-  if (options.objective == Objective::MinPeakUnderOverhead)
-    search.minimizePeak();
-  else
-    search.minimizeCompute();
+  searchBudget(search, options);
   size_t optionCount = 0;
   for (const Block &block : blocks)
     optionCount += block.options.size();
@@ -614,7 +635,6 @@ SolveResult remat::solveHierarchical(const Graph &graph,
                          summary + ")",
                      watch);
   const Plan &plan = *search.best;
-  return finishSolve(graph, options, name,
-                     scheduleFromCheckpoints(graph, plan.keep, plan.variant),
+  return finishSolve(graph, options, name, plan.eval.schedule,
                      SolveStatus::Feasible, watch, summary);
 }

@@ -14,11 +14,15 @@
 // in or out of the set, or shifts a checkpoint to the previous/next one; a move
 // is taken when the simulated (peak, cost) is better for the objective
 // (`isBetter`). Passes repeat in a deterministic shuffled order until none
-// improves; climbs start from the three best distinct starting points,
-// sharing the time limit (at most 10 s), and from the others in rank order
-// while nothing meets the constraints and time is left. Every evaluation is a
-// full build and simulation, so what it reports is exactly what the schedule
-// does.
+// improves. Each pass starts with drops aimed at the peak: the largest kept
+// values held across the peak step, alone and several at once (a block's
+// activations, each useless to drop alone because the others still hold
+// the peak), repeated while one is taken. Climbs start from the three best
+// distinct starting points, sharing the time limit (at most 10 s), and from the
+// others in rank order while nothing meets the constraints and time is left;
+// every step stops before the time limit would be passed (`Deadline`). Every
+// evaluation is a full build and simulation, so what it reports is exactly what
+// the schedule does.
 //
 // Fails (Infeasible) when no set it visits meets the constraints. It cannot
 // find schedules outside the builder's family (checkpoint sets with
@@ -27,16 +31,24 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/ScheduleBuilder.h"
+#include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
 #include "remat/Solver/Solvers.h"
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 using namespace remat;
 
 /// Climbs start from this many of the best distinct starting points.
 static constexpr size_t kStarts = 3;
+/// Joint drops take at most this many of the largest values held across the
+/// peak, and group values at most kNearNodes recomputable nodes apart.
+static constexpr size_t kMaxJointDrop = 6;
+static constexpr int kNearNodes = 12;
+/// The hierarchical solver's share of the starting points' time.
+static constexpr double kHierarchicalSeconds = 1.0;
 
 namespace {
 /// A point of the search: a checkpoint set, the builder variant it is
@@ -48,31 +60,61 @@ struct Point {
 };
 } // namespace
 
-/// Starting sets: checkpoint-all, Chen greedy over a coarse grid (both
-/// candidate rules), Feng & Huang, and the min-cut sweep.
+/// `sets` spread out: every 8th first, then every 4th, 2nd, and the rest,
+/// so that a ranking cut short by the time limit still samples the whole
+/// range of a sweep.
+static void appendSpread(std::vector<std::vector<char>> &out,
+                         std::vector<std::vector<char>> sets) {
+  std::vector<char> taken(sets.size(), 0);
+  for (size_t stride : {8, 4, 2, 1})
+    for (size_t i = 0; i < sets.size(); i += stride)
+      if (!taken[i]) {
+        taken[i] = 1;
+        out.push_back(std::move(sets[i]));
+      }
+}
+
+/// Starting sets, most promising first (distinct): the hierarchical DP's
+/// plan (computed last, when under a quarter of `timeLimit` is spent, and
+/// given at most kHierarchicalSeconds), Feng & Huang, checkpoint-all, then
+/// the min-cut sweep and Chen greedy over a coarse grid (both candidate
+/// rules), spread out.
 static std::vector<std::vector<char>>
 startingSets(const Graph &graph, const std::vector<int> &nodes,
-             const SolveOptions &options) {
+             const SolveOptions &options, const Stopwatch &watch,
+             double timeLimit) {
   std::vector<std::vector<char>> sets;
+  sets.push_back(fengHuangKeep(graph, options));
   sets.push_back(std::vector<char>(graph.size(), 0));
   for (int id : nodes)
     sets.back()[id] = 1;
+  appendSpread(sets, minCutKeepSets(graph));
   std::vector<int> fwd = forwardOrder(graph);
   double total = 0;
   for (int id : fwd)
     total += static_cast<double>(ownedBytes(graph, id));
   std::vector<int> aps = articulationPoints(graph);
+  std::vector<std::vector<char>> chen;
   for (double f = 1e-4; f <= 1.1; f *= 1.5) {
-    sets.push_back(chenGreedyKeep(graph, fwd, total * f));
+    chen.push_back(chenGreedyKeep(graph, fwd, total * f));
     if (!aps.empty())
-      sets.push_back(chenGreedyKeep(graph, aps, total * f));
+      chen.push_back(chenGreedyKeep(graph, aps, total * f));
   }
-  sets.push_back(fengHuangKeep(graph, options));
-  for (std::vector<char> &keep : minCutKeepSets(graph))
-    sets.push_back(std::move(keep));
-  std::sort(sets.begin(), sets.end());
-  sets.erase(std::unique(sets.begin(), sets.end()), sets.end());
-  return sets;
+  appendSpread(sets, std::move(chen));
+  if (watch.seconds() < timeLimit / 4) {
+    SolveOptions blockOptions = options;
+    blockOptions.timeLimitSeconds = std::min(
+        kHierarchicalSeconds, std::max(0.01, timeLimit / 4 - watch.seconds()));
+    std::vector<char> blocks = hierarchicalKeep(graph, blockOptions);
+    if (!blocks.empty())
+      sets.insert(sets.begin(), std::move(blocks));
+  }
+  std::vector<std::vector<char>> distinct;
+  std::set<std::vector<char>> seen;
+  for (std::vector<char> &keep : sets)
+    if (seen.insert(keep).second)
+      distinct.push_back(std::move(keep));
+  return distinct;
 }
 
 /// Whether a point is within the budget and the cost limit.
@@ -82,16 +124,21 @@ static bool meetsConstraints(const SolveOptions &options, double limit,
          eval.cost <= limit + 1e-9 * std::max(1.0, limit);
 }
 
-/// Every starting set with every builder variant, best first.
+/// Every starting set with every builder variant, best first; only those
+/// evaluated before the deadline (at least one).
 static std::vector<Point> rankStarts(const Graph &graph,
                                      std::vector<std::vector<char>> sets,
-                                     const SolveOptions &options,
-                                     double limit) {
+                                     const SolveOptions &options, double limit,
+                                     Deadline &deadline) {
   std::vector<Point> ranked;
   for (std::vector<char> &keep : sets)
-    for (const CheckpointOptions &variant : builderVariants())
+    for (const CheckpointOptions &variant : builderVariants()) {
+      if (!ranked.empty() && deadline.reached())
+        break;
       ranked.push_back(
           {keep, variant, evaluateCheckpoints(graph, keep, variant)});
+      deadline.step();
+    }
   std::stable_sort(
       ranked.begin(), ranked.end(), [&](const Point &x, const Point &y) {
         return isBetter(options, limit, x.eval.peakBytes, x.eval.cost,
@@ -106,18 +153,29 @@ namespace {
 class Climb {
 public:
   Climb(const Graph &graph, const std::vector<int> &nodes,
-        const SolveOptions &options, double limit, uint64_t &rng)
-      : graph(graph), nodes(nodes), options(options), limit(limit), rng(rng) {}
+        const SolveOptions &options, double limit, uint64_t &rng,
+        Deadline &deadline)
+      : graph(graph), nodes(nodes), options(options), limit(limit), rng(rng),
+        deadline(deadline), position(graph.size(), 0) {
+    for (size_t i = 0; i < nodes.size(); ++i)
+      position[nodes[i]] = static_cast<int>(i);
+  }
 
-  /// Improves `point` until `until` (seconds on `watch`). Returns false when
-  /// it stopped at that time.
+  /// Improves `point` until `until` (seconds on `watch`) or the deadline.
+  /// Returns false when it stopped for either.
   bool run(Point &point, const Stopwatch &watch, double until,
            ProgressReporter &progress) {
+    if (deadline.reached())
+      return false;
     fixOrderPolicy(point);
+    deadline.step();
     bool improved = true;
     while (improved) {
       improved = false;
       ++passes;
+      // The peak's own values first: few evaluations, aimed where it counts.
+      while (tryPeakDrops(point, watch, until))
+        improved = true;
       if (progress.due())
         progress.report(point.eval.cost, point.eval.peakBytes, -1,
                         "pass " + std::to_string(passes));
@@ -126,9 +184,10 @@ public:
         std::swap(moves[i], moves[next() % (i + 1)]);
       const int n = nodes.size();
       for (int move : moves) {
-        if (watch.seconds() > until)
+        if (watch.seconds() > until || deadline.reached())
           return false;
         improved |= tryMove(point, move / n, move % n);
+        deadline.step();
       }
     }
     return true;
@@ -179,6 +238,78 @@ private:
     return moves;
   }
 
+  /// The kept values live across the peak step of the point's schedule
+  /// (not read by that step), largest first.
+  std::vector<int> keptAtPeak(const Point &point) const {
+    const Schedule &schedule = point.eval.schedule;
+    Simulation sim = simulate(graph, schedule);
+    std::vector<int> held;
+    if (!sim.valid() || schedule.steps.empty())
+      return held;
+    size_t peakStep = 0;
+    for (size_t i = 0; i < schedule.steps.size(); ++i)
+      if (schedule.steps[i].kind == Step::Kind::Compute &&
+          sim.liveAfterStep[i] == sim.peakBytes) {
+        peakStep = i;
+        break;
+      }
+    std::vector<char> live(graph.size(), 0);
+    for (size_t i = 0; i < peakStep; ++i)
+      live[schedule.steps[i].node] =
+          schedule.steps[i].kind == Step::Kind::Compute;
+    int atPeak = schedule.steps[peakStep].node;
+    for (int dep : graph.nodes[atPeak].deps)
+      live[dep] = 0;
+    for (int id : nodes)
+      if (point.keep[id] && live[id] && ownedBytes(graph, id) > 0)
+        held.push_back(id);
+    std::stable_sort(held.begin(), held.end(), [&](int a, int b) {
+      return ownedBytes(graph, a) > ownedBytes(graph, b);
+    });
+    return held;
+  }
+
+  /// Drops of kept values held across the peak: each of the kMaxJointDrop
+  /// largest alone, then joint moves that no single toggle finds (a block's
+  /// activations that only help together): the k largest (k = 2..
+  /// kMaxJointDrop), and each of the largest with the held values near it in
+  /// the forward order. Keeps the first that is better.
+  bool tryPeakDrops(Point &point, const Stopwatch &watch, double until) {
+    std::vector<int> held = keptAtPeak(point);
+    deadline.step();
+    std::vector<std::vector<int>> groups;
+    for (size_t i = 0; i < std::min(held.size(), kMaxJointDrop); ++i)
+      groups.push_back({held[i]});
+    for (size_t k = 2; k <= std::min(held.size(), kMaxJointDrop); ++k)
+      groups.emplace_back(held.begin(), held.begin() + k);
+    for (size_t i = 0; i < std::min(held.size(), kMaxJointDrop); ++i) {
+      std::vector<int> group;
+      for (int id : held)
+        if (std::abs(position[id] - position[held[i]]) <= kNearNodes)
+          group.push_back(id);
+      if (group.size() > 1)
+        groups.push_back(std::move(group));
+    }
+    for (const std::vector<int> &group : groups) {
+      if (watch.seconds() > until || deadline.reached())
+        return false;
+      for (int id : group)
+        point.keep[id] = 0;
+      CheckpointEval eval =
+          evaluateCheckpoints(graph, point.keep, point.variant);
+      deadline.step();
+      if (isBetter(options, limit, eval.peakBytes, eval.cost,
+                   point.eval.peakBytes, point.eval.cost)) {
+        point.eval = std::move(eval);
+        ++accepted;
+        return true;
+      }
+      for (int id : group)
+        point.keep[id] = 1;
+    }
+    return false;
+  }
+
   uint64_t next() {
     rng ^= rng << 13;
     rng ^= rng >> 7;
@@ -205,7 +336,7 @@ private:
     CheckpointEval eval = evaluateCheckpoints(graph, keep, point.variant);
     if (isBetter(options, limit, eval.peakBytes, eval.cost,
                  point.eval.peakBytes, point.eval.cost)) {
-      point.eval = eval;
+      point.eval = std::move(eval);
       ++accepted;
       return true;
     }
@@ -223,6 +354,9 @@ private:
   const SolveOptions &options;
   double limit;
   uint64_t &rng;
+  Deadline &deadline;
+  /// Index of each recomputable node in `nodes`.
+  std::vector<int> position;
 };
 } // namespace
 
@@ -245,10 +379,16 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
 
   // Multi-start: the climb is greedy, so different starts reach different
   // local optima.
+  std::vector<std::vector<char>> sets =
+      startingSets(graph, nodes, options, watch, timeLimit);
+  // The ranking may take half of what is left; the climbs the rest.
+  Deadline rankDeadline(watch,
+                        watch.seconds() + (timeLimit - watch.seconds()) / 2);
   std::vector<Point> ranked =
-      rankStarts(graph, startingSets(graph, nodes, options), options, limit);
+      rankStarts(graph, std::move(sets), options, limit, rankDeadline);
+  Deadline deadline(watch, timeLimit);
   uint64_t rng = 0x2545F4914F6CDD1Dull;
-  Climb climb(graph, nodes, options, limit, rng);
+  Climb climb(graph, nodes, options, limit, rng, deadline);
   bool outOfTime = false;
   Point best = ranked[0];
   size_t climbs = 0;
@@ -264,13 +404,12 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
     ++climbs;
     Point point = ranked[c];
     outOfTime = !climb.run(point, watch, until, progress) &&
-                watch.seconds() > timeLimit;
+                (watch.seconds() > timeLimit || deadline.reached());
     if (isBetter(options, limit, point.eval.peakBytes, point.eval.cost,
                  best.eval.peakBytes, best.eval.cost))
       best = std::move(point);
   }
-  return finishSolve(graph, options, name,
-                     scheduleFromCheckpoints(graph, best.keep, best.variant),
+  return finishSolve(graph, options, name, std::move(best.eval.schedule),
                      SolveStatus::Feasible, watch,
                      std::to_string(climbs) + " climbs, " +
                          std::to_string(climb.passes) + " passes, " +

@@ -85,15 +85,40 @@ static std::string describe(const SolveResult &result) {
 /// Re-asks the solver at verified peaks below the smallest budget met so
 /// far at most this many times.
 static constexpr int kMaxRechecks = 8;
+/// The rechecks a search with a total time expects to need.
+static constexpr int kExpectedRechecks = 2;
+/// The least time a solve of a search with a total time is given.
+static constexpr double kMinShareSeconds = 0.1;
+
+/// The time limit of the next solve of a search with `secondsLeft` of its
+/// total time left and `solvesLeft` solves expected (this one included): an
+/// equal share, at least kMinShareSeconds and at most the per-solve
+/// `options.timeLimitSeconds`.
+static double shareOfTime(const SolveOptions &options, double secondsLeft,
+                          int solvesLeft) {
+  double share = secondsLeft / std::max(1, solvesLeft);
+  return std::min(options.timeLimitSeconds, std::max(kMinShareSeconds, share));
+}
+
+/// Bisection steps from (lo, hi) down to the search's resolution.
+static int bisectionSteps(int64_t lo, int64_t hi) {
+  int64_t resolution = std::max<int64_t>(1, hi / 1000);
+  if (hi - lo <= resolution)
+    return 0;
+  return static_cast<int>(std::ceil(std::log2(
+      static_cast<double>(hi - lo) / static_cast<double>(resolution))));
+}
 
 BudgetSearch remat::findSmallestBudget(const Graph &graph,
                                        const SolverInfo &solver,
-                                       const SolveOptions &options) {
+                                       const SolveOptions &options,
+                                       double totalSeconds) {
   Stopwatch watch;
   ProgressReporter progress(options, "min-budget", watch);
   BudgetSearch search;
   SolveOptions probe = nestedOptions(options);
   probe.objective = Objective::MinComputeUnderBudget;
+  probe.lastResort = false;
   search.lowerBound = peakLowerBound(graph);
   int64_t lo = search.lowerBound;
   int64_t hi = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
@@ -105,6 +130,11 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
   const SolveResult *smallestPeak = nullptr;
   auto run = [&](int64_t budget) -> const SolveResult & {
     probe.budget = budget;
+    probe.timeLimitSeconds =
+        totalSeconds > 0
+            ? shareOfTime(options, totalSeconds - watch.seconds(),
+                          1 + bisectionSteps(lo, hi) + kExpectedRechecks)
+            : options.timeLimitSeconds;
     search.answers.push_back({budget, solver.solve(graph, probe)});
     ++search.probes;
     const SolveResult &result = search.answers.back().result;
@@ -153,6 +183,8 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
   // solver met when asked at exactly that budget is reported: re-ask it at
   // the smaller verified peaks, smallest first.
   for (int recheck = 0; recheck < kMaxRechecks; ++recheck) {
+    if (totalSeconds > 0 && watch.seconds() >= totalSeconds)
+      break;
     int64_t next = -1;
     for (const BudgetProbe &answer : search.answers)
       if (answer.result.feasible() && answer.result.peakBytes < met &&
@@ -183,6 +215,7 @@ BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
   ProgressReporter progress(options, "max-batch", watch);
   SolveOptions probe = nestedOptions(options);
   probe.objective = Objective::MinComputeUnderBudget;
+  probe.lastResort = false;
   SolveResult atOne; // the answer at one sample, reported when none fits
   auto fits = [&](int64_t batch) {
     ++search.probes;
@@ -266,6 +299,12 @@ static ParetoPoint selectPoint(const std::vector<BudgetProbe> &pool,
   return point;
 }
 
+/// The part of a Pareto curve's time limit its solves aim at (the rest is
+/// for the solves' overruns and the verification of the curve), and the
+/// part of that the search for its bottom may take.
+static constexpr double kCurveShare = 0.95;
+static constexpr double kSearchShare = 0.6;
+
 ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
                                const SolveOptions &options, int points) {
   Stopwatch watch;
@@ -274,7 +313,11 @@ ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
   curve.checkpointAllPeak =
       simulate(graph, checkpointAllSchedule(graph)).peakBytes;
   curve.checkpointAllCost = checkpointAllCost(graph);
-  BudgetSearch search = findSmallestBudget(graph, solver, options);
+  // The time limit bounds the whole curve: the search for the bottom gets
+  // a share, the points the rest, each solve an equal part of what is left.
+  const double total = options.timeLimitSeconds * kCurveShare;
+  BudgetSearch search =
+      findSmallestBudget(graph, solver, options, total * kSearchShare);
   curve.smallestBudget = search.smallestBudget;
   curve.budgetLowerBound = search.lowerBound;
   curve.probes = search.probes;
@@ -286,6 +329,7 @@ ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
   std::vector<BudgetProbe> pool = std::move(search.answers);
   SolveOptions probe = nestedOptions(options);
   probe.objective = Objective::MinComputeUnderBudget;
+  probe.lastResort = false;
   const int64_t top = std::max(curve.checkpointAllPeak, curve.smallestBudget);
   const int64_t bottom = curve.smallestBudget;
   // Checkpoint-all anchors the top: no schedule is cheaper.
@@ -304,16 +348,25 @@ ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
   // The solver's own answer at every budget: the search's when it asked
   // there, else one more solve.
   const size_t searched = pool.size() - 1;
-  std::vector<double> seconds;
-  for (int64_t budget : budgets) {
-    auto asked = std::find_if(
+  auto askedAt = [&](int64_t budget) {
+    return std::find_if(
         pool.begin(), pool.begin() + searched,
         [&](const BudgetProbe &answer) { return answer.budget == budget; });
+  };
+  int solvesLeft =
+      std::count_if(budgets.begin(), budgets.end(), [&](int64_t b) {
+        return askedAt(b) == pool.begin() + searched;
+      });
+  std::vector<double> seconds;
+  for (int64_t budget : budgets) {
+    auto asked = askedAt(budget);
     if (asked != pool.begin() + searched) {
       seconds.push_back(asked->result.seconds);
       continue;
     }
     probe.budget = budget;
+    probe.timeLimitSeconds =
+        shareOfTime(options, total - watch.seconds(), solvesLeft--);
     pool.push_back({budget, solver.solve(graph, probe)});
     ++curve.probes;
     const SolveResult &result = pool.back().result;

@@ -76,10 +76,20 @@ remat::instancePredecessors(const Graph &graph, const std::vector<int> &order) {
 /// Depth-first from the positions nothing depends on, in given order; each
 /// position's predecessors are emitted right before it, in given order or,
 /// with `latestFirst`, the latest first (so the work the tracer placed
-/// earliest, often backward work that only holds memory, runs last).
+/// earliest, often backward work that only holds memory, runs last), or,
+/// with `bytes`, the smallest allocation first (stable), so that the large
+/// values a position reads are computed last and held the shortest time.
 static std::vector<int> onDemandPositions(const Instances &dag,
-                                          bool latestFirst) {
+                                          bool latestFirst,
+                                          const std::vector<int64_t> *bytes) {
   const int len = dag.preds.size();
+  std::vector<std::vector<int>> sortedPreds;
+  if (bytes) {
+    sortedPreds = dag.preds;
+    for (std::vector<int> &preds : sortedPreds)
+      std::stable_sort(preds.begin(), preds.end(),
+                       [&](int a, int b) { return (*bytes)[a] < (*bytes)[b]; });
+  }
   std::vector<char> hasSucc(len, 0), done(len, 0);
   for (int p = 0; p < len; ++p)
     for (int q : dag.preds[p])
@@ -93,7 +103,7 @@ static std::vector<int> onDemandPositions(const Instances &dag,
     stack.push_back({sink, 0});
     while (!stack.empty()) {
       auto &[p, next] = stack.back();
-      const std::vector<int> &preds = dag.preds[p];
+      const std::vector<int> &preds = bytes ? sortedPreds[p] : dag.preds[p];
       auto pred = [&](size_t i) {
         return latestFirst ? preds[preds.size() - 1 - i] : preds[i];
       };
@@ -224,10 +234,15 @@ std::vector<int> remat::reorder(const Graph &graph,
   if (policy == OrderPolicy::Best)
     return bestOrder(graph, order);
   Instances dag = buildInstances(graph, order);
+  std::vector<int64_t> bytes;
+  if (policy == OrderPolicy::OnDemandLargestLast)
+    for (int id : order)
+      bytes.push_back(graph.nodes[id].isView() ? 0 : graph.nodes[id].bytes);
   std::vector<int> positions =
       policy == OrderPolicy::MemoryGreedy
           ? memoryGreedyPositions(graph, order, dag)
-          : onDemandPositions(dag, policy == OrderPolicy::OnDemandLatestFirst);
+          : onDemandPositions(dag, policy == OrderPolicy::OnDemandLatestFirst,
+                              bytes.empty() ? nullptr : &bytes);
   std::vector<int> result;
   result.reserve(positions.size());
   for (int p : positions)
@@ -242,7 +257,8 @@ std::vector<int> remat::bestOrder(const Graph &graph,
   int64_t bestPeak = std::numeric_limits<int64_t>::max();
   for (OrderPolicy policy :
        {OrderPolicy::Given, OrderPolicy::OnDemand,
-        OrderPolicy::OnDemandLatestFirst, OrderPolicy::MemoryGreedy}) {
+        OrderPolicy::OnDemandLatestFirst, OrderPolicy::OnDemandLargestLast,
+        OrderPolicy::MemoryGreedy}) {
     std::vector<int> candidate = reorder(graph, order, policy);
     Simulation sim =
         simulate(graph, scheduleFromComputeOrder(graph, candidate));

@@ -12,9 +12,13 @@
 // (`isBetter`). Optimal when the winner is proven optimal (checkpoint-all
 // within budget, the exhaustive solver); Infeasible at once when the
 // exhaustive solver proves it. Everything stays within the time limit and
-// 9 s in all: local search gets what the others leave. The Checkmate MILP is
-// not a member: at 4 s it found no plan the members missed on the graphs
-// tried, and it made every infeasible probe of a budget search 4 s slower.
+// 9 s in all (each member before the local search at most a tenth): local
+// search gets what the others leave. The Checkmate MILP is not a member:
+// it runs only on the small graphs where no member found a plan, with what
+// is left of the caller's time limit (a hand-written CNN step at 83.8 % of
+// its checkpoint-all peak: only the MILP has a plan, found in 15-60 s), and
+// only for a single solve (`SolveOptions::lastResort`): the probes of the
+// mode searches skip it, or each infeasible one could take the whole limit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,10 +32,16 @@ using namespace remat;
 
 /// What one portfolio solve may take at most.
 static constexpr double kTotalSeconds = 9.0;
+/// The part of it each member before the local search may take (Chen's
+/// grid stops early with its best so far; the local search starts from
+/// those sets anyway).
+static constexpr double kMemberShare = 0.1;
 /// Checkmate's LP rounding joins on graphs with at most this many nodes to
 /// schedule (its LP has O(n^2) columns), with at most this many seconds.
 static constexpr int kRoundingNodes = 150;
 static constexpr double kRoundingSeconds = 3.0;
+/// The MILP, the last resort on those graphs, needs at least this long.
+static constexpr double kMinMilpSeconds = 1.0;
 
 static bool roundingFits(const Graph &graph, const SolveOptions &options) {
   if (!checkmateAvailable() ||
@@ -65,7 +75,10 @@ public:
           SolverFn(solveHierarchical)}) {
       if (done() || outOfTime())
         break;
-      consider(fn(graph, withSeconds(0.0)));
+      SolveOptions share = withSeconds(0.0);
+      share.timeLimitSeconds =
+          std::min(share.timeLimitSeconds, total * kMemberShare);
+      consider(fn(graph, share));
     }
     const bool rounding = roundingFits(graph, options);
     if (!done() && !outOfTime())
@@ -73,6 +86,8 @@ public:
           graph, withSeconds(rounding ? kRoundingSeconds : 0.0)));
     if (rounding && !done() && !outOfTime())
       runRounding();
+    if (rounding && !have && options.lastResort)
+      runMilp();
     return finish();
   }
 
@@ -96,6 +111,23 @@ private:
     SolveOptions rest = withSeconds(0.0);
     rest.timeLimitSeconds = std::min(rest.timeLimitSeconds, kRoundingSeconds);
     consider(solveCheckmateRounding(graph, rest));
+  }
+
+  /// The last resort on small graphs where no member found a plan: the
+  /// MILP recomputes at several levels and keeps values across stages as no
+  /// member does. It gets what is left of the caller's own time limit (not
+  /// the portfolio's cap: the alternative is "infeasible") and answers at
+  /// once when the LP relaxation proves the budget infeasible. The members
+  /// already ran, so it takes no warm starts from them.
+  void runMilp() {
+    SolveOptions rest = member;
+    rest.timeLimitSeconds = options.timeLimitSeconds - watch.seconds();
+    if (rest.timeLimitSeconds < kMinMilpSeconds)
+      return;
+    CheckmateOptions checkmate;
+    checkmate.heuristicWarmStarts = false;
+    checkmate.roundingWarmStart = false;
+    consider(solveCheckmateMilp(graph, rest, checkmate));
   }
 
   void consider(SolveResult r) {

@@ -359,9 +359,9 @@ Schedule remat::checkpointAllSchedule(const Graph &graph) {
 CheckpointEval remat::evaluateCheckpoints(const Graph &graph,
                                           const std::vector<char> &keep,
                                           const CheckpointOptions &options) {
-  Simulation sim =
-      simulate(graph, scheduleFromCheckpoints(graph, keep, options));
   CheckpointEval eval;
+  eval.schedule = scheduleFromCheckpoints(graph, keep, options);
+  Simulation sim = simulate(graph, eval.schedule);
   eval.peakBytes =
       sim.valid() ? sim.peakBytes : std::numeric_limits<int64_t>::max();
   eval.cost = sim.valid() ? sim.cost : std::numeric_limits<double>::infinity();
@@ -377,21 +377,20 @@ remat::solveFromCheckpointSets(const Graph &graph, const SolveOptions &options,
   int best = -1;
   CheckpointEval bestEval;
   std::vector<CheckpointOptions> variants = builderVariants();
-  CheckpointOptions bestVariant;
-  // Past the time limit, the best evaluated so far is the answer.
-  auto outOfTime = [&] {
-    return best >= 0 && watch.seconds() >= options.timeLimitSeconds;
-  };
+  // Once one more evaluation would pass the time limit, the best evaluated
+  // so far is the answer.
+  Deadline deadline(watch, options.timeLimitSeconds);
+  auto outOfTime = [&] { return best >= 0 && deadline.reached(); };
   for (int i = 0, e = sets.size(); i < e && !outOfTime(); ++i) {
     for (const CheckpointOptions &variant : variants) {
       if (outOfTime())
         break;
       CheckpointEval eval = evaluateCheckpoints(graph, sets[i], variant);
+      deadline.step();
       if (best < 0 || isBetter(options, limit, eval.peakBytes, eval.cost,
                                bestEval.peakBytes, bestEval.cost)) {
         best = i;
-        bestEval = eval;
-        bestVariant = variant;
+        bestEval = std::move(eval);
       }
     }
   }
@@ -400,7 +399,6 @@ remat::solveFromCheckpointSets(const Graph &graph, const SolveOptions &options,
   if (best < 0)
     return failSolve(solver, SolveStatus::Infeasible,
                      "no checkpoint set to evaluate", watch);
-  return finishSolve(graph, options, solver,
-                     scheduleFromCheckpoints(graph, sets[best], bestVariant),
+  return finishSolve(graph, options, solver, std::move(bestEval.schedule),
                      SolveStatus::Feasible, watch);
 }

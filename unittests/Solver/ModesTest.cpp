@@ -11,13 +11,16 @@
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/Solvers.h"
 
 #include "TestGraphs.h"
 
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace remat;
@@ -145,6 +148,31 @@ TEST(ModesTest, SmallestBudgetIsMetWhenAskedAgain) {
       EXPECT_TRUE(again.feasible())
           << what << " at " << search.smallestBudget << ": " << again.message;
     }
+  }
+}
+
+// The time limit bounds the whole curve: with a solver that always takes
+// its full limit, ten points (and the search's probes) take about the limit
+// in all instead of the limit per solve.
+TEST(ParetoTest, TimeLimitBoundsTheCurve) {
+  SolverInfo slow{"slow", "checkpoint sets after its whole time limit",
+                  [](const Graph &g, const SolveOptions &o) {
+                    std::this_thread::sleep_for(
+                        std::chrono::duration<double>(o.timeLimitSeconds));
+                    return solveChenGreedyTopo(g, o);
+                  }};
+  Graph g = makeFamily("resnet", 30);
+  SolveOptions options;
+  options.timeLimitSeconds = 2;
+  ParetoCurve curve = paretoCurve(g, slow, options, 10);
+  ASSERT_FALSE(curve.points.empty());
+  EXPECT_GT(curve.probes, 10);
+  // Each solve takes at least 0.1 s: 2 s plus what that floor adds.
+  EXPECT_LE(curve.seconds, 2.0 * 1.25);
+  for (size_t i = 1; i < curve.points.size(); ++i) {
+    EXPECT_LE(curve.points[i].result.peakBytes,
+              curve.points[i - 1].result.peakBytes);
+    EXPECT_GE(curve.points[i].result.cost, curve.points[i - 1].result.cost);
   }
 }
 

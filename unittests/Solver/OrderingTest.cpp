@@ -61,7 +61,8 @@ TEST(OrderingTest, EveryPolicyKeepsTheNodesAndCost) {
       Simulation given = simulate(g, scheduleFromComputeOrder(g, order));
       ASSERT_TRUE(given.valid()) << given.error;
       for (OrderPolicy policy :
-           {OrderPolicy::OnDemand, OrderPolicy::MemoryGreedy,
+           {OrderPolicy::OnDemand, OrderPolicy::OnDemandLatestFirst,
+            OrderPolicy::OnDemandLargestLast, OrderPolicy::MemoryGreedy,
             OrderPolicy::Best}) {
         std::vector<int> moved = reorder(g, order, policy);
         std::vector<int> a = order, b = moved;
@@ -107,6 +108,42 @@ TEST(OrderingTest, OnDemandDefersEarlyBackwardWork) {
   Simulation best =
       simulate(g, scheduleFromComputeOrder(g, bestOrder(g, order)));
   EXPECT_EQ(best.peakBytes, 13);
+}
+
+TEST(OrderingTest, LargestLastHoldsTheBigOperandShortest) {
+  // `out` reads two small gradient chains (each through a 4-byte temporary)
+  // and `big` (8 bytes, a value recomputed from the forward's `a`), which
+  // the tracer placed between them. Running `big` last holds it only while
+  // `out` runs.
+  Graph g;
+  int x = addNode(g, "x", NodeKind::Input, 1, 0, {});
+  int a = addNode(g, "a", NodeKind::Forward, 1, 1, {x});
+  int loss = addNode(g, "loss", NodeKind::Forward, 1, 1, {a});
+  int seed = addNode(g, "seed", NodeKind::Input, 1, 0, {});
+  int p1 = addNode(g, "p1", NodeKind::Backward, 4, 1, {seed, loss});
+  int s1 = addNode(g, "s1", NodeKind::Backward, 1, 1, {p1});
+  int big = addNode(g, "big", NodeKind::Backward, 8, 1, {a});
+  int p2 = addNode(g, "p2", NodeKind::Backward, 4, 1, {seed, loss});
+  int s2 = addNode(g, "s2", NodeKind::Backward, 1, 1, {p2});
+  int out = addNode(g, "out", NodeKind::Backward, 1, 1, {s1, big, s2});
+  g.outputs = {loss, out};
+  std::vector<int> order = allOnce(g);
+  auto peak = [&](OrderPolicy policy) {
+    Simulation sim =
+        simulate(g, scheduleFromComputeOrder(g, reorder(g, order, policy)));
+    EXPECT_TRUE(sim.valid()) << sim.error;
+    return sim.peakBytes;
+  };
+  // Given and on demand: big is held while p2 and s2 run: x seed loss s1
+  // big p2 s2 = 1 + 1 + 1 + 1 + 8 + 4 + 1 (a is freed after big).
+  EXPECT_EQ(peak(OrderPolicy::Given), 17);
+  EXPECT_EQ(peak(OrderPolicy::OnDemand), 17);
+  // Latest first runs the second chain first, then big, then the first.
+  EXPECT_EQ(peak(OrderPolicy::OnDemandLatestFirst), 17);
+  // Largest last: both chains, then big: x seed a loss s1 s2 big = 14 (a
+  // is freed once big has read it).
+  EXPECT_EQ(peak(OrderPolicy::OnDemandLargestLast), 14);
+  EXPECT_EQ(peak(OrderPolicy::Best), 14);
 }
 
 TEST(OrderingTest, HoistedBackwardNodeRunsInTheForwardPass) {

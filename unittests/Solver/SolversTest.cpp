@@ -16,7 +16,9 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 using namespace remat;
@@ -283,6 +285,37 @@ TEST(SolversTest, UnsupportedAndRegistry) {
   ASSERT_NE(findSolver("local-search"), nullptr);
   EXPECT_EQ(findSolver("no-such-solver"), nullptr);
   EXPECT_STREQ(toString(SolveStatus::Timeout), "timeout");
+}
+
+// A step-wise solver stops before the step that would pass its limit.
+TEST(DeadlineTest, ReservesTheLongestStep) {
+  Stopwatch watch;
+  Deadline roomy(watch, 1000);
+  EXPECT_FALSE(roomy.reached());
+  Deadline tight(watch, watch.seconds() + 0.05);
+  EXPECT_FALSE(tight.reached());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  tight.step();
+  // 20 ms done, 20 ms more for a step and 20 ms to finish: past 50 ms.
+  EXPECT_TRUE(tight.reached());
+  roomy.step();
+  EXPECT_FALSE(roomy.reached());
+}
+
+// The searching solvers return within their time limit on a long chain
+// (they used to finish one evaluation round, or ~200 starts, first).
+TEST(SolversTest, TimeLimitIsKeptOnALongChain) {
+  Graph g = makeFamily("chain", 6000);
+  SolveOptions opts;
+  opts.budget = simulate(g, checkpointAllSchedule(g)).peakBytes / 2;
+  opts.timeLimitSeconds = 1.5;
+  for (auto solve :
+       {solveLocalSearch, solveHierarchical, solveChenGreedyTopo}) {
+    SolveResult r = solve(g, opts);
+    // Loaded test machines: a quarter of slack over the 10 % target.
+    EXPECT_LE(r.seconds, opts.timeLimitSeconds * 1.35)
+        << r.solver << ": " << r.message;
+  }
 }
 
 // Our local search never does worse than the heuristics it starts from.

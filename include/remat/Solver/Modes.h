@@ -22,7 +22,9 @@
 // the best verified answer they saw, never an unverified one, and the
 // smallest budget they report is one at which the solver, asked again with
 // the same options, returned a plan. Each probe is a phase for
-// `SolveOptions::progress`.
+// `SolveOptions::progress`. Probes run without `SolveOptions::lastResort`
+// (auto's MILP fallback on small graphs), so that an infeasible probe does
+// not take the whole time limit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,9 +85,14 @@ struct BudgetSearch {
 /// <= X, but a heuristic asked at P itself may find nothing (LP rounding
 /// tightens its LP with the budget), so the answer is re-asked: the
 /// smallest verified peak that the solver meets when asked at exactly that
-/// budget, else the smallest probe budget it met.
+/// budget, else the smallest probe budget it met. With `totalSeconds` > 0
+/// the whole search aims to take at most that long: each probe gets an
+/// equal share of what is left among the probes still expected (at least
+/// 0.1 s, at most `options.timeLimitSeconds`), and the rechecks stop when
+/// it is spent; otherwise each probe gets `options.timeLimitSeconds`.
 BudgetSearch findSmallestBudget(const Graph &graph, const SolverInfo &solver,
-                                const SolveOptions &options);
+                                const SolveOptions &options,
+                                double totalSeconds = 0);
 
 struct BatchSearch {
   /// Largest feasible batch found, in samples; 0 when even one sample does
@@ -142,6 +149,11 @@ struct ParetoCurve {
 /// finds (fewer when they coincide). Every verified plan of every probe
 /// (the search's, one solve per budget, and checkpoint-all itself) is a
 /// candidate for every budget; each point takes the cheapest that fits.
+/// `options.timeLimitSeconds` bounds the whole curve, not each solve: its
+/// solves aim at 95 % of it (the rest is margin for overruns), the search
+/// for the bottom takes up to 60 % of that, and each remaining point an
+/// equal share of what is left (at least 0.1 s; a solver that has no plan
+/// yet may run past its share, as it does past its own limit).
 ParetoCurve paretoCurve(const Graph &graph, const SolverInfo &solver,
                         const SolveOptions &options, int points = 10);
 

@@ -21,6 +21,10 @@
 //     backward ops) no longer holds its operands' results early.
 //     OnDemandLatestFirst visits a position's operands latest first, so that
 //     what the tracer emitted early runs as late as its users allow.
+//     OnDemandLargestLast visits them smallest allocation first, so that a
+//     large operand (a recomputed activation a weight gradient reads) is
+//     computed after the small ones (the incoming gradient's chain) and
+//     held the shortest time.
 //   * MemoryGreedy: list scheduling that runs, among the ready positions, the
 //     one that leaves the least memory live (frees the most, allocates the
 //     least), ties by allocation then given order.
@@ -42,6 +46,7 @@ enum class OrderPolicy {
   Given,
   OnDemand,
   OnDemandLatestFirst,
+  OnDemandLargestLast,
   MemoryGreedy,
   /// The lowest simulated peak among the others (`bestOrder`).
   Best,

@@ -95,10 +95,12 @@ Schedule scheduleFromCheckpoints(const Graph &graph,
 Schedule checkpointAllSchedule(const Graph &graph);
 
 /// Peak and cost of a checkpoint set, simulated (invalid never happens for
-/// a checked graph; peak is then the simulated peak).
+/// a checked graph; peak is then the simulated peak), and the schedule
+/// measured, so that the winner need not be built again.
 struct CheckpointEval {
   int64_t peakBytes = 0;
   double cost = 0;
+  Schedule schedule;
 };
 CheckpointEval evaluateCheckpoints(const Graph &graph,
                                    const std::vector<char> &keep,
@@ -108,8 +110,9 @@ CheckpointEval evaluateCheckpoints(const Graph &graph,
 /// keeps the best for `options` (`isBetter`), and returns it verified by
 /// `finishSolve` under the name `solver` (status Feasible, or Infeasible when
 /// even the best misses the constraints). `bestIndex`, when non-null, receives
-/// the winner's index. Past `options.timeLimitSeconds` (counted by `watch`)
-/// the best evaluated so far is the answer.
+/// the winner's index. Once one more evaluation would pass
+/// `options.timeLimitSeconds` (counted by `watch`; see `Deadline`) the best
+/// evaluated so far is the answer.
 SolveResult solveFromCheckpointSets(const Graph &graph,
                                     const SolveOptions &options,
                                     const std::string &solver,

@@ -65,6 +65,11 @@ struct SolveOptions {
   double timeLimitSeconds = 60;
   /// Worker threads for solvers that can use them.
   int threads = 2;
+  /// Whether the portfolio (`auto`) may spend what is left of the time limit
+  /// on its last resort, the Checkmate MILP on small graphs where no fast
+  /// solver found a plan. The mode searches turn it off for their probes,
+  /// where an infeasible probe would otherwise take the whole limit.
+  bool lastResort = true;
   /// Optional progress callback, called on the solving thread by the
   /// long-running solvers (Checkmate MILP, LP rounding, local search, the
   /// portfolio) and the mode searches; see `SolveProgress`.

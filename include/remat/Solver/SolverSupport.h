@@ -17,6 +17,7 @@
 
 #include "remat/Solver/Solver.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -37,6 +38,31 @@ public:
 
 private:
   std::chrono::steady_clock::time_point start;
+};
+
+/// A time limit for a solver that works in steps (one build and simulation,
+/// one DP probe): it remembers the longest step so far and says the time is
+/// up once one more step and the final verification of the answer (about as
+/// long as one step) would pass the limit, so that the solver returns within
+/// it instead of one step after it.
+class Deadline {
+public:
+  Deadline(const Stopwatch &watch, double limitSeconds)
+      : watch(watch), limit(limitSeconds), last(watch.seconds()) {}
+
+  /// Marks the end of one step.
+  void step() {
+    double now = watch.seconds();
+    longest = std::max(longest, now - last);
+    last = now;
+  }
+  /// Whether the next step (and the verification after it) would not fit.
+  bool reached() const { return watch.seconds() + 2 * longest >= limit; }
+  double limitSeconds() const { return limit; }
+
+private:
+  const Stopwatch &watch;
+  double limit, last, longest = 0;
 };
 
 /// Sends one solve's `SolveOptions::progress` reports: phase reports always,

@@ -76,9 +76,11 @@ SolveResult solveFengHuang(const Graph &graph, const SolveOptions &options);
 SolveResult solveBruteForce(const Graph &graph, const SolveOptions &options);
 
 /// Ours: local search over the checkpoint set (toggle a node, shift a
-/// checkpoint to a neighbour), started from the best of the Chen and Feng &
-/// Huang sets and checkpoint-all, each move verified by simulation, within
-/// the time limit (at most 10 s). Infeasible when nothing found fits.
+/// checkpoint to a neighbour, drop the largest values held across the peak
+/// alone or several at once), started from the best of the Chen, Feng &
+/// Huang, min-cut and hierarchical sets and checkpoint-all, each move
+/// verified by simulation, stopping before the time limit (at most 10 s)
+/// would be passed. Infeasible when nothing found fits.
 SolveResult solveLocalSearch(const Graph &graph, const SolveOptions &options);
 
 /// Ours: DTR-style eviction (Kirisame et al. 2021) simulated offline on the
@@ -127,6 +129,11 @@ std::vector<char> fengHuangKeep(const Graph &graph,
 /// unit of cost), and the distinct sets of the whole lambda sweep.
 std::vector<char> minCutKeep(const Graph &graph, double lambda);
 std::vector<std::vector<char>> minCutKeepSets(const Graph &graph);
+/// The checkpoint set of the hierarchical solver's best verified plan for
+/// `options` (its DP's choice, which no greedy rule reproduces); empty when
+/// it has none.
+std::vector<char> hierarchicalKeep(const Graph &graph,
+                                   const SolveOptions &options);
 
 } // namespace remat
 
