@@ -64,16 +64,38 @@ static std::string describe(const SolveResult &result) {
 /// far at most this many times.
 static constexpr int kMaxRechecks = 8;
 
+namespace {
+/// One time limit shared by the probes of a search: each probe may take an
+/// eighth of it (less when less is left), and no probe starts in its last
+/// twentieth, so a search ends within its limit plus one probe's overrun.
+class SearchClock {
+public:
+  SearchClock(const Stopwatch &watch, double limit)
+      : watch(watch), limit(limit) {}
+  bool expired() const { return left() < limit / 20; }
+  /// The time limit of the next probe.
+  double probeLimit() const { return std::min(limit / 8, left()); }
+
+private:
+  double left() const { return limit - watch.seconds(); }
+  const Stopwatch &watch;
+  double limit;
+};
+} // namespace
+
 BudgetSearch remat::findSmallestBudget(const Graph &graph,
                                        const SolverInfo &solver,
                                        const SolveOptions &options) {
   Stopwatch watch;
   ProgressReporter progress(options, "min-budget", watch);
   BudgetSearch search;
+  SearchClock clock(watch, options.timeLimitSeconds);
   SolveOptions probe = nestedOptions(options);
   probe.objective = Objective::MinComputeUnderBudget;
   search.lowerBound = peakLowerBound(graph);
   int64_t lo = search.lowerBound;
+  // Below this, an exact solver proved that no budget is met.
+  int64_t proven = lo;
   int64_t hi = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
   hi = std::max(hi, lo);
   // The smallest budget asked at which the solver returned a plan, and the
@@ -83,6 +105,7 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
   const SolveResult *smallestPeak = nullptr;
   auto run = [&](int64_t budget) -> const SolveResult & {
     probe.budget = budget;
+    probe.timeLimitSeconds = clock.probeLimit();
     search.answers.push_back({budget, solver.solve(graph, probe)});
     ++search.probes;
     const SolveResult &result = search.answers.back().result;
@@ -116,21 +139,28 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
     return search;
   }
   hi = top.peakBytes;
-  while (lo < hi && hi - lo > std::max<int64_t>(1, hi / 1000)) {
+  // Out of time, the smallest budget met so far stands (it was asked).
+  while (lo < hi && hi - lo > std::max<int64_t>(1, hi / 1000) &&
+         !clock.expired()) {
     int64_t mid = lo + (hi - lo) / 2;
     const SolveResult &result = run(mid);
-    if (result.feasible())
+    if (result.feasible()) {
       hi = std::min(mid, result.peakBytes);
-    else
+    } else {
       lo = mid + 1;
+      // A timeout proves nothing, even from an exact solver.
+      if (result.status == SolveStatus::Infeasible)
+        proven = std::max(proven, lo);
+    }
   }
-  if (lo < hi && hi - lo <= std::max<int64_t>(1, hi / 1000) && lo != hi)
+  if (lo < hi && hi - lo <= std::max<int64_t>(1, hi / 1000) && lo != hi &&
+      !clock.expired())
     run(lo);
   // A plan found at budget X peaks at P <= X, but the solver asked at P may
   // find nothing (it is not monotone in the budget). Only a budget the
   // solver met when asked at exactly that budget is reported: re-ask it at
   // the smaller verified peaks, smallest first.
-  for (int recheck = 0; recheck < kMaxRechecks; ++recheck) {
+  for (int recheck = 0; recheck < kMaxRechecks && !clock.expired(); ++recheck) {
     int64_t next = -1;
     for (const BudgetProbe &answer : search.answers)
       if (answer.result.feasible() && answer.result.peakBytes < met &&
@@ -144,7 +174,7 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
   search.best = search.answers[metIndex].result;
   search.smallestBudget = met;
   if (solver.exact)
-    search.lowerBound = std::max(search.lowerBound, std::min(lo, met));
+    search.lowerBound = std::max(search.lowerBound, std::min(proven, met));
   return search;
 }
 
@@ -239,7 +269,12 @@ ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
   curve.checkpointAllPeak =
       simulate(graph, checkpointAllSchedule(graph)).peakBytes;
   curve.checkpointAllCost = checkpointAllCost(graph);
-  BudgetSearch search = findSmallestBudget(graph, solver, options);
+  // One limit for the whole curve: half of it for the search, the rest
+  // shared by the other points.
+  SearchClock clock(watch, options.timeLimitSeconds);
+  SolveOptions half = options;
+  half.timeLimitSeconds = options.timeLimitSeconds / 2;
+  BudgetSearch search = findSmallestBudget(graph, solver, half);
   curve.smallestBudget = search.smallestBudget;
   curve.budgetLowerBound = search.lowerBound;
   curve.probes = search.probes;
@@ -278,7 +313,13 @@ ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
       seconds.push_back(asked->result.seconds);
       continue;
     }
+    // Out of time, the point takes the best plan found so far that fits.
+    if (clock.expired()) {
+      seconds.push_back(0);
+      continue;
+    }
     probe.budget = budget;
+    probe.timeLimitSeconds = clock.probeLimit();
     pool.push_back({budget, solver.solve(graph, probe)});
     ++curve.probes;
     const SolveResult &result = pool.back().result;
