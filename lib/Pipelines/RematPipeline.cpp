@@ -32,6 +32,15 @@ void remat::buildRematPipeline(OpPassManager &pm,
   RematInferPhasesOptions infer;
   infer.functions = functions;
   funcPm.addPass(createRematInferPhases(infer));
+  if (!options.exportGraph.empty()) {
+    RematExportGraphOptions exportGraph;
+    exportGraph.output = options.exportGraph;
+    exportGraph.dataArgs = options.dataArgs;
+    if (functions.size() == 1)
+      exportGraph.function = functions.front();
+    pm.addPass(createRematExportGraph(exportGraph));
+    return;
+  }
 
   RematSelectCheckpointsOptions select;
   select.solver = options.solver;
@@ -40,6 +49,7 @@ void remat::buildRematPipeline(OpPassManager &pm,
   select.timeLimit = options.timeLimit;
   select.dataArgs = options.dataArgs;
   select.functions = functions;
+  select.schedule = options.schedule;
   funcPm.addPass(createRematSelectCheckpoints(select));
 
   RematRematerializeOptions rematerialize;

@@ -91,6 +91,24 @@ static int64_t getLargestTransientBytes(func::FuncOp func) {
   return largest;
 }
 
+/// `<op name>#<id>`, then `@<file>:<line>:<col>` or `@<name>` when the
+/// location has one, so that a node of an exported graph names its op.
+static std::string getNodeName(Operation *op, int id) {
+  std::string name =
+      op->getName().getStringRef().str() + "#" + std::to_string(id);
+  std::string where;
+  op->getLoc()->walk([&](Location loc) {
+    if (auto file = dyn_cast<FileLineColLoc>(loc))
+      where = (file.getFilename().strref() + ":" + Twine(file.getLine()) + ":" +
+               Twine(file.getColumn()))
+                  .str();
+    else if (auto named = dyn_cast<NameLoc>(loc))
+      where = named.getName().str();
+    return where.empty() ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  return where.empty() ? name : name + "@" + where;
+}
+
 FailureOr<FunctionGraph>
 remat::buildFunctionGraph(func::FuncOp func,
                           const GraphBuilderOptions &options) {
@@ -135,8 +153,7 @@ remat::buildFunctionGraph(func::FuncOp func,
     if (isFreeOp(&op))
       continue;
     Node node;
-    node.name = op.getName().getStringRef().str() + "#" +
-                std::to_string(graph.size());
+    node.name = getNodeName(&op, graph.size());
 
     auto cost = op.getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
     bool hasTensorResult = llvm::any_of(op.getResultTypes(), [](Type type) {

@@ -11,6 +11,7 @@
 
 #include "remat/Analysis/MemoryAnalysis.h"
 #include "remat/Solver/Budget.h"
+#include "remat/Solver/GraphJSON.h"
 #include "remat/Solver/Modes.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
@@ -21,6 +22,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
 
@@ -59,110 +61,263 @@ static FailureOr<const SolverInfo *> lookupSolver(func::FuncOp func,
          << "'; the registered solvers are: " << solverNames();
 }
 
-FailureOr<PlanAttr>
-remat::selectCheckpoints(func::FuncOp func,
-                         const SelectCheckpointsOptions &options) {
-  FailureOr<const SolverInfo *> found = lookupSolver(func, options.solver);
-  if (failed(found))
-    return failure();
-  const SolverInfo *solver = *found;
-  StringRef solverName = solver->name;
+static Mode toSolverMode(PlanMode mode) {
+  switch (mode) {
+  case PlanMode::MinCompute:
+    return Mode::MinCompute;
+  case PlanMode::MinPeak:
+    return Mode::MinPeak;
+  case PlanMode::MinBudget:
+    return Mode::MinBudget;
+  }
+  llvm_unreachable("unknown plan mode");
+}
 
+namespace {
+/// The problem built from a function, and its checkpoint-all reference.
+struct PlanProblem {
+  FunctionGraph functionGraph;
+  Simulation baseline;
+};
+
+/// A schedule to record on the IR and what it answers.
+struct PlanAnswer {
+  SolveResult result;
+  /// The solver and mode recorded in `remat.plan`.
+  std::string solver;
+  PlanMode mode = PlanMode::MinCompute;
+  /// The budget recorded; -1: the schedule's own peak.
+  int64_t budget = -1;
+  /// The schedule file it was read from; empty when just solved.
+  std::string schedulePath;
+};
+} // namespace
+
+/// Builds the problem graph of `func` and simulates its own order.
+static FailureOr<PlanProblem>
+buildPlanProblem(func::FuncOp func, const SelectCheckpointsOptions &options) {
   FailureOr<FunctionGraph> built = buildFunctionGraph(func, options.graph);
   if (failed(built))
     return failure();
-  const FunctionGraph &functionGraph = *built;
-  const Graph &graph = functionGraph.graph;
-
-  Simulation baseline = simulate(graph, checkpointAllSchedule(graph));
-  if (!baseline.valid())
+  PlanProblem problem{std::move(*built), {}};
+  const Graph &graph = problem.functionGraph.graph;
+  problem.baseline = simulate(graph, checkpointAllSchedule(graph));
+  if (!problem.baseline.valid())
     return mlir::emitError(func.getLoc())
            << "internal error: the function's own order is "
               "not a valid schedule: "
-           << baseline.error;
+           << problem.baseline.error;
+  return problem;
+}
 
-  std::string budgetError;
-  std::optional<int64_t> parsedBudget =
-      parseBudget(options.budget, baseline.peakBytes, budgetError);
-  if (!parsedBudget)
+/// The `budget` option in bytes, relative to the checkpoint-all peak.
+static FailureOr<int64_t> getBudget(func::FuncOp func,
+                                    const SelectCheckpointsOptions &options,
+                                    const PlanProblem &problem) {
+  std::string error;
+  std::optional<int64_t> budget =
+      parseBudget(options.budget, problem.baseline.peakBytes, error);
+  if (!budget)
     return mlir::emitError(func.getLoc())
-           << "invalid budget '" << options.budget << "': " << budgetError;
-  int64_t budget = *parsedBudget;
+           << "invalid budget '" << options.budget << "': " << error;
+  return *budget;
+}
+
+/// The error for a solver that found no schedule, with the smallest budget
+/// it can meet and where the memory goes in the function's own order.
+static LogicalResult emitNoSchedule(func::FuncOp func,
+                                    const PlanProblem &problem,
+                                    const SolverInfo &solver, Mode mode,
+                                    const SolveOptions &solveOptions,
+                                    const SolveResult &result) {
+  int64_t baselinePeak = problem.baseline.peakBytes;
+  InFlightDiagnostic diag = mlir::emitError(func.getLoc());
+  if (mode == Mode::MinCompute)
+    diag << "budget of " << solveOptions.budget
+         << " bytes is infeasible for solver '" << solver.name << "'";
+  else
+    diag << "solver '" << solver.name << "' found no schedule";
+  diag << " (" << toString(result.status);
+  if (!result.message.empty())
+    diag << ": " << result.message;
+  diag << ")";
+  if (mode == Mode::MinCompute) {
+    BudgetSearch smallest =
+        findSmallestBudget(problem.functionGraph.graph, solver, solveOptions);
+    if (smallest.smallestBudget >= 0)
+      diag << "; the smallest feasible budget is " << smallest.smallestBudget
+           << " bytes ("
+           << formatPercent(static_cast<double>(smallest.smallestBudget) /
+                            std::max<int64_t>(baselinePeak, 1))
+           << " of the checkpoint-all peak of " << baselinePeak << " bytes)";
+    else
+      diag << "; it meets no budget up to the checkpoint-all peak of "
+           << baselinePeak << " bytes";
+  }
+  // Where the memory goes in the function's own order: the few ops that
+  // matter, never the whole function.
+  MemoryAnalysis(func).attachPeakNotes(diag, "the checkpoint-all peak");
+  return diag;
+}
+
+/// Runs the solver of `options` on the problem.
+static FailureOr<PlanAnswer>
+solvePlan(func::FuncOp func, const PlanProblem &problem,
+          const SelectCheckpointsOptions &options) {
+  FailureOr<const SolverInfo *> found = lookupSolver(func, options.solver);
+  if (failed(found))
+    return failure();
+  const SolverInfo &solver = **found;
+  FailureOr<int64_t> budget = getBudget(func, options, problem);
+  if (failed(budget))
+    return failure();
 
   SolveOptions solveOptions;
   solveOptions.timeLimitSeconds = options.timeLimitSeconds;
-  solveOptions.budget = budget;
+  solveOptions.budget = *budget;
   if (std::string error = checkSolveOptions(solveOptions); !error.empty())
     return mlir::emitError(func.getLoc()) << "invalid option: " << error;
-  Mode mode = options.mode == PlanMode::MinCompute ? Mode::MinCompute
-              : options.mode == PlanMode::MinPeak  ? Mode::MinPeak
-                                                   : Mode::MinBudget;
-  SolveResult result = solveInMode(graph, *solver, mode, solveOptions);
+  Mode mode = toSolverMode(options.mode);
+  PlanAnswer answer;
+  answer.solver = solver.name;
+  answer.mode = options.mode;
+  answer.budget = *budget;
+  answer.result =
+      solveInMode(problem.functionGraph.graph, solver, mode, solveOptions);
+  const SolveResult &result = answer.result;
   if (result.status == SolveStatus::Unsupported)
     return mlir::emitError(func.getLoc())
-           << "solver '" << solverName
+           << "solver '" << solver.name
            << "' does not apply to this function: " << result.message;
-  if (!result.feasible()) {
-    InFlightDiagnostic diag = mlir::emitError(func.getLoc());
-    if (mode == Mode::MinCompute)
-      diag << "budget of " << budget << " bytes is infeasible for solver '"
-           << solverName << "'";
-    else
-      diag << "solver '" << solverName << "' found no schedule";
-    diag << " (" << toString(result.status);
-    if (!result.message.empty())
-      diag << ": " << result.message;
-    diag << ")";
-    if (mode == Mode::MinCompute) {
-      BudgetSearch smallest = findSmallestBudget(graph, *solver, solveOptions);
-      if (smallest.smallestBudget >= 0)
-        diag << "; the smallest feasible budget is " << smallest.smallestBudget
-             << " bytes ("
-             << formatPercent(static_cast<double>(smallest.smallestBudget) /
-                              std::max<int64_t>(baseline.peakBytes, 1))
-             << " of the checkpoint-all peak of " << baseline.peakBytes
-             << " bytes)";
-      else
-        diag << "; it meets no budget up to the checkpoint-all peak of "
-             << baseline.peakBytes << " bytes";
-    }
-    // Where the memory goes in the function's own order: the few ops that
-    // matter, never the whole function.
-    MemoryAnalysis(func).attachPeakNotes(diag, "the checkpoint-all peak");
-    return diag;
-  }
+  if (!result.feasible())
+    return emitNoSchedule(func, problem, solver, mode, solveOptions, result);
   if (mode == Mode::MinPeak) {
-    if (!options.budget.empty() && result.peakBytes > budget)
+    if (!options.budget.empty() && result.peakBytes > *budget)
       return mlir::emitError(func.getLoc())
-             << "budget of " << budget << " bytes is infeasible: the least "
-             << "peak solver '" << solverName << "' found within one extra "
+             << "budget of " << *budget << " bytes is infeasible: the least "
+             << "peak solver '" << solver.name << "' found within one extra "
              << "forward pass is " << result.peakBytes << " bytes";
     if (options.budget.empty())
-      budget = result.peakBytes;
+      answer.budget = -1;
   } else if (mode == Mode::MinBudget) {
-    budget = result.peakBytes;
+    answer.budget = -1;
   }
+  return answer;
+}
 
-  // Never trust a schedule the simulator has not replayed.
-  Simulation simulated = simulate(graph, result.schedule);
+/// The plan mode named `name`, if any.
+static std::optional<PlanMode> parsePlanMode(StringRef name) {
+  for (PlanMode mode :
+       {PlanMode::MinCompute, PlanMode::MinPeak, PlanMode::MinBudget})
+    if (getPlanModeName(mode) == name)
+      return mode;
+  return std::nullopt;
+}
+
+/// Checks that `saved` (read from `path`) holds a plan for this function's
+/// graph; returns its mode.
+static FailureOr<PlanMode> checkSavedResult(func::FuncOp func, StringRef path,
+                                            const SavedResult &saved,
+                                            const PlanProblem &problem) {
+  GraphFingerprint actual = fingerprintGraph(problem.functionGraph.graph);
+  std::string mismatch = describeMismatch(saved.graph, actual);
+  if (!mismatch.empty())
+    return mlir::emitError(func.getLoc())
+           << "schedule '" << path << "' was computed for another graph: "
+           << "graph '" << saved.graph.name
+           << "' differs from this function's graph '" << actual.name << "' in "
+           << mismatch
+           << "; export this function's graph with --remat-export-graph and "
+              "solve it again";
+  if (!saved.result.feasible())
+    return mlir::emitError(func.getLoc())
+           << "schedule '" << path << "' holds no plan: its status is '"
+           << toString(saved.result.status) << "'"
+           << (saved.result.message.empty() ? "" : ": ")
+           << saved.result.message;
+  std::optional<PlanMode> mode = parsePlanMode(saved.mode);
+  if (!mode)
+    return mlir::emitError(func.getLoc())
+           << "schedule '" << path << "' was solved in mode '" << saved.mode
+           << "'; only min-compute, min-peak and min-budget plans apply to "
+              "the IR";
+  return *mode;
+}
+
+/// Reads the schedule file of `options` (remat-solve's result JSON) and
+/// checks that it holds a plan for this function's graph.
+static FailureOr<PlanAnswer> loadPlan(func::FuncOp func,
+                                      const PlanProblem &problem,
+                                      const SelectCheckpointsOptions &options) {
+  StringRef path = options.schedulePath;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return mlir::emitError(func.getLoc())
+           << "cannot read schedule '" << path
+           << "': " << buffer.getError().message();
+  SavedResult saved;
+  std::string error;
+  if (!parseResultJSON((*buffer)->getBuffer().str(), saved, error))
+    return mlir::emitError(func.getLoc())
+           << "malformed schedule '" << path << "': " << error;
+  FailureOr<PlanMode> mode = checkSavedResult(func, path, saved, problem);
+  if (failed(mode))
+    return failure();
+
+  PlanAnswer answer;
+  answer.result = std::move(saved.result);
+  answer.solver = answer.result.solver;
+  answer.mode = *mode;
+  answer.schedulePath = path.str();
+  // The budget given, else the file's, else what solving would record.
+  if (!options.budget.empty()) {
+    FailureOr<int64_t> budget = getBudget(func, options, problem);
+    if (failed(budget))
+      return failure();
+    answer.budget = *budget;
+  } else if (saved.budget >= 0) {
+    answer.budget = saved.budget;
+  } else if (*mode == PlanMode::MinCompute) {
+    answer.budget = problem.baseline.peakBytes;
+  }
+  return answer;
+}
+
+/// Who chose the schedule, for messages.
+static std::string describeSource(const PlanAnswer &answer) {
+  if (answer.schedulePath.empty())
+    return "solver '" + answer.solver + "'";
+  return "schedule '" + answer.schedulePath + "'";
+}
+
+/// Checks the answer's schedule with the simulator against its budget and
+/// translates it into `remat.steps`: compute step k of node n -> step k on
+/// n's op. Errors in a solver's schedule are internal errors.
+static FailureOr<RematPlan> checkSchedule(func::FuncOp func,
+                                          const PlanProblem &problem,
+                                          const PlanAnswer &answer,
+                                          Simulation &simulated) {
+  const FunctionGraph &functionGraph = problem.functionGraph;
+  const Graph &graph = functionGraph.graph;
+  std::string source = describeSource(answer);
+  StringRef internal = answer.schedulePath.empty() ? "internal error: " : "";
+  simulated = simulate(graph, answer.result.schedule);
   if (!simulated.valid())
     return mlir::emitError(func.getLoc())
-           << "internal error: solver '" << solverName
-           << "' returned an invalid schedule: " << simulated.error;
-  if (simulated.peakBytes > budget)
+           << internal << source
+           << " is not a valid schedule of this function: " << simulated.error;
+  if (answer.budget >= 0 && simulated.peakBytes > answer.budget)
     return mlir::emitError(func.getLoc())
-           << "internal error: solver '" << solverName
-           << "' returned a schedule with peak " << simulated.peakBytes
-           << " bytes over the budget " << budget;
+           << internal << source << " peaks at " << simulated.peakBytes
+           << " bytes, over the budget of " << answer.budget << " bytes";
 
-  // Write the schedule: compute step k of node n -> step k on n's op.
   RematPlan plan;
   int64_t step = 0;
-  for (const Step &s : result.schedule.steps) {
+  for (const Step &s : answer.result.schedule.steps) {
     if (s.kind != Step::Kind::Compute)
       continue;
-    Operation *op = functionGraph.nodeOps[s.node];
-    if (op)
+    if (Operation *op = functionGraph.nodeOps[s.node])
       plan.steps[op].push_back(step);
     ++step;
   }
@@ -171,41 +326,60 @@ remat::selectCheckpoints(func::FuncOp func,
       continue;
     auto it = plan.steps.find(op);
     if (it == plan.steps.end())
-      return op->emitError() << "internal error: solver '" << solverName
-                             << "' never computes this op";
+      return op->emitError() << internal << source << " never computes this op";
     // Not every solver honours pins; never let a pinned op be recomputed.
     if (graph.nodes[id].keep == KeepPolicy::Always && it->second.size() > 1)
       return op->emitError()
-             << "solver '" << solverName << "' recomputes this op, which "
+             << source << " recomputes this op, which "
              << (isRecomputable(op) ? "is pinned by remat.keep<always>"
                                     : "has memory effects")
              << "; choose a solver that honours pins";
   }
-  writeRematPlan(plan);
+  return plan;
+}
 
+/// Records the answer on the IR (`remat.steps`, `remat.plan`) and reports it
+/// in a remark.
+static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
+                                      const PlanProblem &problem,
+                                      const PlanAnswer &answer) {
+  Simulation simulated;
+  FailureOr<RematPlan> plan = checkSchedule(func, problem, answer, simulated);
+  if (failed(plan))
+    return failure();
+  writeRematPlan(*plan);
+
+  const SolveResult &result = answer.result;
+  const Simulation &baseline = problem.baseline;
+  int64_t budget = answer.budget >= 0 ? answer.budget : simulated.peakBytes;
   std::optional<int64_t> lowerBound;
   if (result.lowerBound >= 0)
     lowerBound = static_cast<int64_t>(std::floor(result.lowerBound));
-  MLIRContext *ctx = func.getContext();
   StringRef status =
       result.status == SolveStatus::Optimal ? "optimal" : "feasible";
-  auto attr = PlanAttr::get(ctx, solverName, getPlanModeName(options.mode),
-                            status, budget, simulated.peakBytes,
-                            baseline.peakBytes, std::llround(simulated.cost),
+  StringRef modeName = getPlanModeName(answer.mode);
+  auto attr = PlanAttr::get(func.getContext(), answer.solver, modeName, status,
+                            budget, simulated.peakBytes, baseline.peakBytes,
+                            std::llround(simulated.cost),
                             std::llround(baseline.cost), lowerBound);
   func->setAttr(RematDialect::kPlanAttrName, attr);
 
   // Every non-resident node is computed at least once.
-  int64_t recomputations = step - static_cast<int64_t>(plan.steps.size());
+  int64_t computed = 0;
+  for (const Step &s : result.schedule.steps)
+    computed += s.kind == Step::Kind::Compute;
+  int64_t recomputations = computed - static_cast<int64_t>(plan->steps.size());
   double overhead =
       baseline.cost > 0 ? (simulated.cost - baseline.cost) / baseline.cost : 0;
   // Reported at the function's location, without dumping the function.
   InFlightDiagnostic remark = mlir::emitRemark(func.getLoc());
-  remark << "remat plan: solver '" << solverName << "' ("
-         << getPlanModeName(options.mode) << ") " << status;
+  remark << "remat plan: ";
+  if (!answer.schedulePath.empty())
+    remark << "schedule '" << answer.schedulePath << "' of ";
+  remark << "solver '" << answer.solver << "' (" << modeName << ") " << status;
   if (result.lowerBound >= 0) {
     // The bound is on the objective: compute for min-compute, bytes else.
-    double objective = mode == Mode::MinCompute
+    double objective = answer.mode == PlanMode::MinCompute
                            ? simulated.cost
                            : static_cast<double>(simulated.peakBytes);
     double gap =
@@ -215,9 +389,25 @@ remat::selectCheckpoints(func::FuncOp func,
   remark << "; predicted peak " << simulated.peakBytes << " bytes (budget "
          << budget << ", checkpoint-all " << baseline.peakBytes
          << "); recomputes " << recomputations << " op(s), compute overhead "
-         << formatPercent(overhead) << "; solved in "
-         << llvm::formatv("{0:F3}", result.seconds).str() << " s";
+         << formatPercent(overhead);
+  if (answer.schedulePath.empty())
+    remark << "; solved in " << llvm::formatv("{0:F3}", result.seconds).str()
+           << " s";
   return attr;
+}
+
+FailureOr<PlanAttr>
+remat::selectCheckpoints(func::FuncOp func,
+                         const SelectCheckpointsOptions &options) {
+  FailureOr<PlanProblem> problem = buildPlanProblem(func, options);
+  if (failed(problem))
+    return failure();
+  FailureOr<PlanAnswer> answer = options.schedulePath.empty()
+                                     ? solvePlan(func, *problem, options)
+                                     : loadPlan(func, *problem, options);
+  if (failed(answer))
+    return failure();
+  return recordPlan(func, *problem, *answer);
 }
 
 namespace {
@@ -239,6 +429,7 @@ struct SelectCheckpointsPass
     options.budget = budget;
     options.timeLimitSeconds = timeLimit;
     options.graph.numDataArgs = dataArgs;
+    options.schedulePath = schedule;
     if (failed(selectCheckpoints(func, options)))
       return signalPassFailure();
     markAllAnalysesPreserved();

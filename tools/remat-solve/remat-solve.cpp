@@ -289,6 +289,7 @@ int main(int argc, char **argv) {
   report.checkpointAllCost = checkpointAllCost(graph);
   report.checkpointAllPeak =
       simulate(graph, checkpointAllSchedule(graph)).peakBytes;
+  report.graph = fingerprintGraph(graph);
 
   SolveOptions options;
   options.timeLimitSeconds = timeLimit;

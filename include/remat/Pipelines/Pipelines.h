@@ -149,12 +149,25 @@ struct RematPipelineOptions
                      "split into helper functions is planned as one; unused "
                      "private functions are then erased"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> exportGraph{
+      *this, "export-graph",
+      llvm::cl::desc("Write the problem graph JSON of the module's function "
+                     "to this file ('-': stdout) for remat-solve, and stop "
+                     "before planning"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("Apply this saved schedule (remat-solve's result JSON "
+                     "for the exported graph) instead of solving"),
+      llvm::cl::init("")};
 };
 
 /// Adds `inline` (unless disabled), then, nested on every func.func that
 /// `functions` selects (include/remat/Transforms/FunctionFilter.h):
-/// remat-annotate-costs -> remat-infer-phases -> remat-select-checkpoints ->
-/// remat-rematerialize -> remat-verify-memory.
+/// remat-annotate-costs -> remat-infer-phases -> remat-select-checkpoints
+/// (with `schedule`, the saved schedule) -> remat-rematerialize ->
+/// remat-verify-memory. With `export-graph`, adds remat-export-graph after
+/// remat-infer-phases instead of the rest.
 void buildRematPipeline(mlir::OpPassManager &pm,
                         const RematPipelineOptions &options);
 

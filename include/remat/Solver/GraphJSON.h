@@ -18,6 +18,7 @@
 #include "remat/Solver/Solver.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace remat {
@@ -30,6 +31,28 @@ bool parseGraphJSON(const std::string &text, Graph &graph, std::string &error);
 /// The graph in the input format (ids = positions).
 std::string printGraphJSON(const Graph &graph);
 
+/// What identifies the graph a schedule was computed for: its node count
+/// and 64-bit hashes of its parts, so that a mismatch can say what differs.
+/// Names (of the graph and of nodes) are not hashed: they only label.
+struct GraphFingerprint {
+  std::string name;
+  int64_t nodes = 0;
+  /// Kinds, dependencies, views, pins and outputs.
+  uint64_t structure = 0;
+  /// Node sizes and `fixed_bytes`.
+  uint64_t bytes = 0;
+  /// Compute costs.
+  uint64_t cost = 0;
+};
+
+/// The fingerprint of `graph`; the only place it is computed.
+GraphFingerprint fingerprintGraph(const Graph &graph);
+
+/// Empty when `saved` and `actual` describe the same graph; otherwise what
+/// differs, for example "the node count (7 vs 9)" or "the node sizes".
+std::string describeMismatch(const GraphFingerprint &saved,
+                             const GraphFingerprint &actual);
+
 /// What the result JSON reports besides the schedule.
 struct ResultReport {
   std::string mode;
@@ -40,12 +63,32 @@ struct ResultReport {
   int64_t smallestBudget = -1;
   int64_t budgetLowerBound = -1;
   int64_t batch = -1;
+  /// The graph solved, printed as "graph" when set.
+  std::optional<GraphFingerprint> graph;
 };
 
 /// The result JSON: {"status", "steps", "stats"}; the steps are printed only
 /// for a feasible (verified) result.
 std::string printResultJSON(const SolveResult &result,
                             const ResultReport &report);
+
+/// A result JSON read back (to apply a saved schedule).
+struct SavedResult {
+  /// Status, steps, `peak_bytes`, `cost`, `lower_bound` (-1 when null),
+  /// `solver` and `message`.
+  SolveResult result;
+  std::string mode;
+  int64_t budget = -1; ///< -1: null
+  GraphFingerprint graph;
+};
+
+/// Parses a result JSON written by `printResultJSON` with a "graph"
+/// fingerprint. On error returns false and sets `error` like
+/// `parseGraphJSON` (the JSON path, or "line:column"). Node ids of the steps
+/// are checked against the fingerprint's node count; the schedule itself is
+/// not simulated.
+bool parseResultJSON(const std::string &text, SavedResult &saved,
+                     std::string &error);
 
 /// The curve of `--mode=pareto`: {"status", "solver", ..., "points"}, one
 /// point a line (docs/SolverFormat.md).

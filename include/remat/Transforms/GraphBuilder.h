@@ -33,6 +33,9 @@
 //     collectives, allocations) are pinned `Always`: they are never cloned.
 //   * Outputs are the nodes defining the returned values, plus every node
 //     whose result nobody uses (so that no op is dropped by a schedule).
+//   * The graph is named after the function; nodes are named `arg<N>` and
+//     `<op name>#<id>@<location>` (file:line:col or the `NameLoc` name), so
+//     that an exported graph (`--remat-export-graph`) names the IR.
 //
 // Usage:
 //   FailureOr<FunctionGraph> graph = buildFunctionGraph(func, {});

@@ -156,6 +156,17 @@ def RematSelectCheckpoints
     smallest budget the solver can meet. Remarks report the solver status,
     the gap to its lower bound, the predicted peak and the compute overhead.
 
+    With `schedule=<file>`, the schedule is not solved but read from the
+    result JSON of `remat-solve -o` for the graph `--remat-export-graph`
+    wrote (docs/SolverFormat.md). It is recorded exactly as solving would
+    record it (solver, mode and status from the file), after checks that
+    each fail with an error at the function: the file is readable and
+    well-formed (the error names the JSON path), its "graph" fingerprint is
+    this function's graph (the error says what differs: node count,
+    structure, sizes or costs), its status is optimal or feasible, and the
+    simulator accepts it within the budget (`budget` if given, else the
+    file's).
+
     Input:
     ```mlir
     %0 = linalg.matmul {remat.phase = #remat.phase<forward>, ...} ...
@@ -184,8 +195,50 @@ def RematSelectCheckpoints
            "Number of leading function arguments that hold data (inputs); "
            "the others are parameters">,
     RematFunctionsOption,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
+           "Apply this saved schedule (remat-solve's result JSON) instead "
+           "of solving; it must be for this function's graph">,
   ];
   let dependentDialects = ["::remat::RematDialect"];
+}
+
+def RematExportGraph : Pass<"remat-export-graph", "::mlir::ModuleOp"> {
+  let summary = "Write the checkpointing problem of a function as JSON";
+  let description = [{
+    Writes the problem graph of one training step exactly as
+    `--remat-select-checkpoints` builds it (same translation, same
+    `data-args`), in the graph JSON of docs/SolverFormat.md, so that
+    `remat-solve` can plan it. The plan comes back with
+    `--remat-select-checkpoints=schedule=<result.json>`:
+
+    ```sh
+    remat-opt step.mlir --remat-annotate-costs --remat-infer-phases \
+      --remat-export-graph=output=graph.json -o step.prepared.mlir
+    remat-solve graph.json --budget=60% -o schedule.json
+    remat-opt step.prepared.mlir \
+      --remat-select-checkpoints=schedule=schedule.json --remat-rematerialize
+    ```
+
+    Node ids are positions; node names identify the IR: `arg<N>` for
+    arguments, `<op name>#<id>@<location>` for ops. The graph is named after
+    the function. The IR is not changed.
+
+    The module must hold one function with a body, or `function` must name
+    one; the function must be cost-annotated and phase-inferred (run
+    `--remat-annotate-costs` and `--remat-infer-phases` first). Anything
+    else is a located error.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "File to write the graph JSON to; '-' is stdout (which also "
+           "carries the IR unless -o sends it elsewhere)">,
+    Option<"function", "function", "std::string", /*default=*/"",
+           "Export the function with this name (default: the only "
+           "function with a body)">,
+    Option<"dataArgs", "data-args", "unsigned", /*default=*/"1",
+           "Number of leading function arguments that hold data (inputs); "
+           "the others are parameters">,
+  ];
 }
 
 def RematRematerialize : Pass<"remat-rematerialize", "::mlir::func::FuncOp"> {

@@ -79,6 +79,11 @@ struct SelectCheckpointsOptions {
   /// Wall-clock limit for searching solvers, in seconds.
   double timeLimitSeconds = 60;
   GraphBuilderOptions graph;
+  /// When set, the schedule is read from this file (the result JSON of
+  /// `remat-solve`, docs/SolverFormat.md) instead of solving: `solver`,
+  /// `mode` and `timeLimitSeconds` are then ignored, and `budget`, when set,
+  /// is checked instead of the file's.
+  std::string schedulePath;
 };
 
 /// Plans rematerialization of `func` and records the plan on it (see the
@@ -87,6 +92,13 @@ struct SelectCheckpointsOptions {
 /// (the error lists the registered names), the graph is outside the model,
 /// the solver does not apply, or the budget is infeasible (the error names
 /// the smallest budget the solver can meet).
+///
+/// With `schedulePath`, records the saved schedule exactly as solving would
+/// record the same schedule, after checking it: the file must be readable
+/// and well-formed (the error names the JSON path), hold a feasible
+/// min-compute, min-peak or min-budget plan, be computed for this function's
+/// graph (its "graph" fingerprint; the error says what differs), and pass
+/// the simulator within the budget.
 mlir::FailureOr<PlanAttr>
 selectCheckpoints(mlir::func::FuncOp func,
                   const SelectCheckpointsOptions &options);

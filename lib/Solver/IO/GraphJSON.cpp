@@ -7,18 +7,20 @@
 #include "remat/Solver/GraphJSON.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstring>
 #include <iterator>
 
 using namespace remat;
 namespace json = llvm::json;
 
 namespace {
-/// Reads one graph, remembering the first error with its JSON path.
-class GraphReader {
+/// Reads JSON values, remembering the first error with its JSON path.
+class JSONReader {
 public:
   std::string error;
 
@@ -42,6 +44,28 @@ public:
     return fail(path, "expected an integer");
   }
 
+  /// The member `key` of `object`, or nullptr after an error when missing.
+  const json::Value *require(const json::Object &object, const char *key,
+                             const std::string &path) {
+    if (const json::Value *value = object.get(key))
+      return value;
+    fail(path, std::string("missing \"") + key + "\"");
+    return nullptr;
+  }
+
+  bool readString(const json::Value &value, const std::string &path,
+                  std::string &out) {
+    if (std::optional<llvm::StringRef> s = value.getAsString()) {
+      out = s->str();
+      return true;
+    }
+    return fail(path, "expected a string");
+  }
+};
+
+/// Reads one graph.
+class GraphReader : public JSONReader {
+public:
   bool readGraph(const json::Value &root, Graph &graph) {
     const json::Object *object = root.getAsObject();
     if (!object)
@@ -194,6 +218,147 @@ public:
   }
 };
 
+/// Reads a result JSON with its graph fingerprint.
+class ResultReader : public JSONReader {
+public:
+  bool readResult(const json::Value &root, SavedResult &saved) {
+    const json::Object *object = root.getAsObject();
+    if (!object)
+      return fail("$", "expected an object with \"status\", \"steps\", "
+                       "\"stats\" and \"graph\"");
+    const json::Value *graph = require(*object, "graph", "$");
+    if (!graph || !readFingerprint(*graph, saved.graph))
+      return false;
+    const json::Value *status = require(*object, "status", "$");
+    if (!status || !readStatus(*status, saved.result.status))
+      return false;
+    const json::Value *stats = require(*object, "stats", "$");
+    if (!stats || !readStats(*stats, saved))
+      return false;
+    const json::Value *steps = require(*object, "steps", "$");
+    return steps && readSteps(*steps, saved.graph.nodes, saved.result.schedule);
+  }
+
+private:
+  bool readFingerprint(const json::Value &value, GraphFingerprint &graph) {
+    const json::Object *object = value.getAsObject();
+    if (!object)
+      return fail("graph", "expected an object");
+    if (const json::Value *name = object->get("name"))
+      if (!readString(*name, "graph.name", graph.name))
+        return false;
+    const json::Value *nodes = require(*object, "nodes", "graph");
+    if (!nodes || !readInt(*nodes, "graph.nodes", graph.nodes))
+      return false;
+    if (graph.nodes < 0)
+      return fail("graph.nodes", "must not be negative");
+    return readHash(*object, "structure", graph.structure) &&
+           readHash(*object, "bytes", graph.bytes) &&
+           readHash(*object, "cost", graph.cost);
+  }
+
+  bool readHash(const json::Object &object, const char *key, uint64_t &out) {
+    std::string path = std::string("graph.") + key, text;
+    const json::Value *value = require(object, key, "graph");
+    if (!value || !readString(*value, path, text))
+      return false;
+    if (text.size() != 16 || llvm::StringRef(text).getAsInteger(16, out))
+      return fail(path, "expected 16 hexadecimal digits");
+    return true;
+  }
+
+  bool readStatus(const json::Value &value, SolveStatus &status) {
+    std::string text;
+    if (!readString(value, "status", text))
+      return false;
+    if (text == "optimal")
+      status = SolveStatus::Optimal;
+    else if (text == "feasible")
+      status = SolveStatus::Feasible;
+    else if (text == "infeasible")
+      status = SolveStatus::Infeasible;
+    else if (text == "timeout")
+      status = SolveStatus::Timeout;
+    else
+      return fail("status", "unknown status '" + text +
+                                "' (expected optimal, feasible, infeasible "
+                                "or timeout)");
+    return true;
+  }
+
+  /// An integer or null (-1) member of `stats`.
+  bool readOptionalInt(const json::Object &stats, const char *key,
+                       int64_t &out) {
+    const json::Value *value = stats.get(key);
+    if (!value || value->getAsNull())
+      return true;
+    return readInt(*value, std::string("stats.") + key, out);
+  }
+
+  /// A number or null (-1) member of `stats`.
+  bool readOptionalNumber(const json::Object &stats, const char *key,
+                          double &out) {
+    const json::Value *value = stats.get(key);
+    if (!value || value->getAsNull())
+      return true;
+    std::optional<double> d = value->getAsNumber();
+    if (!d || !std::isfinite(*d))
+      return fail(std::string("stats.") + key, "expected a number");
+    out = *d;
+    return true;
+  }
+
+  bool readStats(const json::Value &value, SavedResult &saved) {
+    const json::Object *stats = value.getAsObject();
+    if (!stats)
+      return fail("stats", "expected an object");
+    SolveResult &result = saved.result;
+    const json::Value *solver = require(*stats, "solver", "stats");
+    const json::Value *mode = require(*stats, "mode", "stats");
+    if (!solver || !readString(*solver, "stats.solver", result.solver) ||
+        !mode || !readString(*mode, "stats.mode", saved.mode))
+      return false;
+    if (const json::Value *message = stats->get("message"))
+      if (!readString(*message, "stats.message", result.message))
+        return false;
+    return readOptionalInt(*stats, "budget", saved.budget) &&
+           readOptionalInt(*stats, "peak_bytes", result.peakBytes) &&
+           readOptionalNumber(*stats, "cost", result.cost) &&
+           readOptionalNumber(*stats, "lower_bound", result.lowerBound);
+  }
+
+  bool readSteps(const json::Value &value, int64_t numNodes,
+                 Schedule &schedule) {
+    const json::Array *steps = value.getAsArray();
+    if (!steps)
+      return fail("steps", "expected an array");
+    for (size_t i = 0; i < steps->size(); ++i) {
+      std::string path = "steps[" + std::to_string(i) + "]";
+      const json::Object *step = (*steps)[i].getAsObject();
+      if (!step)
+        return fail(path, "expected an object");
+      std::string op;
+      int64_t node;
+      const json::Value *opValue = require(*step, "op", path);
+      const json::Value *nodeValue = require(*step, "node", path);
+      if (!opValue || !readString(*opValue, path + ".op", op) || !nodeValue ||
+          !readInt(*nodeValue, path + ".node", node))
+        return false;
+      if (op != "compute" && op != "free")
+        return fail(path + ".op",
+                    "unknown op '" + op + "' (expected compute or free)");
+      if (node < 0 || node >= numNodes)
+        return fail(path + ".node", "node " + std::to_string(node) +
+                                        " does not exist (the graph has " +
+                                        std::to_string(numNodes) + " nodes)");
+      int id = static_cast<int>(node);
+      schedule.steps.push_back(op == "compute" ? Step::compute(id)
+                                               : Step::free(id));
+    }
+    return true;
+  }
+};
+
 const char *kindName(NodeKind kind) {
   switch (kind) {
   case NodeKind::Input:
@@ -216,26 +381,113 @@ std::string print(json::Value value) {
 }
 } // namespace
 
+/// Parses `text` as JSON; on a syntax error sets `error` to its position.
+static std::optional<json::Value> parseJSON(const std::string &text,
+                                            std::string &error) {
+  llvm::Expected<json::Value> root = json::parse(text);
+  if (root)
+    return std::move(*root);
+  std::string message;
+  llvm::handleAllErrors(root.takeError(), [&](const json::ParseError &e) {
+    llvm::raw_string_ostream os(message);
+    e.log(os);
+  });
+  // ParseError prints "[line:column, byte=N]: message".
+  error = "invalid JSON " + message;
+  return std::nullopt;
+}
+
 bool remat::parseGraphJSON(const std::string &text, Graph &graph,
                            std::string &error) {
   graph = Graph();
-  llvm::Expected<json::Value> root = json::parse(text);
-  if (!root) {
-    std::string message;
-    llvm::handleAllErrors(root.takeError(), [&](const json::ParseError &e) {
-      llvm::raw_string_ostream os(message);
-      e.log(os);
-    });
-    // ParseError prints "[line:column, byte=N]: message".
-    error = "invalid JSON " + message;
+  std::optional<json::Value> root = parseJSON(text, error);
+  if (!root)
     return false;
-  }
   GraphReader reader;
   if (!reader.readGraph(*root, graph)) {
     error = reader.error;
     return false;
   }
   return true;
+}
+
+bool remat::parseResultJSON(const std::string &text, SavedResult &saved,
+                            std::string &error) {
+  saved = SavedResult();
+  std::optional<json::Value> root = parseJSON(text, error);
+  if (!root)
+    return false;
+  ResultReader reader;
+  if (!reader.readResult(*root, saved)) {
+    error = reader.error;
+    return false;
+  }
+  return true;
+}
+
+namespace {
+/// FNV-1a over 64-bit words: stable across platforms and releases.
+class Hasher {
+public:
+  void add(int64_t value) {
+    for (int byte = 0; byte < 8; ++byte) {
+      hash ^= static_cast<uint64_t>(value) >> (8 * byte) & 0xff;
+      hash *= 0x100000001b3ULL;
+    }
+  }
+  void add(double value) {
+    int64_t bits;
+    static_assert(sizeof bits == sizeof value);
+    std::memcpy(&bits, &value, sizeof bits);
+    add(value == 0 ? int64_t(0) : bits); // -0 and 0 hash alike
+  }
+  uint64_t hash = 0xcbf29ce484222325ULL;
+};
+} // namespace
+
+GraphFingerprint remat::fingerprintGraph(const Graph &graph) {
+  GraphFingerprint print;
+  print.name = graph.name;
+  print.nodes = graph.size();
+  Hasher structure, bytes, cost;
+  bytes.add(graph.fixedBytes);
+  for (const Node &node : graph.nodes) {
+    structure.add(static_cast<int64_t>(node.kind));
+    structure.add(static_cast<int64_t>(node.keep));
+    structure.add(static_cast<int64_t>(node.aliasOf));
+    structure.add(static_cast<int64_t>(node.deps.size()));
+    for (int dep : node.deps)
+      structure.add(static_cast<int64_t>(dep));
+    bytes.add(node.bytes);
+    cost.add(node.cost);
+  }
+  structure.add(static_cast<int64_t>(graph.outputs.size()));
+  for (int out : graph.outputs)
+    structure.add(static_cast<int64_t>(out));
+  print.structure = structure.hash;
+  print.bytes = bytes.hash;
+  print.cost = cost.hash;
+  return print;
+}
+
+std::string remat::describeMismatch(const GraphFingerprint &saved,
+                                    const GraphFingerprint &actual) {
+  if (saved.nodes != actual.nodes)
+    return "the node count (" + std::to_string(saved.nodes) + " vs " +
+           std::to_string(actual.nodes) + ")";
+  if (saved.structure != actual.structure)
+    return "the structure (node kinds, dependencies, views, pins or outputs)";
+  if (saved.bytes != actual.bytes)
+    return "the node sizes (bytes)";
+  if (saved.cost != actual.cost)
+    return "the compute costs";
+  return "";
+}
+
+static std::string toHex(uint64_t hash) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format_hex_no_prefix(hash, 16);
+  return text;
 }
 
 std::string remat::printGraphJSON(const Graph &graph) {
@@ -339,7 +591,13 @@ std::string remat::printResultJSON(const SolveResult &result,
   for (size_t i = 0; i < stats.size(); ++i)
     os << (i ? ",\n" : "\n") << "    \"" << stats[i].first
        << "\": " << scalar(std::move(stats[i].second));
-  os << "\n  }\n}\n";
+  os << "\n  }";
+  if (const std::optional<GraphFingerprint> &graph = report.graph)
+    os << ",\n  \"graph\": {\"name\": " << json::Value(graph->name)
+       << ", \"nodes\": " << graph->nodes << ", \"structure\": \""
+       << toHex(graph->structure) << "\", \"bytes\": \"" << toHex(graph->bytes)
+       << "\", \"cost\": \"" << toHex(graph->cost) << "\"}";
+  os << "\n}\n";
   return text;
 }
 
