@@ -11,6 +11,8 @@
 
 #include "remat/Analysis/MemoryAnalysis.h"
 
+#include "remat/Analysis/CostModel.h"
+
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Solver/Problem.h"
 
@@ -71,13 +73,11 @@ static std::optional<int64_t> getCostBytes(Operation *op, unsigned index) {
   return cost.getBytes()[index];
 }
 
-/// Tensor ops that only reinterpret or slice their first operand: after
-/// bufferization they alias it and own no storage.
+/// Ops that only reinterpret or slice their first operand: the cost model's
+/// views (after bufferization they alias it and own no storage), and memref
+/// views.
 static bool isTensorView(Operation *op) {
-  return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-             tensor::CollapseShapeOp, tensor::CastOp, tensor::ReshapeOp,
-             tensor::BitcastOp>(op) ||
-         isa<ViewLikeOpInterface>(op);
+  return isViewOp(op) || isa<ViewLikeOpInterface>(op);
 }
 
 /// The value whose storage a zero-byte `result` shares: the source of a view,

@@ -16,7 +16,6 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace remat;
@@ -36,46 +35,11 @@ bool remat::isFreeOp(Operation *op) {
          op->hasTrait<OpTrait::ConstantLike>();
 }
 
-bool remat::isRecomputable(Operation *op) {
-  return isMemoryEffectFree(op);
-}
+bool remat::isRecomputable(Operation *op) { return isMemoryEffectFree(op); }
 
 /// Whether `op`'s results alias its first operand.
 static bool isAliasingOp(Operation *op) {
   return isa<BarrierOp>(op) || isViewOp(op);
-}
-
-/// Bytes of storage a value of type `type` occupies (elements times the
-/// element size rounded up to whole bytes, as the cost model counts), with
-/// every dynamic dimension of size `dynamicSize`; -1 for dynamic shapes
-/// without one and for types without a size.
-static int64_t getStorageBytes(Type type,
-                               std::optional<int64_t> dynamicSize = {}) {
-  if (auto shaped = dyn_cast<ShapedType>(type)) {
-    if (!shaped.hasRank())
-      return -1;
-    int64_t bytes = getStorageBytes(shaped.getElementType());
-    for (int64_t size : shaped.getShape()) {
-      if (ShapedType::isDynamic(size)) {
-        if (!dynamicSize)
-          return -1;
-        size = *dynamicSize;
-      }
-      if (bytes < 0 || llvm::MulOverflow(bytes, size, bytes))
-        return -1;
-    }
-    return bytes;
-  }
-  if (type.isIntOrIndexOrFloat()) {
-    if (type.isIndex())
-      return 8;
-    return (type.getIntOrFloatBitWidth() + 7) / 8;
-  }
-  if (auto complex = dyn_cast<ComplexType>(type)) {
-    int64_t elementBytes = getStorageBytes(complex.getElementType());
-    return elementBytes < 0 ? -1 : 2 * elementBytes;
-  }
-  return -1;
 }
 
 /// The most bytes of tensors defined inside one region op of `func` (an
@@ -113,9 +77,10 @@ FailureOr<FunctionGraph>
 remat::buildFunctionGraph(func::FuncOp func,
                           const GraphBuilderOptions &options) {
   if (func.isExternal())
-    return mlir::emitError(func.getLoc()) << "cannot plan rematerialization of external "
-                               "function '"
-                            << func.getSymName() << "'";
+    return mlir::emitError(func.getLoc())
+           << "cannot plan rematerialization of external "
+              "function '"
+           << func.getSymName() << "'";
   if (!func.getBody().hasOneBlock())
     return mlir::emitError(func.getLoc())
            << "rematerialization planning expects a single-block function, '"
@@ -131,8 +96,8 @@ remat::buildFunctionGraph(func::FuncOp func,
   // costs assume.
   std::optional<int64_t> hint = getDynamicSizeHint(func);
   for (BlockArgument arg : body.getArguments()) {
-    int64_t bytes = getStorageBytes(arg.getType(), hint);
-    if (bytes < 0)
+    std::optional<int64_t> bytes = getStorageBytes(arg.getType(), hint);
+    if (!bytes)
       return mlir::emitError(func.getLoc())
              << "argument #" << arg.getArgNumber() << " of type "
              << arg.getType()
@@ -140,9 +105,9 @@ remat::buildFunctionGraph(func::FuncOp func,
                 "or a size hint (remat-annotate-costs{dynamic-size-hint=N})";
     Node node;
     node.name = "arg" + std::to_string(arg.getArgNumber());
-    node.bytes = bytes;
+    node.bytes = *bytes;
     node.kind = arg.getArgNumber() < options.numDataArgs ? NodeKind::Input
-                                                          : NodeKind::Param;
+                                                         : NodeKind::Param;
     result.argNodes.push_back(graph.size());
     result.nodeOps.push_back(nullptr);
     graph.nodes.push_back(std::move(node));
@@ -231,7 +196,7 @@ remat::buildFunctionGraph(func::FuncOp func,
     return mlir::emitError(func.getLoc()) << "cannot be planned: " << error;
   std::string error = graph.check();
   if (!error.empty())
-    return mlir::emitError(func.getLoc()) << "internal error: malformed problem graph: "
-                            << error;
+    return mlir::emitError(func.getLoc())
+           << "internal error: malformed problem graph: " << error;
   return result;
 }
