@@ -104,6 +104,28 @@ std::optional<int64_t> remat::getElementByteWidth(Type type) {
   return std::nullopt;
 }
 
+std::optional<int64_t>
+remat::getStorageBytes(Type type, std::optional<int64_t> dynamicSize) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped)
+    return getElementByteWidth(type);
+  if (!shaped.hasRank())
+    return std::nullopt;
+  std::optional<int64_t> bytes = getElementByteWidth(shaped.getElementType());
+  if (!bytes)
+    return std::nullopt;
+  for (int64_t size : shaped.getShape()) {
+    if (ShapedType::isDynamic(size)) {
+      if (!dynamicSize)
+        return std::nullopt;
+      size = *dynamicSize;
+    }
+    if (llvm::MulOverflow(*bytes, size, *bytes))
+      return std::nullopt;
+  }
+  return bytes;
+}
+
 int64_t remat::getScalarOpFlops(Operation *op) {
   if (!isa_and_present<arith::ArithDialect, math::MathDialect>(
           op->getDialect()))

@@ -11,6 +11,8 @@
 
 #include "remat/Analysis/MemoryAnalysis.h"
 
+#include "remat/Analysis/CostModel.h"
+
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Solver/Problem.h"
 
@@ -71,13 +73,11 @@ static std::optional<int64_t> getCostBytes(Operation *op, unsigned index) {
   return cost.getBytes()[index];
 }
 
-/// Tensor ops that only reinterpret or slice their first operand: after
-/// bufferization they alias it and own no storage.
+/// Ops that only reinterpret or slice their first operand: the cost model's
+/// views (after bufferization they alias it and own no storage), and memref
+/// views.
 static bool isTensorView(Operation *op) {
-  return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-             tensor::CollapseShapeOp, tensor::CastOp, tensor::ReshapeOp,
-             tensor::BitcastOp>(op) ||
-         isa<ViewLikeOpInterface>(op);
+  return isViewOp(op) || isa<ViewLikeOpInterface>(op);
 }
 
 /// The value whose storage a zero-byte `result` shares: the source of a view,
@@ -130,9 +130,12 @@ MemoryAnalysis::MemoryAnalysis(Operation *op,
                                const MemoryAnalysisOptions &options)
     : function(op), options(options) {
   analyse();
+  storageOf.clear();
   if (error) {
     ops.clear();
+    indexOf.clear();
     timeline.clear();
+    transientBytes.clear();
     buffers.clear();
     peakBytes = residentBytes = totalBytes = 0;
     unsizedArguments = 0;
@@ -182,10 +185,10 @@ std::optional<std::string> MemoryAnalysis::getErrorMessage() const {
 }
 
 std::optional<unsigned> MemoryAnalysis::getIndex(Operation *op) const {
-  const auto *it = llvm::find(ops, op);
-  if (it == ops.end())
+  auto it = indexOf.find(op);
+  if (it == indexOf.end())
     return std::nullopt;
-  return static_cast<unsigned>(it - ops.begin());
+  return it->second;
 }
 
 std::optional<int64_t> MemoryAnalysis::getLiveBytes(Operation *op) const {
@@ -195,14 +198,7 @@ std::optional<int64_t> MemoryAnalysis::getLiveBytes(Operation *op) const {
 }
 
 int64_t MemoryAnalysis::getTransientBytes(unsigned index) const {
-  if (index >= ops.size())
-    return 0;
-  int64_t bytes = 0;
-  for (const BufferLiveRange &buffer : buffers)
-    if (buffer.kind == BufferLiveRange::Kind::Tensor && buffer.op &&
-        buffer.op != ops[index] && buffer.begin == index)
-      bytes += buffer.bytes;
-  return bytes;
+  return index < transientBytes.size() ? transientBytes[index] : 0;
 }
 
 SmallVector<const BufferLiveRange *>
@@ -218,147 +214,167 @@ MemoryAnalysis::getLiveBuffers(unsigned index) const {
   return live;
 }
 
-void MemoryAnalysis::analyse() {
-  auto fail = [&](Operation *op, const Twine &message) {
-    if (!error)
-      error = Error{op, message.str()};
-  };
+/// Whether `result` is a fresh allocation, and whether it is released when
+/// its automatic allocation scope ends (alloca) rather than by a dealloc.
+static bool isAllocation(OpResult result, bool &scoped) {
+  if (!isa<BaseMemRefType>(result.getType()))
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(result.getOwner());
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffectsOnValue(result, instances);
+  for (const MemoryEffects::EffectInstance &instance : instances) {
+    if (!isa<MemoryEffects::Allocate>(instance.getEffect()))
+      continue;
+    scoped = isa<SideEffects::AutomaticAllocationScopeResource>(
+        instance.getResource());
+    return true;
+  }
+  return false;
+}
 
+void MemoryAnalysis::fail(Operation *op, const Twine &message) {
+  if (!error)
+    error = Error{op, message.str()};
+}
+
+Block *MemoryAnalysis::getBody() {
   auto func = dyn_cast<FunctionOpInterface>(function);
-  if (!func)
-    return fail(function, "is not a function: the memory analysis runs on "
-                          "functions (func.func)");
+  if (!func) {
+    fail(function, "is not a function: the memory analysis runs on "
+                   "functions (func.func)");
+    return nullptr;
+  }
   if (func.isExternal())
-    return;
+    return nullptr;
   Region &body = func.getFunctionBody();
-  if (!body.hasOneBlock())
-    return fail(function,
-                llvm::formatv("has a body of {0} blocks: the memory analysis "
-                              "supports single-block bodies (structured "
-                              "control flow) only",
-                              body.getBlocks().size()));
+  if (!body.hasOneBlock()) {
+    fail(function,
+         llvm::formatv("has a body of {0} blocks: the memory analysis "
+                       "supports single-block bodies (structured "
+                       "control flow) only",
+                       body.getBlocks().size()));
+    return nullptr;
+  }
+  return &body.front();
+}
 
-  Block &block = body.front();
-  for (Operation &op : block)
+void MemoryAnalysis::analyse() {
+  Block *block = getBody();
+  if (!block)
+    return;
+  for (Operation &op : *block)
     ops.push_back(&op);
   if (ops.empty())
     return;
-  DenseMap<Operation *, unsigned> indexOf;
   for (auto [index, op] : llvm::enumerate(ops))
     indexOf[op] = index;
+  if (options.countArguments)
+    addArgumentBuffers(*block);
+  if (failed(addResultBuffers()))
+    return;
+  extendTensorLiveness();
+  if (llvm::any_of(buffers, [](const BufferLiveRange &buffer) {
+        return buffer.kind == BufferLiveRange::Kind::Allocation;
+      }))
+    applyDeallocations(*block);
+  buildTimeline();
+}
+
+unsigned MemoryAnalysis::topIndex(Operation *op) const {
+  Block *block = ops.front()->getBlock();
+  return indexOf.lookup(block->findAncestorOpInBlock(*op));
+}
+
+void MemoryAnalysis::addBuffer(BufferLiveRange::Kind kind, Value value,
+                               Operation *op, int64_t bytes, unsigned begin,
+                               unsigned end) {
+  buffers.push_back({kind, value, op, bytes, begin, end});
+  storageOf[value] = buffers.size() - 1;
+}
+
+/// Arguments: resident for the whole function. A dynamically shaped
+/// argument cannot be sized: it is not counted, and reported as unsized.
+void MemoryAnalysis::addArgumentBuffers(Block &block) {
   const unsigned last = ops.size() - 1;
-  auto topIndex = [&](Operation *op) {
-    return indexOf.lookup(block.findAncestorOpInBlock(*op));
-  };
-
-  // Storage each value uses: an index into `buffers`.
-  DenseMap<Value, unsigned> storageOf;
-  auto addBuffer = [&](BufferLiveRange::Kind kind, Value value, Operation *op,
-                       int64_t bytes, unsigned begin, unsigned end) {
-    buffers.push_back({kind, value, op, bytes, begin, end});
-    storageOf[value] = buffers.size() - 1;
-  };
-
-  // Arguments: resident for the whole function.
-  if (options.countArguments) {
-    for (BlockArgument arg : block.getArguments()) {
-      if (!isa<ShapedType>(arg.getType()))
-        continue;
-      std::optional<int64_t> bytes =
-          getStaticStorageBytes(arg.getType(), function);
-      // A dynamically shaped argument cannot be sized: it is not counted,
-      // and reported as unsized.
-      if (!bytes) {
-        ++unsizedArguments;
-        continue;
-      }
-      if (*bytes > 0)
-        addBuffer(BufferLiveRange::Kind::Argument, arg, nullptr, *bytes, 0,
-                  last);
-    }
-  }
-
-  // Bytes a tensor result owns: `remat.cost`, else the fallback rules.
-  auto tensorBytes = [&](OpResult result) -> std::optional<int64_t> {
-    Operation *op = result.getOwner();
-    if (std::optional<int64_t> bytes =
-            getCostBytes(op, result.getResultNumber()))
-      return bytes;
-    // Constants are static data, not heap (Problem.h: constants are free).
-    if (op->hasTrait<OpTrait::ConstantLike>())
-      return 0;
-    if (options.requireCosts) {
-      fail(op, "produces a tensor but has no 'remat.cost' attribute (run "
-               "--remat-annotate-costs first)");
-      return std::nullopt;
-    }
-    // Views own nothing; a tensor.empty's (or an alloc_tensor's without
-    // copy, which --remat-rematerialize makes) storage is counted on the
-    // destination-style op that writes into it; a to_tensor's on the memref
-    // it wraps.
-    if (isTensorView(op) || isa<tensor::EmptyOp, bufferization::ToTensorOp>(op))
-      return 0;
-    if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(op);
-        alloc && !alloc.getCopy())
-      return 0;
-    if (std::optional<int64_t> bytes =
-            getStaticStorageBytes(result.getType(), op))
-      return bytes;
-    fail(op, llvm::formatv("result #{0} of type {1} has no 'remat.cost' "
-                           "attribute and no static size: the memory "
-                           "analysis needs static shapes or a cost",
-                           result.getResultNumber(), result.getType()));
-    return std::nullopt;
-  };
-
-  // Bytes a memref allocation owns: a `remat.cost` size hint, else its type.
-  auto allocationBytes = [&](OpResult result) -> std::optional<int64_t> {
-    Operation *op = result.getOwner();
-    std::optional<int64_t> bytes = getCostBytes(op, result.getResultNumber());
-    if (!bytes)
-      bytes = getStaticStorageBytes(result.getType(), op);
+  for (BlockArgument arg : block.getArguments()) {
+    if (!isa<ShapedType>(arg.getType()))
+      continue;
+    std::optional<int64_t> bytes =
+        getStaticStorageBytes(arg.getType(), function);
     if (!bytes) {
-      fail(op, llvm::formatv("allocates {0}, which has no static size: the "
-                             "memory analysis needs static shapes or a "
-                             "'remat.cost' size hint",
-                             result.getType()));
-      return std::nullopt;
+      ++unsizedArguments;
+      continue;
     }
-    if (options.countAlignmentPadding)
-      if (auto alignment = op->getAttrOfType<IntegerAttr>("alignment"))
-        if (llvm::AddOverflow(*bytes, alignment.getInt(), *bytes))
-          *bytes = std::numeric_limits<int64_t>::max();
+    if (*bytes > 0)
+      addBuffer(BufferLiveRange::Kind::Argument, arg, nullptr, *bytes, 0, last);
+  }
+}
+
+/// Bytes a tensor result owns: `remat.cost`, else the fallback rules.
+std::optional<int64_t> MemoryAnalysis::getTensorBytes(OpResult result) {
+  Operation *op = result.getOwner();
+  if (std::optional<int64_t> bytes = getCostBytes(op, result.getResultNumber()))
     return bytes;
-  };
+  // Constants are static data, not heap (Problem.h: constants are free).
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    return 0;
+  if (options.requireCosts) {
+    fail(op, "produces a tensor but has no 'remat.cost' attribute (run "
+             "--remat-annotate-costs first)");
+    return std::nullopt;
+  }
+  // Views own nothing; a tensor.empty's (or an alloc_tensor's without
+  // copy, which --remat-rematerialize makes) storage is counted on the
+  // destination-style op that writes into it; a to_tensor's on the memref
+  // it wraps.
+  if (isTensorView(op) || isa<tensor::EmptyOp, bufferization::ToTensorOp>(op))
+    return 0;
+  if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(op);
+      alloc && !alloc.getCopy())
+    return 0;
+  if (std::optional<int64_t> bytes =
+          getStaticStorageBytes(result.getType(), op))
+    return bytes;
+  fail(op, llvm::formatv("result #{0} of type {1} has no 'remat.cost' "
+                         "attribute and no static size: the memory "
+                         "analysis needs static shapes or a cost",
+                         result.getResultNumber(), result.getType()));
+  return std::nullopt;
+}
 
-  // Whether `result` is a fresh allocation, and whether it is released when
-  // its automatic allocation scope ends (alloca) rather than by a dealloc.
-  auto isAllocation = [](OpResult result, bool &scoped) {
-    if (!isa<BaseMemRefType>(result.getType()))
-      return false;
-    auto effects = dyn_cast<MemoryEffectOpInterface>(result.getOwner());
-    if (!effects)
-      return false;
-    SmallVector<MemoryEffects::EffectInstance> instances;
-    effects.getEffectsOnValue(result, instances);
-    for (const MemoryEffects::EffectInstance &instance : instances) {
-      if (!isa<MemoryEffects::Allocate>(instance.getEffect()))
-        continue;
-      scoped = isa<SideEffects::AutomaticAllocationScopeResource>(
-          instance.getResource());
-      return true;
-    }
-    return false;
-  };
+/// Bytes a memref allocation owns: a `remat.cost` size hint, else its type.
+std::optional<int64_t> MemoryAnalysis::getAllocationBytes(OpResult result) {
+  Operation *op = result.getOwner();
+  std::optional<int64_t> bytes = getCostBytes(op, result.getResultNumber());
+  if (!bytes)
+    bytes = getStaticStorageBytes(result.getType(), op);
+  if (!bytes) {
+    fail(op, llvm::formatv("allocates {0}, which has no static size: the "
+                           "memory analysis needs static shapes or a "
+                           "'remat.cost' size hint",
+                           result.getType()));
+    return std::nullopt;
+  }
+  if (options.countAlignmentPadding)
+    if (auto alignment = op->getAttrOfType<IntegerAttr>("alignment"))
+      if (llvm::AddOverflow(*bytes, alignment.getInt(), *bytes))
+        *bytes = std::numeric_limits<int64_t>::max();
+  return bytes;
+}
 
-  // Pass 1: tensor results and allocations, in program order.
+/// Pass 1: tensor results and allocations, in program order. A zero-byte
+/// top-level tensor shares its storage source's buffer.
+LogicalResult MemoryAnalysis::addResultBuffers() {
+  const unsigned last = ops.size() - 1;
   for (auto [index, top] : llvm::enumerate(ops)) {
     WalkResult walk = top->walk<WalkOrder::PreOrder>([&](Operation *op) {
       bool nested = op != top;
       for (OpResult result : op->getResults()) {
         bool scoped = false;
         if (isa<TensorType>(result.getType())) {
-          std::optional<int64_t> bytes = tensorBytes(result);
+          std::optional<int64_t> bytes = getTensorBytes(result);
           if (!bytes)
             return WalkResult::interrupt();
           if (*bytes > 0) {
@@ -372,7 +388,7 @@ void MemoryAnalysis::analyse() {
             }
           }
         } else if (isAllocation(result, scoped)) {
-          std::optional<int64_t> bytes = allocationBytes(result);
+          std::optional<int64_t> bytes = getAllocationBytes(result);
           if (!bytes)
             return WalkResult::interrupt();
           unsigned end = last;
@@ -390,12 +406,15 @@ void MemoryAnalysis::analyse() {
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
-      return;
+      return failure();
   }
+  return success();
+}
 
-  // Tensor liveness: a top-level value keeps its storage live until its last
-  // use (uses in nested regions count at the enclosing top-level op).
-  // Values defined in nested regions are transient at their top-level op.
+/// Tensor liveness: a top-level value keeps its storage live until its last
+/// use (uses in nested regions count at the enclosing top-level op). Values
+/// defined in nested regions are transient at their top-level op.
+void MemoryAnalysis::extendTensorLiveness() {
   for (Operation *top : ops) {
     for (Value result : top->getResults()) {
       auto it = storageOf.find(result);
@@ -408,69 +427,70 @@ void MemoryAnalysis::analyse() {
         buffer.end = std::max(buffer.end, topIndex(user));
     }
   }
+}
 
-  // Pass 2: deallocations of allocations.
-  bool hasAllocations =
-      llvm::any_of(buffers, [](const BufferLiveRange &buffer) {
-        return buffer.kind == BufferLiveRange::Kind::Allocation;
-      });
-  if (hasAllocations) {
-    BufferViewFlowAnalysis aliases(function);
-    // The single allocation `value` may come from, if there is one.
-    auto uniqueAllocation = [&](Value value) -> std::optional<unsigned> {
-      std::optional<unsigned> found;
-      for (Value origin : aliases.resolveReverse(value)) {
-        if (isa<BlockArgument>(origin) &&
-            cast<BlockArgument>(origin).getOwner() == &block)
-          return std::nullopt; // may be a function argument
-        auto it = storageOf.find(origin);
-        if (it == storageOf.end() ||
-            buffers[it->second].kind != BufferLiveRange::Kind::Allocation)
-          continue;
-        if (found && *found != it->second)
-          return std::nullopt;
-        found = it->second;
-      }
-      return found;
-    };
-    auto release = [&](Operation *freeOp, Value memref) {
-      std::optional<unsigned> id = uniqueAllocation(memref);
-      if (!id)
-        return;
-      BufferLiveRange &buffer = buffers[*id];
-      unsigned at = topIndex(freeOp);
-      if (at < buffer.begin || !certainlyRunsAfter(freeOp, buffer.op))
-        return;
-      // Freed by a later top-level op: live up to the op before it. Freed
-      // within the op that allocated it: live at that op only.
-      buffer.end = std::min(buffer.end, at == buffer.begin ? at : at - 1);
-    };
-    function->walk([&](Operation *op) {
-      if (auto dealloc = dyn_cast<bufferization::DeallocOp>(op)) {
-        for (auto [memref, condition] :
-             llvm::zip(dealloc.getMemrefs(), dealloc.getConditions()))
-          if (matchPattern(condition, m_One()))
-            release(op, memref);
-        return;
-      }
-      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-      if (!effects)
-        return;
-      for (OpOperand &operand : op->getOpOperands()) {
-        if (!isa<BaseMemRefType>(operand.get().getType()))
-          continue;
-        SmallVector<MemoryEffects::EffectInstance> instances;
-        effects.getEffectsOnValue(operand.get(), instances);
-        if (llvm::any_of(instances, [](const auto &instance) {
-              return isa<MemoryEffects::Free>(instance.getEffect());
-            }))
-          release(op, operand.get());
-      }
-    });
-  }
+/// Pass 2: an allocation certainly freed (a dealloc, or an op with a free
+/// effect, that runs whenever it was allocated) ends its live range there.
+void MemoryAnalysis::applyDeallocations(Block &block) {
+  BufferViewFlowAnalysis aliases(function);
+  // The single allocation `value` may come from, if there is one.
+  auto uniqueAllocation = [&](Value value) -> std::optional<unsigned> {
+    std::optional<unsigned> found;
+    for (Value origin : aliases.resolveReverse(value)) {
+      if (isa<BlockArgument>(origin) &&
+          cast<BlockArgument>(origin).getOwner() == &block)
+        return std::nullopt; // may be a function argument
+      auto it = storageOf.find(origin);
+      if (it == storageOf.end() ||
+          buffers[it->second].kind != BufferLiveRange::Kind::Allocation)
+        continue;
+      if (found && *found != it->second)
+        return std::nullopt;
+      found = it->second;
+    }
+    return found;
+  };
+  auto release = [&](Operation *freeOp, Value memref) {
+    std::optional<unsigned> id = uniqueAllocation(memref);
+    if (!id)
+      return;
+    BufferLiveRange &buffer = buffers[*id];
+    unsigned at = topIndex(freeOp);
+    if (at < buffer.begin || !certainlyRunsAfter(freeOp, buffer.op))
+      return;
+    // Freed by a later top-level op: live up to the op before it. Freed
+    // within the op that allocated it: live at that op only.
+    buffer.end = std::min(buffer.end, at == buffer.begin ? at : at - 1);
+  };
+  function->walk([&](Operation *op) {
+    if (auto dealloc = dyn_cast<bufferization::DeallocOp>(op)) {
+      for (auto [memref, condition] :
+           llvm::zip(dealloc.getMemrefs(), dealloc.getConditions()))
+        if (matchPattern(condition, m_One()))
+          release(op, memref);
+      return;
+    }
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return;
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<BaseMemRefType>(operand.get().getType()))
+        continue;
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffectsOnValue(operand.get(), instances);
+      if (llvm::any_of(instances, [](const auto &instance) {
+            return isa<MemoryEffects::Free>(instance.getEffect());
+          }))
+        release(op, operand.get());
+    }
+  });
+}
 
-  // Timeline: a difference array over [begin, end] ranges.
+/// The timeline (a difference array over [begin, end] ranges), the peak,
+/// the resident bytes and each op's transient bytes.
+void MemoryAnalysis::buildTimeline() {
   SmallVector<int64_t> delta(ops.size() + 1, 0);
+  transientBytes.assign(ops.size(), 0);
   for (const BufferLiveRange &buffer : buffers) {
     if (!addBytes(totalBytes, buffer.bytes)) {
       totalBytes = 0;
@@ -483,6 +503,9 @@ void MemoryAnalysis::analyse() {
     delta[buffer.end + 1] -= buffer.bytes;
     if (buffer.kind == BufferLiveRange::Kind::Argument)
       residentBytes += buffer.bytes;
+    if (buffer.kind == BufferLiveRange::Kind::Tensor && buffer.op &&
+        buffer.op != ops[buffer.begin])
+      transientBytes[buffer.begin] += buffer.bytes;
   }
   int64_t live = 0;
   for (unsigned index = 0; index < ops.size(); ++index) {

@@ -8,6 +8,7 @@
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -91,24 +92,28 @@ FailureOr<ValueSpec> remat::getValueSpec(Type type, StringRef tool,
   return spec;
 }
 
-func::FuncOp remat::findEntry(ModuleOp module, StringRef name,
+func::FuncOp remat::findEntry(ModuleOp module, StringRef name, StringRef source,
                               std::string &error) {
   if (!name.empty()) {
     auto entry = module.lookupSymbol<func::FuncOp>(name);
-    if (!entry) {
-      error = ("no func.func named '" + name + "'").str();
-      return nullptr;
-    }
-    if (entry.isExternal()) {
+    if (!entry && module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      error = ("entry '" + name +
+               "' is already in the LLVM dialect; the runner needs the "
+               "func.func form (tensors or memrefs) to build its inputs")
+                  .str();
+    else if (!entry)
+      error = ("no function named '" + name + "' in '" + source + "'").str();
+    else if (entry.isExternal())
       error = ("entry '" + name + "' has no body").str();
-      return nullptr;
-    }
-    return entry;
+    return error.empty() ? entry : nullptr;
   }
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal() && func.isPublic() && func.getName() != "main")
       return func;
-  error = "no public func.func with a body other than 'main' (use --entry)";
+  error = ("no entry function: '" + source +
+           "' has no public func.func with a body other than 'main' (use "
+           "--entry)")
+              .str();
   return nullptr;
 }
 

@@ -5,8 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Formulation (9) of Checkmate (seed 002, §4) with frontier-advancing stages,
-// built on the reduced graph of CheckmateModel.h. Columns:
+// Formulation (9) of Checkmate (Jain et al., MLSys 2020, §4) with
+// frontier-advancing stages, built on the reduced graph of CheckmateModel.h.
+// Columns:
 //   R[t,k]  binary, k computed in stage t (R[t,t] = 1 except for delayable
 //           sinks such as the loss, see CheckmateModel.h),
 //   S[t,i]  binary, i resident when stage t starts (i < t),
@@ -18,7 +19,7 @@
 //   S[t+1,i] <= R[t,i] + S[t,i],        outputs: R[n-1,o] + S[n-1,o] >= 1,
 //   F[t,i,k] <= R[t,k], F[t,i,k] + S[t+1,i] <= 1,
 //   F[t,i,k] + R[t,j] <= 1              for users j <= t of i after k,
-//   sum_k F[t,i,k] <= 1                 (ALGORITHMS.md's tighter form),
+//   sum_k F[t,i,k] <= 1                 (tighter than the paper's rows),
 //   U[t,k] = U[t,k'] - sum_i b_i F[t,i,k'] + b_k R[t,k]   (k' the previous
 //            candidate of the stage in ReducedGraph::order; the first starts
 //            from sum_i b_i S[t,i]),
@@ -44,6 +45,7 @@
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/Solver.h"
 #include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/Solvers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,6 +53,7 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -212,48 +215,73 @@ static bool neverRetain(const ReducedGraph &g, int t, int i) {
          t >= g.firstBackward;
 }
 
-static Formulation buildFormulation(const ReducedGraph &g, const Spec &spec) {
-  Formulation f;
-  const int n = g.size();
-  f.n = n;
-  f.unit = memoryUnit(g);
-  auto units = [&](int64_t bytes) {
-    return static_cast<double>(bytes) / f.unit;
-  };
+namespace {
+/// The R and S binaries of the formulation: per stage t, ascending, the
+/// nodes that can be computed in t (`r`) and be resident when t starts
+/// (`s`). Empty, with `tooLarge` set, when there are more than the cap.
+struct StageColumns {
+  std::vector<std::vector<int>> r, s;
+  int64_t binaries = 0;
+  bool tooLarge = false;
+};
+} // namespace
 
-  // Which R/S can be 1 (see the file comment), stage by stage from the end.
-  std::vector<std::vector<char>> needR(n), needS(n + 1);
-  needS[n].assign(n, 0);
+/// Which R/S can be 1 (see the file comment), stage by stage from the end,
+/// with O(n) working memory. Stops as soon as there are more than
+/// `maxColumns` binaries: a graph over the cap costs about `maxColumns`
+/// steps and bytes, not n^2 (the 50,000-node chain: milliseconds).
+static StageColumns findStageColumns(const ReducedGraph &g,
+                                     int64_t maxColumns) {
+  const int n = g.size();
+  StageColumns columns;
+  auto giveUp = [&] {
+    columns.r.clear();
+    columns.s.clear();
+    columns.tooLarge = true;
+    return std::move(columns);
+  };
+  // R[t,t] exists in every stage.
+  if (n > maxColumns)
+    return giveUp();
+  columns.r.resize(n);
+  columns.s.resize(n);
+  // S of stage t + 1, and R and S of stage t, by node.
+  std::vector<char> nextS(n), needR(n), needS(n);
   for (int i = 0; i < n; ++i)
-    needS[n][i] = g.isOutput[i];
+    nextS[i] = g.isOutput[i];
   for (int t = n - 1; t >= 0; --t) {
-    needR[t].assign(t + 1, 0);
-    needS[t].assign(t, 0);
     for (int i = t; i >= 0; --i) {
-      bool next = needS[t + 1][i];
+      bool next = nextS[i];
       bool used = false;
       for (int j : g.users[i])
-        if (j <= t && needR[t][j]) {
+        if (j <= t && needR[j]) {
           used = true;
           break;
         }
       bool need = i == t || next || used;
       if (g.keep[i] == KeepPolicy::Always && i != t)
         need = false;
-      needR[t][i] = need;
-      if (i < t)
-        needS[t][i] = (next || used) && !neverRetain(g, t, i);
+      needR[i] = need;
+      needS[i] = i < t && (next || used) && !neverRetain(g, t, i);
     }
+    for (int i = 0; i <= t; ++i) {
+      if (needR[i])
+        columns.r[t].push_back(i);
+      if (needS[i])
+        columns.s[t].push_back(i);
+    }
+    columns.binaries += columns.r[t].size() + columns.s[t].size();
+    if (columns.binaries > maxColumns)
+      return giveUp();
+    std::swap(nextS, needS);
   }
+  return columns;
+}
 
-  for (int t = 0; t < n; ++t) {
-    f.binaries += std::count(needR[t].begin(), needR[t].end(), 1);
-    f.binaries += std::count(needS[t].begin(), needS[t].end(), 1);
-  }
-  if (f.binaries > spec.maxColumns) {
-    f.tooLarge = true;
-    return f;
-  }
+/// Adds the R and S columns of `columns` to `f`, stage by stage.
+static void addStageColumns(const ReducedGraph &g, const Spec &spec,
+                            const StageColumns &columns, Formulation &f) {
+  const int n = g.size();
   double costScale = 0;
   for (double c : g.cost)
     costScale += c;
@@ -262,24 +290,22 @@ static Formulation buildFormulation(const ReducedGraph &g, const Spec &spec) {
   for (int t = 0; t < n; ++t) {
     f.rCol[t].assign(t + 1, -1);
     f.sCol[t].assign(t, -1);
-    for (int i = 0; i <= t; ++i) {
-      if (!needR[t][i])
-        continue;
+    for (int i : columns.r[t]) {
       double c = spec.minPeak ? 1e-6 * g.cost[i] / std::max(costScale, 1e-30)
                               : g.cost[i] + spec.eta;
       bool frontier = i == t && !g.delayable[i];
       f.rCol[t][i] = f.addCol(frontier ? 1 : 0, 1, c, true);
       ++f.numR;
     }
-    for (int i = 0; i < t; ++i)
-      if (needS[t][i])
-        f.sCol[t][i] = f.addCol(0, 1, 0, true);
+    for (int i : columns.s[t])
+      f.sCol[t][i] = f.addCol(0, 1, 0, true);
   }
-  double memCap = spec.minPeak ? COIN_DBL_MAX : spec.capUnits;
-  if (spec.minPeak)
-    f.peakCol = f.addCol(0, COIN_DBL_MAX, 1, false);
+}
 
-  // Dependencies and retention.
+/// Rows R[t,k] <= R[t,u] + S[t,u] for every dependency u of k,
+/// S[t+1,i] <= R[t,i] + S[t,i], and R[n-1,o] + S[n-1,o] >= 1 for outputs.
+static void addDependencyRows(const ReducedGraph &g, Formulation &f) {
+  const int n = g.size();
   for (int t = 0; t < n; ++t) {
     for (int k = 0; k <= t; ++k) {
       if (f.r(t, k) < 0)
@@ -309,98 +335,137 @@ static Formulation buildFormulation(const ReducedGraph &g, const Spec &spec) {
     f.coef(row, f.r(n - 1, i), 1);
     f.coef(row, f.s(n - 1, i), 1);
   }
+}
 
-  // Frees and memory.
-  f.uCols.resize(n);
-  std::vector<std::vector<int>> freesOf(n);
-  for (int t = 0; t < n; ++t) {
-    for (auto &list : freesOf)
-      list.clear();
-    int prevU = -1;
-    std::vector<int> prevFrees;
-    for (int k : g.order) {
-      if (k > t)
-        continue;
-      int rk = f.r(t, k);
-      if (rk < 0)
-        continue;
-      int u = f.addCol(0, memCap, 0, false);
-      f.uCols[t].push_back({k, u, {}});
-      int row = f.addRow(0, 0);
-      f.coef(row, u, 1);
-      f.coef(row, rk, -units(g.bytes[k]));
-      if (prevU < 0) {
-        for (int i = 0; i < t; ++i)
-          f.coef(row, f.s(t, i), -units(g.bytes[i]));
-      } else {
-        f.coef(row, prevU, -1);
-        for (int fc : prevFrees) {
-          const FreeCol &fr = f.frees[fc];
-          f.coef(row, fr.col, units(g.bytes[fr.i]));
-        }
-      }
-      if (spec.minPeak || g.extraBytes[k] > 0) {
-        int cap = f.addRow(-COIN_DBL_MAX, spec.minPeak ? 0 : memCap);
-        f.coef(cap, u, 1);
-        f.coef(cap, rk, units(g.extraBytes[k]));
-        f.coef(cap, f.peakCol, -1);
-        if (!spec.minPeak)
-          f.capRows.push_back(cap);
-      }
-      // F[t,i,k] for i in deps(k) and k itself.
-      prevFrees.clear();
-      std::vector<int> cands = g.deps[k];
-      cands.push_back(k);
-      for (int i : cands) {
-        if (t == n - 1 && g.isOutput[i])
-          continue;
-        if (g.bytes[i] == 0)
-          continue; // Freeing it changes nothing.
-        int col = f.addCol(0, 1, 0, spec.binaryFrees);
-        f.frees.push_back({t, i, k, col});
-        int fc = static_cast<int>(f.frees.size()) - 1;
-        prevFrees.push_back(fc);
-        f.uCols[t].back().frees.push_back(fc);
-        freesOf[i].push_back(col);
-        if (i != t || k != t) {
-          int row = f.addRow(-COIN_DBL_MAX, 0);
-          f.coef(row, col, 1);
-          f.coef(row, rk, -1);
-        }
-        if (f.s(t + 1, i) >= 0) {
-          int row = f.addRow(-COIN_DBL_MAX, 1);
-          f.coef(row, col, 1);
-          f.coef(row, f.s(t + 1, i), 1);
-        }
-        std::vector<int> hazards;
-        for (int j : g.users[i])
-          if (j <= t && g.after(j, k) && f.r(t, j) >= 0)
-            hazards.push_back(f.r(t, j));
-        if (hazards.size() <= 8) {
-          for (int h : hazards) {
-            int row = f.addRow(-COIN_DBL_MAX, 1);
-            f.coef(row, col, 1);
-            f.coef(row, h, 1);
-          }
-        } else {
-          double m = static_cast<double>(hazards.size());
-          int row = f.addRow(-COIN_DBL_MAX, m);
-          f.coef(row, col, m);
-          for (int h : hazards)
-            f.coef(row, h, 1);
-        }
-      }
-      prevU = u;
+/// The columns F[t,i,k] for i in deps(k) and k itself (computed by R[t,k] =
+/// column `rk`), with their rows: F <= R[t,k], F + S[t+1,i] <= 1, and F +
+/// R[t,j]
+/// <= 1 for users j of i computed after k. Appends the new frees' indices
+/// to `added` and their columns to `freesOf[i]`.
+static void addFrees(const ReducedGraph &g, const Spec &spec, int t, int k,
+                     int rk, Formulation &f,
+                     std::vector<std::vector<int>> &freesOf,
+                     std::vector<int> &added) {
+  const int n = g.size();
+  std::vector<int> cands = g.deps[k];
+  cands.push_back(k);
+  for (int i : cands) {
+    if (t == n - 1 && g.isOutput[i])
+      continue;
+    if (g.bytes[i] == 0)
+      continue; // Freeing it changes nothing.
+    int col = f.addCol(0, 1, 0, spec.binaryFrees);
+    f.frees.push_back({t, i, k, col});
+    int fc = static_cast<int>(f.frees.size()) - 1;
+    added.push_back(fc);
+    f.uCols[t].back().frees.push_back(fc);
+    freesOf[i].push_back(col);
+    if (i != t || k != t) {
+      int row = f.addRow(-COIN_DBL_MAX, 0);
+      f.coef(row, col, 1);
+      f.coef(row, rk, -1);
     }
-    for (int i = 0; i <= t; ++i) {
-      if (freesOf[i].size() < 2)
-        continue;
+    if (f.s(t + 1, i) >= 0) {
       int row = f.addRow(-COIN_DBL_MAX, 1);
-      for (int col : freesOf[i])
+      f.coef(row, col, 1);
+      f.coef(row, f.s(t + 1, i), 1);
+    }
+    std::vector<int> hazards;
+    for (int j : g.users[i])
+      if (j <= t && g.after(j, k) && f.r(t, j) >= 0)
+        hazards.push_back(f.r(t, j));
+    if (hazards.size() <= 8) {
+      for (int h : hazards) {
+        int row = f.addRow(-COIN_DBL_MAX, 1);
         f.coef(row, col, 1);
+        f.coef(row, h, 1);
+      }
+    } else {
+      double m = static_cast<double>(hazards.size());
+      int row = f.addRow(-COIN_DBL_MAX, m);
+      f.coef(row, col, m);
+      for (int h : hazards)
+        f.coef(row, h, 1);
     }
   }
+}
 
+/// Stage t's memory: U[t,k] for the nodes it computes, in
+/// ReducedGraph::order, each from the previous U less what was freed after
+/// it (the first from the retained bytes), capped by the budget (or the
+/// peak column); then sum_k F[t,i,k] <= 1.
+static void addStageMemory(const ReducedGraph &g, const Spec &spec, int t,
+                           Formulation &f) {
+  auto units = [&](int64_t bytes) {
+    return static_cast<double>(bytes) / f.unit;
+  };
+  const double memCap = spec.minPeak ? COIN_DBL_MAX : spec.capUnits;
+  std::vector<std::vector<int>> freesOf(t + 1);
+  int prevU = -1;
+  std::vector<int> prevFrees;
+  for (int k : g.order) {
+    if (k > t)
+      continue;
+    int rk = f.r(t, k);
+    if (rk < 0)
+      continue;
+    int u = f.addCol(0, memCap, 0, false);
+    f.uCols[t].push_back({k, u, {}});
+    int row = f.addRow(0, 0);
+    f.coef(row, u, 1);
+    f.coef(row, rk, -units(g.bytes[k]));
+    if (prevU < 0) {
+      for (int i = 0; i < t; ++i)
+        f.coef(row, f.s(t, i), -units(g.bytes[i]));
+    } else {
+      f.coef(row, prevU, -1);
+      for (int fc : prevFrees) {
+        const FreeCol &fr = f.frees[fc];
+        f.coef(row, fr.col, units(g.bytes[fr.i]));
+      }
+    }
+    if (spec.minPeak || g.extraBytes[k] > 0) {
+      int cap = f.addRow(-COIN_DBL_MAX, spec.minPeak ? 0 : memCap);
+      f.coef(cap, u, 1);
+      f.coef(cap, rk, units(g.extraBytes[k]));
+      f.coef(cap, f.peakCol, -1);
+      if (!spec.minPeak)
+        f.capRows.push_back(cap);
+    }
+    prevFrees.clear();
+    addFrees(g, spec, t, k, rk, f, freesOf, prevFrees);
+    prevU = u;
+  }
+  for (int i = 0; i <= t; ++i) {
+    if (freesOf[i].size() < 2)
+      continue;
+    int row = f.addRow(-COIN_DBL_MAX, 1);
+    for (int col : freesOf[i])
+      f.coef(row, col, 1);
+  }
+}
+
+/// Checkmate's formulation of `g` (the file comment), or one with
+/// `tooLarge` set and nothing built when it would have more than
+/// `spec.maxColumns` R/S binaries.
+static Formulation buildFormulation(const ReducedGraph &g, const Spec &spec) {
+  Formulation f;
+  const int n = g.size();
+  f.n = n;
+  f.unit = memoryUnit(g);
+  StageColumns columns = findStageColumns(g, spec.maxColumns);
+  f.binaries = columns.binaries;
+  if (columns.tooLarge) {
+    f.tooLarge = true;
+    return f;
+  }
+  addStageColumns(g, spec, columns, f);
+  if (spec.minPeak)
+    f.peakCol = f.addCol(0, COIN_DBL_MAX, 1, false);
+  addDependencyRows(g, f);
+  f.uCols.resize(n);
+  for (int t = 0; t < n; ++t)
+    addStageMemory(g, spec, t, f);
   if (spec.minPeak) {
     int row = f.addRow(-COIN_DBL_MAX, spec.costCap);
     for (int t = 0; t < n; ++t)
@@ -550,14 +615,10 @@ public:
   /// Solves; returns 0 optimal, 1 infeasible, 2 other (time, numerics).
   int solve(double seconds) {
     lp.setMaximumWallSeconds(std::max(seconds, 0.05));
-    if (first) {
-      // Dual simplex from the slack basis: measured 2x faster than CLP's
-      // default initialSolve (presolve + dual) on these degenerate LPs.
-      lp.dual();
-      first = false;
-    } else {
-      lp.dual();
-    }
+    // Dual simplex (from the slack basis the first time, then warm):
+    // measured 2x faster than CLP's default initialSolve (presolve + dual)
+    // on these degenerate LPs.
+    lp.dual();
     if (lp.isProvenOptimal())
       return 0;
     if (lp.isProvenPrimalInfeasible())
@@ -570,9 +631,17 @@ public:
 private:
   const Formulation &f;
   ClpSimplex lp;
-  bool first = true;
 };
 } // namespace
+
+/// Why the formulation of `g` is not built.
+static std::string tooLargeMessage(const char *what, const ReducedGraph &g,
+                                   const CheckmateOptions &opts) {
+  return std::string("the ") + what + " would have more than " +
+         std::to_string(opts.maxBinaries) +
+         " R/S binaries (CheckmateOptions::maxBinaries; about n^2/2 for " +
+         std::to_string(g.size()) + " nodes to schedule)";
+}
 
 /// When checkpoint-all fits the budget it is optimal for the min-compute
 /// objective (every needed node is computed at least once): the result, or
@@ -647,9 +716,8 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
     double cost = planCost(g, plan);
     if (out.found && cost >= out.cost - 1e-12 * std::max(1.0, out.cost))
       return;
-    if (modelPeak(g, plan) > options.budget) {
-      // The eager expansion may still fit: ask the simulator.
-    }
+    // Even a plan whose model peak is over the budget may fit once
+    // expanded: the simulator decides.
     Simulation sim = simulate(graph, expandPlan(g, plan));
     if (!sim.valid() || sim.peakBytes > options.budget)
       return;
@@ -657,18 +725,14 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
     out.plan = std::move(plan);
     out.cost = sim.cost;
   };
-  consider(checkpointAllPlan(g));
-
+  // The size cap first: the plans below take n^2 bytes.
   spec.maxColumns = opts.maxBinaries;
   Formulation f = buildFormulation(g, spec);
   if (f.tooLarge) {
-    out.message = "the LP would have " + std::to_string(f.binaries) +
-                  " R/S columns, over CheckmateOptions::maxBinaries (" +
-                  std::to_string(opts.maxBinaries) + ")";
-    if (out.found)
-      out.status = SolveStatus::Feasible;
+    out.message = tooLargeMessage("LP", g, opts);
     return out;
   }
+  consider(checkpointAllPlan(g));
   LpRelaxation lp(f);
   std::mt19937_64 rng(0x5eed);
   std::vector<double> allowances = opts.allowances;
@@ -740,7 +804,6 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
     for (int k = 0; k < opts.randomizedRoundings; ++k)
       roundAt([&](double v) { return coin(rng) < v; });
   }
-  (void)bounded;
   if (out.found) {
     out.status = SolveStatus::Feasible;
     progress.report(out.cost, -1, out.lowerBound,
@@ -821,7 +884,12 @@ SolveResult remat::checkmateLpBound(const Graph &graph,
   if (spec.capUnits < 0)
     return failSolve(kBoundName, SolveStatus::Infeasible,
                      "the budget is below the always-resident bytes", watch);
+  CheckmateOptions defaults;
+  spec.maxColumns = defaults.maxBinaries;
   Formulation f = buildFormulation(g, spec);
+  if (f.tooLarge)
+    return failSolve(kBoundName, SolveStatus::Unsupported,
+                     tooLargeMessage("LP", g, defaults), watch);
   LpRelaxation lp(f);
   int status = lp.solve(options.timeLimitSeconds);
   if (status == 1)
@@ -896,147 +964,181 @@ private:
 };
 } // namespace
 
-SolveResult remat::solveCheckmateMilp(const Graph &graph,
-                                      const SolveOptions &options,
-                                      const CheckmateOptions &opts) {
-  Stopwatch watch;
-  ProgressReporter progress(options, kMilpName, watch);
-  std::string error = graph.check();
-  if (!error.empty())
-    return failSolve(kMilpName, SolveStatus::Unsupported,
-                     "malformed graph: " + error, watch);
-  const bool minPeak = options.objective == Objective::MinPeakUnderOverhead;
-  SolveResult shortcut =
-      checkpointAllShortcut(graph, options, kMilpName, watch);
-  if (shortcut.feasible())
-    return shortcut;
-  ReducedGraph exact = reduceGraph(graph, /*mergeChains=*/false);
-  ReducedGraph g =
-      useChains(exact, opts) ? reduceGraph(graph, true) : std::move(exact);
+/// Share of the time limit the heuristic warm starts may take together
+/// (each at most a tenth).
+static constexpr double kHeuristicShare = 0.3;
 
-  Spec spec;
-  spec.minPeak = minPeak;
-  spec.binaryFrees = opts.binaryFrees;
-  double unit = memoryUnit(g);
-  if (!minPeak) {
-    spec.capUnits = capUnits(g, options.budget, unit);
-    if (spec.capUnits < 0)
-      return failSolve(kMilpName, SolveStatus::Infeasible,
-                       "the budget is below the always-resident bytes", watch);
+/// The answer among `candidates` (verified schedules) that is best for the
+/// objective, labelled with `why`; a `none` failure when none is valid.
+static SolveResult bestCandidate(const Graph &graph,
+                                 const SolveOptions &options,
+                                 const std::vector<Schedule> &candidates,
+                                 const Stopwatch &watch, const std::string &why,
+                                 SolveStatus none) {
+  double limit = costLimit(graph, options);
+  SolveResult result = failSolve(kMilpName, none, why, watch);
+  for (const Schedule &candidate : candidates) {
+    Simulation sim = simulate(graph, candidate);
+    if (!sim.valid() || sim.peakBytes > options.budget ||
+        sim.cost > limit * (1 + 1e-9) ||
+        (result.feasible() && !isBetter(options, limit, sim.peakBytes, sim.cost,
+                                        result.peakBytes, result.cost)))
+      continue;
+    result = finishSolve(graph, options, kMilpName, candidate,
+                         SolveStatus::Feasible, watch, why);
   }
-  spec.costCap = costLimit(graph, options);
-  double total = std::accumulate(g.cost.begin(), g.cost.end(), 0.0);
-  spec.eta = 1e-7 * std::max(total, 1e-9) /
-             std::max(1.0, 0.5 * g.size() * (g.size() + 1.0));
+  return result;
+}
 
-  // Warm starts: checkpoint-all, the caller's schedules, the registered
-  // heuristics, the LP rounding. A heuristic schedule that does not map to
-  // a plan within the budget is still kept as a fallback answer.
-  std::vector<StagePlan> starts;
-  starts.push_back(checkpointAllPlan(g));
-  std::vector<Schedule> fallbacks = opts.warmStarts;
+/// The MILP's answer on a graph over the size cap, within the time left:
+/// the portfolio's plan, or a caller's warm start if better. Nothing of
+/// size n^2 is built.
+static SolveResult solveOverCap(const Graph &graph, const ReducedGraph &g,
+                                const SolveOptions &options,
+                                const CheckmateOptions &opts,
+                                const Stopwatch &watch) {
+  std::string why = tooLargeMessage("MILP", g, opts);
+  std::vector<Schedule> candidates = opts.warmStarts;
+  if (opts.heuristicWarmStarts) {
+    SolveOptions rest = nestedOptions(options);
+    rest.timeLimitSeconds =
+        std::max(0.05, options.timeLimitSeconds - watch.seconds());
+    SolveResult best = solvePortfolio(graph, rest);
+    if (best.feasible())
+      candidates.push_back(std::move(best.schedule));
+    why += "; the best heuristic plan (auto) returned, not proven optimal";
+  }
+  return bestCandidate(graph, options, candidates, watch, why,
+                       SolveStatus::Unsupported);
+}
+
+namespace {
+/// The MILP's warm starts: stage plans offered to CBC, and schedules kept
+/// as answers even when their plans do not fit Checkmate's class.
+struct WarmStarts {
+  std::vector<StagePlan> plans;
+  std::vector<Schedule> schedules;
+  /// The rounding's LP bound (exact reduction only), or -1.
+  double lpBound = -1;
+  /// Whether the first LP showed that CBC cannot run within the limit.
+  bool skipCbc = false;
+  /// Set with `proof` when the rounding proved that nothing fits.
+  bool infeasible = false;
+  std::string proof;
+};
+
+/// The best warm start that fits the formulation, as CBC's solution vector.
+struct MipStart {
+  std::vector<double> x;
+  double objective = COIN_DBL_MAX;
+  /// Index into WarmStarts::plans, or -1 when none fits.
+  int index = -1;
+};
+} // namespace
+
+/// Warm starts: checkpoint-all, the caller's schedules, the registered
+/// heuristics (within kHeuristicShare of the limit), the LP rounding
+/// (within CheckmateOptions::roundingTimeShare).
+static WarmStarts collectWarmStarts(const Graph &graph, const ReducedGraph &g,
+                                    const SolveOptions &options,
+                                    const CheckmateOptions &opts,
+                                    const Stopwatch &watch) {
+  WarmStarts warm;
+  warm.plans.push_back(checkpointAllPlan(g));
+  warm.schedules = opts.warmStarts;
+  const double limit = options.timeLimitSeconds;
   if (opts.heuristicWarmStarts) {
     SolveOptions quick = nestedOptions(options);
-    quick.timeLimitSeconds = 0.1 * options.timeLimitSeconds;
     for (const SolverInfo &info : allSolvers()) {
       if (info.exact || info.composite || info.name.rfind("checkmate", 0) == 0)
         continue;
+      double left = kHeuristicShare * limit - watch.seconds();
+      if (left <= 0)
+        break;
+      quick.timeLimitSeconds = std::min(0.1 * limit, left);
       SolveResult r = info.solve(graph, quick);
       if (r.feasible())
-        fallbacks.push_back(std::move(r.schedule));
+        warm.schedules.push_back(std::move(r.schedule));
     }
   }
-  for (const Schedule &schedule : fallbacks) {
+  for (const Schedule &schedule : warm.schedules) {
     StagePlan plan;
     if (planFromSchedule(graph, g, schedule, plan))
-      starts.push_back(std::move(plan));
+      warm.plans.push_back(std::move(plan));
   }
-  double lpBound = -1;
+  if (options.objective == Objective::MinPeakUnderOverhead ||
+      !opts.roundingWarmStart)
+    return warm;
+  double share = std::min(opts.roundingTimeShare * limit,
+                          std::max(0.05, limit - watch.seconds()));
+  RoundingOutcome rounded =
+      runRounding(graph, g, nestedOptions(options), opts, share);
+  if (rounded.proven) {
+    warm.infeasible = true;
+    warm.proof = rounded.message;
+    return warm;
+  }
+  if (g.exact)
+    warm.lpBound = rounded.lowerBound;
+  if (rounded.found)
+    warm.plans.push_back(std::move(rounded.plan));
   // CBC solves this LP several times (MIP start, preprocessing, root) and
   // checks its clock only between phases: skip it when the first LP alone
   // took more than a third of what is left (half, if it did not finish).
-  bool skipCbc = false;
-  if (!minPeak && opts.roundingWarmStart) {
-    RoundingOutcome rounded =
-        runRounding(graph, g, nestedOptions(options), opts,
-                    opts.roundingTimeShare * options.timeLimitSeconds);
-    if (rounded.proven)
-      return failSolve(kMilpName, SolveStatus::Infeasible, rounded.message,
-                       watch);
-    if (g.exact)
-      lpBound = rounded.lowerBound;
-    if (rounded.found)
-      starts.push_back(std::move(rounded.plan));
-    // An unsolved LP took at least its share: CBC gets a try when twice
-    // that is left.
-    double remaining = options.timeLimitSeconds - watch.seconds();
-    skipCbc = (rounded.lpSolved ? 3 : 2) * rounded.lpSeconds > remaining;
-  }
+  double remaining = limit - watch.seconds();
+  warm.skipCbc = (rounded.lpSolved ? 3 : 2) * rounded.lpSeconds > remaining;
+  return warm;
+}
 
-  spec.maxColumns = opts.maxBinaries;
-  Formulation f = buildFormulation(g, spec);
-  if (f.tooLarge)
-    skipCbc = true;
-  // The best start that fits the formulation.
-  std::vector<double> startX;
-  double startObj = COIN_DBL_MAX;
-  int startIndex = -1;
-  for (size_t s = 0; s < starts.size(); ++s) {
+/// The cheapest plan of `warm` that fits the formulation and, simulated,
+/// the constraints.
+static MipStart chooseMipStart(const Graph &graph, const ReducedGraph &g,
+                               const Formulation &f, const Spec &spec,
+                               const SolveOptions &options,
+                               const WarmStarts &warm) {
+  MipStart best;
+  for (size_t s = 0; s < warm.plans.size(); ++s) {
     std::vector<double> x;
-    if (!solutionFromPlan(g, f, spec, starts[s], x))
+    if (!solutionFromPlan(g, f, spec, warm.plans[s], x))
       continue;
-    Simulation sim = simulate(graph, expandPlan(g, starts[s]));
-    if (!sim.valid() || (!minPeak && sim.peakBytes > options.budget) ||
-        (minPeak && sim.cost > spec.costCap * (1 + 1e-9)))
+    Simulation sim = simulate(graph, expandPlan(g, warm.plans[s]));
+    if (!sim.valid() || (!spec.minPeak && sim.peakBytes > options.budget) ||
+        (spec.minPeak && sim.cost > spec.costCap * (1 + 1e-9)))
       continue;
     double obj = 0;
     for (int c = 0; c < f.numCols(); ++c)
       obj += f.obj[c] * x[c];
-    if (obj < startObj) {
-      startObj = obj;
-      startX = std::move(x);
-      startIndex = static_cast<int>(s);
+    if (obj < best.objective) {
+      best.objective = obj;
+      best.x = std::move(x);
+      best.index = static_cast<int>(s);
     }
   }
+  return best;
+}
 
-  progress.report(startIndex >= 0 && !minPeak ? startObj : -1, -1, lpBound,
-                  std::to_string(starts.size()) + " warm starts" +
-                      (skipCbc ? "; CBC skipped" : "; starting CBC"),
-                  /*phase=*/true);
-  if (skipCbc) {
-    std::string why =
-        f.tooLarge ? "the MILP would have " + std::to_string(f.binaries) +
-                         " binaries, over CheckmateOptions::maxBinaries; best "
-                         "warm start returned"
-                   : "time limit too short for CBC at this size (the LP "
-                     "relaxation alone took " +
-                         std::to_string(watch.seconds()) +
-                         " s so far); best warm start returned";
-    Schedule schedule;
-    if (startIndex >= 0)
-      schedule = expandPlan(g, starts[startIndex]);
-    else if (!fallbacks.empty())
-      schedule = fallbacks.front();
-    else
-      return failSolve(kMilpName, SolveStatus::Timeout, why, watch);
-    SolveResult result =
-        finishSolve(graph, options, kMilpName, std::move(schedule),
-                    SolveStatus::Feasible, watch, why);
-    double limit = costLimit(graph, options);
-    for (const Schedule &fallback : fallbacks) {
-      Simulation sim = simulate(graph, fallback);
-      if (!sim.valid() || sim.peakBytes > options.budget ||
-          (result.feasible() &&
-           !isBetter(options, limit, sim.peakBytes, sim.cost, result.peakBytes,
-                     result.cost)))
-        continue;
-      result = finishSolve(graph, options, kMilpName, fallback,
-                           SolveStatus::Feasible, watch, why);
-    }
-    result.lowerBound = lpBound;
-    return result;
-  }
+namespace {
+/// What CBC returned.
+struct CbcOutcome {
+  /// The best solution's plan, when CBC has one.
+  std::optional<StagePlan> plan;
+  bool provenOptimal = false;
+  bool provenInfeasible = false;
+  bool timedOut = false;
+  /// CBC's best bound on the formulation's objective, or -inf.
+  double bound = -COIN_DBL_MAX;
+};
+} // namespace
 
+/// Runs CBC on `f` from `start` with the time left of the limit. Time limits
+/// are wall-clock (CBC's default counts CPU seconds). CBC 2.10's
+/// preprocessing crashed (CglPreProcess::postProcess) when the time limit
+/// hit on 100-node graphs: it is off. `opts.cbcArguments` go last and win.
+static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
+                         const MipStart &start, const SolveOptions &options,
+                         const CheckmateOptions &opts,
+                         ProgressReporter &progress, const Stopwatch &watch) {
+  const bool minPeak = options.objective == Objective::MinPeakUnderOverhead;
   OsiClpSolverInterface solver;
   {
     CoinPackedMatrix m = f.matrix();
@@ -1046,7 +1148,7 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
   solver.setInteger(f.integers.data(), static_cast<int>(f.integers.size()));
   solver.messageHandler()->setLogLevel(0);
   solver.getModelPtr()->setLogLevel(0);
-  if (startIndex >= 0) {
+  if (start.index >= 0) {
     solver.setIntParam(OsiNameDiscipline, 2);
     for (int c = 0; c < f.numCols(); ++c)
       solver.setColName(c, "x" + std::to_string(c));
@@ -1054,7 +1156,7 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
   CbcModel model(solver);
   if (options.progress) {
     MilpProgress handler(std::make_shared<MilpProgress::Shared>(
-        progress, minPeak, unit, g.residentBytes));
+        progress, minPeak, f.unit, g.residentBytes));
     model.passInEventHandler(&handler);
   }
   CbcSolverUsefulData data;
@@ -1062,21 +1164,18 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
   CbcMain0(model, data);
   model.setLogLevel(0);
   model.messageHandler()->setLogLevel(0);
-  if (startIndex >= 0) {
+  if (start.index >= 0) {
     std::vector<std::pair<std::string, double>> mipStart;
-    mipStart.reserve(startX.size());
+    mipStart.reserve(start.x.size());
     for (int c = 0; c < f.numCols(); ++c)
-      if (startX[c] != 0)
-        mipStart.push_back({"x" + std::to_string(c), startX[c]});
+      if (start.x[c] != 0)
+        mipStart.push_back({"x" + std::to_string(c), start.x[c]});
     model.setMIPStart(mipStart);
   }
   double left = std::max(0.5, options.timeLimitSeconds - watch.seconds());
   std::string secs = std::to_string(left);
   int threads = std::max(1, options.threads);
   std::string threadArg = std::to_string(threads > 1 ? 100 + threads : 1);
-  // Time limits are wall-clock (CBC's default counts CPU seconds). CBC
-  // 2.10's preprocessing crashed (CglPreProcess::postProcess) when the time
-  // limit hit on 100-node graphs: it is off.
   std::vector<const char *> argv = {kMilpName,
                                     "-preprocess",
                                     "off",
@@ -1093,11 +1192,7 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
                                     "-ratioGap",
                                     "1e-7",
                                     "-randomCbcSeed",
-                                    "1",
-                                    "-solve",
-                                    "-quit"};
-  // Caller-supplied CBC parameters go before "-solve" and win.
-  argv.resize(argv.size() - 2);
+                                    "1"};
   for (const std::string &arg : opts.cbcArguments)
     argv.push_back(arg.c_str());
   argv.push_back("-solve");
@@ -1106,63 +1201,72 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
       static_cast<int>(argv.size()), argv.data(), model,
       [](CbcModel *, int) { return 0; }, data);
 
+  CbcOutcome out;
   const double *best = model.bestSolution();
-  double bound = model.getBestPossibleObjValue();
+  out.bound = model.getBestPossibleObjValue();
   progress.report(best && !minPeak ? model.getObjValue() : -1, -1,
-                  minPeak ? -1 : bound,
+                  minPeak ? -1 : out.bound,
                   std::string("CBC finished") +
                       (model.isProvenOptimal() ? ": optimal" : ""),
                   /*phase=*/true);
-  bool provenOptimal = model.isProvenOptimal() && best;
-  bool provenInfeasible = model.isProvenInfeasible() && !best;
-  bool timedOut = model.isSecondsLimitReached();
+  out.provenOptimal = model.isProvenOptimal() && best;
+  out.provenInfeasible = model.isProvenInfeasible() && !best;
+  out.timedOut = model.isSecondsLimitReached();
+  if (best)
+    out.plan = planFromSolution(g, f, best);
+  return out;
+}
 
-  // The bound on the true objective (the tie-break bonus removed).
-  double lowerBound = -1;
+/// The bound on the true objective from CBC's (the tie-break bonus removed),
+/// or the LP's; -1 when the reduction was not exact.
+static double milpLowerBound(const ReducedGraph &g, const Formulation &f,
+                             const Spec &spec, const CbcOutcome &cbc,
+                             double lpBound) {
+  if (!g.exact)
+    return -1;
   // CBC reports +-1e50 or more when it has no bound (infeasible, stopped).
-  if (g.exact && std::isfinite(bound) && bound > -1e29 && bound < 1e29) {
-    if (minPeak)
+  if (std::isfinite(cbc.bound) && cbc.bound > -1e29 && cbc.bound < 1e29) {
+    if (spec.minPeak)
       // The objective is the peak in whole units plus a tie-break below one
       // unit (1e-6 of the total cost per computation, at most n of them),
       // so the peak is at least floor(bound) units.
-      lowerBound = std::floor(bound + 1e-6) * unit + g.residentBytes;
-    else
-      lowerBound = std::max(bound - spec.eta * f.numR, lpBound);
-  } else if (g.exact && !minPeak) {
-    lowerBound = lpBound;
+      return std::floor(cbc.bound + 1e-6) * f.unit + g.residentBytes;
+    return std::max(cbc.bound - spec.eta * f.numR, lpBound);
   }
+  return spec.minPeak ? -1 : lpBound;
+}
 
+/// The MILP's result from CBC's outcome: CBC's plan if consistent, else the
+/// MIP start, else a heuristic's schedule; then any heuristic schedule that
+/// beats it (a schedule may reorder computations and beat even the class's
+/// optimum, whose bound then no longer holds).
+static SolveResult finishMilp(const Graph &graph, const ReducedGraph &g,
+                              const SolveOptions &options,
+                              const WarmStarts &warm, const MipStart &start,
+                              const CbcOutcome &cbc, double lowerBound,
+                              const Stopwatch &watch) {
   std::ostringstream msg;
   if (!g.exact)
     msg << "solved on a coarsened graph (" << g.size() << " of " << graph.size()
         << " nodes); optimal only for that graph";
-  Schedule schedule;
-  bool haveSchedule = false;
+  std::optional<Schedule> schedule;
   SolveStatus claimed = SolveStatus::Feasible;
-  if (best) {
-    StagePlan plan = planFromSolution(g, f, best);
-    if (isConsistent(g, plan)) {
-      schedule = expandPlan(g, plan);
-      haveSchedule = true;
-      if (provenOptimal && g.exact)
-        claimed = SolveStatus::Optimal;
-    } else {
-      msg << (msg.str().empty() ? "" : "; ")
-          << "CBC's solution was inconsistent; returning the warm start";
-    }
+  if (cbc.plan && isConsistent(g, *cbc.plan)) {
+    schedule = expandPlan(g, *cbc.plan);
+    if (cbc.provenOptimal && g.exact)
+      claimed = SolveStatus::Optimal;
+  } else if (cbc.plan) {
+    msg << (msg.str().empty() ? "" : "; ")
+        << "CBC's solution was inconsistent; returning the warm start";
   }
-  if (!haveSchedule && startIndex >= 0) {
-    schedule = expandPlan(g, starts[startIndex]);
-    haveSchedule = true;
-  }
-  if (!haveSchedule && !fallbacks.empty()) {
-    schedule = fallbacks.front();
-    haveSchedule = true;
-  }
-  if (!haveSchedule) {
+  if (!schedule && start.index >= 0)
+    schedule = expandPlan(g, warm.plans[start.index]);
+  if (!schedule && !warm.schedules.empty())
+    schedule = warm.schedules.front();
+  if (!schedule) {
     SolveStatus status =
-        provenInfeasible ? SolveStatus::Infeasible : SolveStatus::Timeout;
-    std::string why = provenInfeasible
+        cbc.provenInfeasible ? SolveStatus::Infeasible : SolveStatus::Timeout;
+    std::string why = cbc.provenInfeasible
                           ? "CBC proved that no schedule of the Checkmate "
                             "class fits"
                           : "the time limit ran out before CBC found a "
@@ -1173,42 +1277,106 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
     result.lowerBound = lowerBound;
     return result;
   }
-  if (claimed != SolveStatus::Optimal && timedOut)
+  if (claimed != SolveStatus::Optimal && cbc.timedOut)
     msg << (msg.str().empty() ? "" : "; ")
         << "time limit reached: feasible, not proven optimal";
   SolveResult result =
-      finishSolve(graph, options, kMilpName, std::move(schedule), claimed,
+      finishSolve(graph, options, kMilpName, std::move(*schedule), claimed,
                   watch, msg.str());
-  // A heuristic's own schedule may beat what its stage plan allowed, even
-  // the optimum of Checkmate's class (it may reorder computations); then
-  // the class's bound is not a bound on it.
-  {
-    double limit = costLimit(graph, options);
-    for (const Schedule &fallback : fallbacks) {
-      Simulation sim = simulate(graph, fallback);
-      if (!sim.valid() || sim.peakBytes > options.budget ||
-          sim.cost > limit * (1 + 1e-9))
-        continue;
-      bool better = result.feasible()
-                        ? isBetter(options, limit, sim.peakBytes, sim.cost,
-                                   result.peakBytes, result.cost)
-                        : true;
-      if (!better)
-        continue;
-      bool beatClass = result.status == SolveStatus::Optimal;
-      SolveResult alt = finishSolve(
-          graph, options, kMilpName, fallback, SolveStatus::Feasible, watch,
-          beatClass ? "a heuristic schedule outside Checkmate's class beat "
-                      "its optimum"
-                    : "a heuristic warm start beat CBC's best schedule");
-      if (beatClass)
-        lowerBound = -1;
-      result = std::move(alt);
-    }
+  double limit = costLimit(graph, options);
+  for (const Schedule &fallback : warm.schedules) {
+    Simulation sim = simulate(graph, fallback);
+    if (!sim.valid() || sim.peakBytes > options.budget ||
+        sim.cost > limit * (1 + 1e-9))
+      continue;
+    if (result.feasible() && !isBetter(options, limit, sim.peakBytes, sim.cost,
+                                       result.peakBytes, result.cost))
+      continue;
+    bool beatClass = result.status == SolveStatus::Optimal;
+    result = finishSolve(
+        graph, options, kMilpName, fallback, SolveStatus::Feasible, watch,
+        beatClass ? "a heuristic schedule outside Checkmate's class beat "
+                    "its optimum"
+                  : "a heuristic warm start beat CBC's best schedule");
+    if (beatClass)
+      lowerBound = -1;
   }
   result.lowerBound = lowerBound;
   result.seconds = watch.seconds();
   return result;
+}
+
+/// The formulation's parameters for `g` under `options`; `capUnits` < 0
+/// when even the resident bytes exceed the budget.
+static Spec milpSpec(const Graph &graph, const ReducedGraph &g,
+                     const SolveOptions &options,
+                     const CheckmateOptions &opts) {
+  Spec spec;
+  spec.minPeak = options.objective == Objective::MinPeakUnderOverhead;
+  spec.binaryFrees = opts.binaryFrees;
+  spec.maxColumns = opts.maxBinaries;
+  if (!spec.minPeak)
+    spec.capUnits = capUnits(g, options.budget, memoryUnit(g));
+  spec.costCap = costLimit(graph, options);
+  double total = std::accumulate(g.cost.begin(), g.cost.end(), 0.0);
+  spec.eta = 1e-7 * std::max(total, 1e-9) /
+             std::max(1.0, 0.5 * g.size() * (g.size() + 1.0));
+  return spec;
+}
+
+SolveResult remat::solveCheckmateMilp(const Graph &graph,
+                                      const SolveOptions &options,
+                                      const CheckmateOptions &opts) {
+  Stopwatch watch;
+  ProgressReporter progress(options, kMilpName, watch);
+  std::string error = graph.check();
+  if (!error.empty())
+    return failSolve(kMilpName, SolveStatus::Unsupported,
+                     "malformed graph: " + error, watch);
+  SolveResult shortcut =
+      checkpointAllShortcut(graph, options, kMilpName, watch);
+  if (shortcut.feasible())
+    return shortcut;
+  ReducedGraph exact = reduceGraph(graph, /*mergeChains=*/false);
+  ReducedGraph g =
+      useChains(exact, opts) ? reduceGraph(graph, true) : std::move(exact);
+  Spec spec = milpSpec(graph, g, options, opts);
+  if (spec.capUnits < 0)
+    return failSolve(kMilpName, SolveStatus::Infeasible,
+                     "the budget is below the always-resident bytes", watch);
+  // The size cap before anything of size n^2 (plans, the LP) is built.
+  if (findStageColumns(g, opts.maxBinaries).tooLarge)
+    return solveOverCap(graph, g, options, opts, watch);
+
+  WarmStarts warm = collectWarmStarts(graph, g, options, opts, watch);
+  if (warm.infeasible)
+    return failSolve(kMilpName, SolveStatus::Infeasible, warm.proof, watch);
+  Formulation f = buildFormulation(g, spec);
+  MipStart start = chooseMipStart(graph, g, f, spec, options, warm);
+  progress.report(start.index >= 0 && !spec.minPeak ? start.objective : -1, -1,
+                  warm.lpBound,
+                  std::to_string(warm.plans.size()) + " warm starts" +
+                      (warm.skipCbc ? "; CBC skipped" : "; starting CBC"),
+                  /*phase=*/true);
+  if (warm.skipCbc) {
+    std::vector<Schedule> candidates;
+    if (start.index >= 0)
+      candidates.push_back(expandPlan(g, warm.plans[start.index]));
+    candidates.insert(candidates.end(), warm.schedules.begin(),
+                      warm.schedules.end());
+    SolveResult result = bestCandidate(
+        graph, options, candidates, watch,
+        "time limit too short for CBC at this size (the LP relaxation alone "
+        "took " +
+            std::to_string(watch.seconds()) +
+            " s so far); best warm start returned",
+        SolveStatus::Timeout);
+    result.lowerBound = warm.lpBound;
+    return result;
+  }
+  CbcOutcome cbc = runCbc(g, f, start, options, opts, progress, watch);
+  double lowerBound = milpLowerBound(g, f, spec, cbc, warm.lpBound);
+  return finishMilp(graph, g, options, warm, start, cbc, lowerBound, watch);
 }
 
 #endif // REMAT_ENABLE_COINOR

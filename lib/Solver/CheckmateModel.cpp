@@ -23,6 +23,36 @@ namespace {
 enum class GroupKind { Single, View, Chain };
 } // namespace
 
+/// Completes a reduced graph whose groups are built: sorted unique deps,
+/// users, the first backward group, delayable sinks, and the order (the
+/// delayable sinks last) with positions.
+static void linkGroups(const Graph &graph, ReducedGraph &r) {
+  const int n = r.size();
+  r.users.assign(n, {});
+  r.delayable.assign(n, 0);
+  r.firstBackward = n;
+  for (int g = 0; g < n; ++g) {
+    std::sort(r.deps[g].begin(), r.deps[g].end());
+    r.deps[g].erase(std::unique(r.deps[g].begin(), r.deps[g].end()),
+                    r.deps[g].end());
+    for (int d : r.deps[g])
+      r.users[d].push_back(g);
+    if (r.firstBackward == n &&
+        graph.nodes[r.members[g].front()].kind == NodeKind::Backward)
+      r.firstBackward = g;
+  }
+  for (int g = 0; g < n; ++g)
+    r.delayable[g] =
+        r.users[g].empty() && r.isOutput[g] && r.keep[g] == KeepPolicy::Default;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int g = 0; g < n; ++g)
+      if (r.delayable[g] == pass)
+        r.order.push_back(g);
+  r.position.assign(n, 0);
+  for (int p = 0; p < n; ++p)
+    r.position[r.order[p]] = p;
+}
+
 ReducedGraph checkmate::reduceGraph(const Graph &graph, bool mergeChains) {
   ReducedGraph r;
   const int n0 = graph.size();
@@ -124,30 +154,7 @@ ReducedGraph checkmate::reduceGraph(const Graph &graph, bool mergeChains) {
       r.isOutput[g] = 1;
   }
 
-  const int n = r.size();
-  r.users.assign(n, {});
-  r.delayable.assign(n, 0);
-  r.firstBackward = n;
-  for (int g = 0; g < n; ++g) {
-    std::sort(r.deps[g].begin(), r.deps[g].end());
-    r.deps[g].erase(std::unique(r.deps[g].begin(), r.deps[g].end()),
-                    r.deps[g].end());
-    for (int d : r.deps[g])
-      r.users[d].push_back(g);
-    if (r.firstBackward == n &&
-        graph.nodes[r.members[g].front()].kind == NodeKind::Backward)
-      r.firstBackward = g;
-  }
-  for (int g = 0; g < n; ++g)
-    r.delayable[g] =
-        r.users[g].empty() && r.isOutput[g] && r.keep[g] == KeepPolicy::Default;
-  for (int pass = 0; pass < 2; ++pass)
-    for (int g = 0; g < n; ++g)
-      if (r.delayable[g] == pass)
-        r.order.push_back(g);
-  r.position.assign(n, 0);
-  for (int p = 0; p < n; ++p)
-    r.position[r.order[p]] = p;
+  linkGroups(graph, r);
   return r;
 }
 

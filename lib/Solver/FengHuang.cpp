@@ -143,10 +143,26 @@ static bool chainShortestPath(const std::vector<int64_t> &weight, int64_t m,
   return true;
 }
 
-/// Every segment sum seg(i, j) of a chain, plus 0, thinned.
+/// Chains with more segments than this get grid candidates (O(k) memory)
+/// instead of every segment sum (O(k^2): 625 MB at k = 12,500).
+static constexpr int64_t kMaxSegments = int64_t(1) << 20;
+
+/// Every segment sum seg(i, j) of a chain, plus 0, thinned. On long chains,
+/// kMaxCandidates values evenly spread over [0, total bytes]: the path found
+/// for a grid value m has no segment over m, so its model memory is at most
+/// one grid step above the best segment sum's.
 static std::vector<int64_t> chainCandidates(const std::vector<int64_t> &w) {
   std::vector<int64_t> candidates = {0};
   const int k = static_cast<int>(w.size()) - 1;
+  if (static_cast<int64_t>(k) * (k + 1) / 2 > kMaxSegments) {
+    __int128 total = 0;
+    for (int64_t bytes : w)
+      total += bytes;
+    for (size_t i = 1; i < kMaxCandidates; ++i)
+      candidates.push_back(static_cast<int64_t>(
+          total * static_cast<__int128>(i) / (kMaxCandidates - 1)));
+    return thin(std::move(candidates));
+  }
   for (int i = 0; i <= k; ++i) {
     int64_t seg = 0;
     for (int j = i + 2; j <= k; ++j) {

@@ -116,11 +116,16 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
   Stopwatch watch;
   ProgressReporter progress(options, "min-budget", watch);
   BudgetSearch search;
+  // One time limit for the whole search.
+  if (totalSeconds <= 0)
+    totalSeconds = options.timeLimitSeconds;
   SolveOptions probe = nestedOptions(options);
   probe.objective = Objective::MinComputeUnderBudget;
   probe.lastResort = false;
   search.lowerBound = peakLowerBound(graph);
   int64_t lo = search.lowerBound;
+  // Below this, an exact solver proved that no budget is met.
+  int64_t proven = lo;
   int64_t hi = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
   hi = std::max(hi, lo);
   // The smallest budget asked at which the solver returned a plan, and the
@@ -131,10 +136,8 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
   auto run = [&](int64_t budget) -> const SolveResult & {
     probe.budget = budget;
     probe.timeLimitSeconds =
-        totalSeconds > 0
-            ? shareOfTime(options, totalSeconds - watch.seconds(),
-                          1 + bisectionSteps(lo, hi) + kExpectedRechecks)
-            : options.timeLimitSeconds;
+        shareOfTime(options, totalSeconds - watch.seconds(),
+                    1 + bisectionSteps(lo, hi) + kExpectedRechecks);
     search.answers.push_back({budget, solver.solve(graph, probe)});
     ++search.probes;
     const SolveResult &result = search.answers.back().result;
@@ -168,22 +171,29 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
     return search;
   }
   hi = top.peakBytes;
-  while (lo < hi && hi - lo > std::max<int64_t>(1, hi / 1000)) {
+  // Out of time, the smallest budget met so far stands (it was asked).
+  while (lo < hi && hi - lo > std::max<int64_t>(1, hi / 1000) &&
+         watch.seconds() < totalSeconds) {
     int64_t mid = lo + (hi - lo) / 2;
     const SolveResult &result = run(mid);
-    if (result.feasible())
+    if (result.feasible()) {
       hi = std::min(mid, result.peakBytes);
-    else
+    } else {
       lo = mid + 1;
+      // A timeout proves nothing, even from an exact solver.
+      if (result.status == SolveStatus::Infeasible)
+        proven = std::max(proven, lo);
+    }
   }
-  if (lo < hi && hi - lo <= std::max<int64_t>(1, hi / 1000) && lo != hi)
+  if (lo < hi && hi - lo <= std::max<int64_t>(1, hi / 1000) && lo != hi &&
+      watch.seconds() < totalSeconds)
     run(lo);
   // A plan found at budget X peaks at P <= X, but the solver asked at P may
   // find nothing (it is not monotone in the budget). Only a budget the
   // solver met when asked at exactly that budget is reported: re-ask it at
   // the smaller verified peaks, smallest first.
   for (int recheck = 0; recheck < kMaxRechecks; ++recheck) {
-    if (totalSeconds > 0 && watch.seconds() >= totalSeconds)
+    if (watch.seconds() >= totalSeconds)
       break;
     int64_t next = -1;
     for (const BudgetProbe &answer : search.answers)
@@ -198,7 +208,7 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
   search.best = search.answers[metIndex].result;
   search.smallestBudget = met;
   if (solver.exact)
-    search.lowerBound = std::max(search.lowerBound, std::min(lo, met));
+    search.lowerBound = std::max(search.lowerBound, std::min(proven, met));
   return search;
 }
 
@@ -362,6 +372,11 @@ ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
     auto asked = askedAt(budget);
     if (asked != pool.begin() + searched) {
       seconds.push_back(asked->result.seconds);
+      continue;
+    }
+    // Out of time, the point takes the best plan found so far that fits.
+    if (watch.seconds() >= total) {
+      seconds.push_back(0);
       continue;
     }
     probe.budget = budget;

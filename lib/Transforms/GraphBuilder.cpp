@@ -16,7 +16,6 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace remat;
@@ -97,39 +96,6 @@ static bool isAliasingOp(Operation *op) {
   return isa<BarrierOp>(op) || isViewOp(op);
 }
 
-/// Bytes of storage a value of type `type` occupies (elements times the
-/// element size rounded up to whole bytes, as the cost model counts), with
-/// every dynamic dimension of size `dynamicSize`; -1 for dynamic shapes
-/// without one and for types without a size.
-static int64_t getStorageBytes(Type type,
-                               std::optional<int64_t> dynamicSize = {}) {
-  if (auto shaped = dyn_cast<ShapedType>(type)) {
-    if (!shaped.hasRank())
-      return -1;
-    int64_t bytes = getStorageBytes(shaped.getElementType());
-    for (int64_t size : shaped.getShape()) {
-      if (ShapedType::isDynamic(size)) {
-        if (!dynamicSize)
-          return -1;
-        size = *dynamicSize;
-      }
-      if (bytes < 0 || llvm::MulOverflow(bytes, size, bytes))
-        return -1;
-    }
-    return bytes;
-  }
-  if (type.isIntOrIndexOrFloat()) {
-    if (type.isIndex())
-      return 8;
-    return (type.getIntOrFloatBitWidth() + 7) / 8;
-  }
-  if (auto complex = dyn_cast<ComplexType>(type)) {
-    int64_t elementBytes = getStorageBytes(complex.getElementType());
-    return elementBytes < 0 ? -1 : 2 * elementBytes;
-  }
-  return -1;
-}
-
 /// The most bytes of tensors defined inside one region op of `func` (an
 /// scf.for body's temporaries), as the memory analysis counts them. They live
 /// only while that op runs, but the op is one node whose bytes are its
@@ -191,8 +157,8 @@ remat::buildFunctionGraph(func::FuncOp func,
   // costs assume.
   std::optional<int64_t> hint = getDynamicSizeHint(func);
   for (BlockArgument arg : body.getArguments()) {
-    int64_t bytes = getStorageBytes(arg.getType(), hint);
-    if (bytes < 0)
+    std::optional<int64_t> bytes = getStorageBytes(arg.getType(), hint);
+    if (!bytes)
       return mlir::emitError(func.getLoc())
              << "argument #" << arg.getArgNumber() << " of type "
              << arg.getType()
@@ -200,7 +166,7 @@ remat::buildFunctionGraph(func::FuncOp func,
                 "or a size hint (remat-annotate-costs{dynamic-size-hint=N})";
     Node node;
     node.name = "arg" + std::to_string(arg.getArgNumber());
-    node.bytes = bytes;
+    node.bytes = *bytes;
     node.kind = arg.getArgNumber() < options.numDataArgs ? NodeKind::Input
                                                          : NodeKind::Param;
     result.argNodes.push_back(graph.size());

@@ -144,30 +144,9 @@ static int64_t giveOwnDestinations(Block &body,
   return created;
 }
 
-FailureOr<RematerializeStats>
-remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
-                      const RematerializeOptions &options) {
-  if (func.isExternal() || !func.getBody().hasOneBlock())
-    return mlir::emitError(func.getLoc())
-           << "rematerialization expects a function with one block";
-  Block &body = func.getBody().front();
-  Operation *terminator = body.getTerminator();
-
-  // 1. Validate everything before touching the IR.
-  for (const auto &[op, steps] : plan.steps) {
-    if (op->getBlock() != &body)
-      return mlir::emitError(func.getLoc())
-             << "rematerialization plan names an op outside the body of '"
-             << func.getSymName() << "'";
-    if (steps.empty())
-      return op->emitError() << "rematerialization plan gives no step for "
-                                "this op";
-    for (size_t i = 1; i < steps.size(); ++i)
-      if (steps[i] <= steps[i - 1])
-        return op->emitError()
-               << "rematerialization plan steps must strictly increase";
-  }
-
+/// The plan covers every non-constant op, gives each step to one op, and
+/// computes ops with memory effects once, in their order.
+static LogicalResult validateCoverage(Block &body, const RematPlan &plan) {
   llvm::DenseMap<int64_t, Operation *> stepOwner;
   Operation *lastEffectOp = nullptr;
   int64_t lastEffectStep = -1;
@@ -189,28 +168,33 @@ remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
         return diag;
       }
     }
-    if (!isRecomputable(&op)) {
-      StringRef what = isCollectiveOp(&op) ? "op is a collective (every rank "
-                                             "runs it exactly once)"
-                                           : "op has memory effects";
-      if (steps.size() > 1)
-        return op.emitError()
-               << what << " and cannot be recomputed, but the "
-               << "plan computes it " << steps.size() << " times";
-      if (steps.front() < lastEffectStep) {
-        InFlightDiagnostic diag =
-            op.emitError() << "plan moves this "
-                           << (isCollectiveOp(&op) ? "collective"
-                                                   : "op with memory effects")
-                           << " before an earlier one";
-        diag.attachNote(lastEffectOp->getLoc()) << "earlier op here";
-        return diag;
-      }
-      lastEffectOp = &op;
-      lastEffectStep = steps.front();
+    if (isRecomputable(&op))
+      continue;
+    bool collective = isCollectiveOp(&op);
+    if (steps.size() > 1)
+      return op.emitError()
+             << (collective ? "op is a collective (every rank runs it "
+                              "exactly once)"
+                            : "op has memory effects")
+             << " and cannot be recomputed, but the plan computes it "
+             << steps.size() << " times";
+    if (steps.front() < lastEffectStep) {
+      InFlightDiagnostic diag =
+          op.emitError() << "plan moves this "
+                         << (collective ? "collective"
+                                        : "op with memory effects")
+                         << " before an earlier one";
+      diag.attachNote(lastEffectOp->getLoc()) << "earlier op here";
+      return diag;
     }
+    lastEffectOp = &op;
+    lastEffectStep = steps.front();
   }
-  // Every use must come after some computation of its operand.
+  return success();
+}
+
+/// Every use comes after some computation of its operand.
+static LogicalResult validateOperandOrder(Block &body, const RematPlan &plan) {
   for (const auto &[op, steps] : plan.steps) {
     Operation *user = op;
     int64_t firstUse = steps.front();
@@ -230,25 +214,50 @@ remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
     if (failed(result))
       return failure();
   }
+  return success();
+}
 
-  // 2. Constants to the top, in their order.
-  SmallVector<Operation *> constants;
-  for (Operation &op : body.without_terminator())
-    if (isFreeOp(&op))
-      constants.push_back(&op);
-  for (Operation *op : llvm::reverse(constants))
-    op->moveBefore(&body, body.begin());
+/// Checks that `plan` applies to `body`: its ops are in the body with
+/// strictly increasing steps, it covers every op but the constants, no step
+/// is given twice, ops with memory effects are computed once and keep their
+/// order, and every use comes after some computation of its operand.
+static LogicalResult validatePlan(func::FuncOp func, Block &body,
+                                  const RematPlan &plan) {
+  for (const auto &[op, steps] : plan.steps) {
+    if (op->getBlock() != &body)
+      return mlir::emitError(func.getLoc())
+             << "rematerialization plan names an op outside the body of '"
+             << func.getSymName() << "'";
+    if (steps.empty())
+      return op->emitError() << "rematerialization plan gives no step for "
+                                "this op";
+    for (size_t i = 1; i < steps.size(); ++i)
+      if (steps[i] <= steps[i - 1])
+        return op->emitError()
+               << "rematerialization plan steps must strictly increase";
+  }
+  if (failed(validateCoverage(body, plan)))
+    return failure();
+  return validateOperandOrder(body, plan);
+}
 
-  // 3. One instance per step; clones are made before any rewiring so that
-  // every operand still names an original op.
-  struct Instance {
-    int64_t step;
-    Operation *original;
-    Operation *op;
-  };
+namespace {
+/// One computation of a planned op: the original at its first step, a
+/// clone at each later one.
+struct Instance {
+  int64_t step;
+  Operation *original;
+  Operation *op;
+};
+} // namespace
+
+/// One instance per step, sorted by step; clones are made before any
+/// rewiring so that every operand still names an original op.
+static SmallVector<Instance> cloneInstances(Block &body, const RematPlan &plan,
+                                            RematerializeStats &stats) {
   SmallVector<Instance> instances;
-  RematerializeStats stats;
-  MLIRContext *ctx = func.getContext();
+  Operation *terminator = body.getTerminator();
+  MLIRContext *ctx = terminator->getContext();
   for (const auto &[op, steps] : plan.steps) {
     op->removeAttr(RematDialect::kStepsAttrName);
     instances.push_back({steps.front(), op, op});
@@ -265,8 +274,13 @@ remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
   llvm::stable_sort(instances, [](const Instance &a, const Instance &b) {
     return a.step < b.step;
   });
+  return instances;
+}
 
-  // 4. Order, and read the most recent computation of every operand.
+/// Orders the instances, each reading the most recent computation of every
+/// operand before it (the terminator: the last).
+static void orderAndRewire(Block &body, ArrayRef<Instance> instances) {
+  Operation *terminator = body.getTerminator();
   llvm::DenseMap<Operation *, Operation *> current;
   auto rewire = [&](Operation *op) {
     forEachBodyOperand(op, body, [&](OpOperand &operand, Operation *def) {
@@ -277,75 +291,106 @@ remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
           cast<OpResult>(operand.get()).getResultNumber()));
     });
   };
-  for (Instance &instance : instances) {
+  for (const Instance &instance : instances) {
     instance.op->moveBefore(terminator);
     rewire(instance.op);
     current[instance.original] = instance.op;
   }
   rewire(terminator);
+}
 
-  // 5. Every destination gets its own allocation (see `giveOwnDestinations`).
+/// Allocations that own no bytes in the model (`tensor.empty`,
+/// `bufferization.alloc_tensor`) become buffers where they stand once
+/// bufferized; a solver may have scheduled them anywhere, since they cost
+/// nothing. Sinks each right before its first user so the buffer is live
+/// from the op that writes it, as the model counts it. Positions are taken
+/// once: moving an allocation does not reorder the other ops (and
+/// isBeforeInBlock would renumber the block after every move).
+static void sinkAllocations(Block &body) {
+  llvm::DenseMap<Operation *, unsigned> position;
+  SmallVector<Operation *> inits;
+  for (Operation &op : body.without_terminator()) {
+    position[&op] = position.size();
+    if (isa<tensor::EmptyOp>(op) ||
+        (isa<bufferization::AllocTensorOp>(op) &&
+         !cast<bufferization::AllocTensorOp>(op).getCopy()))
+      inits.push_back(&op);
+  }
+  position[body.getTerminator()] = position.size();
+  for (Operation *init : inits) {
+    Operation *firstUser = nullptr;
+    for (Operation *user : init->getUsers()) {
+      Operation *top = body.findAncestorOpInBlock(*user);
+      if (top && (!firstUser || position[top] < position[firstUser]))
+        firstUser = top;
+    }
+    if (firstUser && position[init] < position[firstUser])
+      init->moveBefore(firstUser);
+  }
+}
+
+/// Keeps `cse` from merging a clone with another computation of the same
+/// op that reads exactly the same values: a barrier on its first operand.
+static void insertBarriers(Block &body, ArrayRef<Instance> instances,
+                           RematerializeStats &stats) {
+  MLIRContext *ctx = body.getParentOp()->getContext();
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> computations;
+  OpBuilder builder(ctx);
+  for (const Instance &instance : instances) {
+    SmallVector<Operation *> &seen = computations[instance.original];
+    if (instance.op != instance.original && instance.op->getNumOperands() > 0) {
+      SmallVector<Value> operands = getBodyOperands(instance.op, body);
+      bool identical = llvm::any_of(seen, [&](Operation *other) {
+        return getBodyOperands(other, body) == operands;
+      });
+      if (identical) {
+        builder.setInsertionPoint(instance.op);
+        Value input = instance.op->getOperand(0);
+        auto barrier = BarrierOp::create(builder, instance.op->getLoc(),
+                                         input.getType(), input);
+        barrier->setAttr(RematDialect::kCostAttrName,
+                         CostAttr::get(ctx, {0}, 0, std::nullopt));
+        if (Attribute phase =
+                instance.op->getAttr(RematDialect::kPhaseAttrName))
+          barrier->setAttr(RematDialect::kPhaseAttrName, phase);
+        instance.op->setOperand(0, barrier.getResult());
+        ++stats.numBarriers;
+      }
+    }
+    seen.push_back(instance.op);
+  }
+}
+
+FailureOr<RematerializeStats>
+remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
+                      const RematerializeOptions &options) {
+  if (func.isExternal() || !func.getBody().hasOneBlock())
+    return mlir::emitError(func.getLoc())
+           << "rematerialization expects a function with one block";
+  Block &body = func.getBody().front();
+  if (failed(validatePlan(func, body, plan)))
+    return failure();
+
+  // Constants to the top, in their order.
+  SmallVector<Operation *> constants;
+  for (Operation &op : body.without_terminator())
+    if (isFreeOp(&op))
+      constants.push_back(&op);
+  for (Operation *op : llvm::reverse(constants))
+    op->moveBefore(&body, body.begin());
+
+  RematerializeStats stats;
+  SmallVector<Instance> instances = cloneInstances(body, plan, stats);
+  orderAndRewire(body, instances);
   llvm::SetVector<Operation *> unused;
   stats.numAllocations = giveOwnDestinations(body, unused);
-
-  // 6. Allocations that own no bytes in the model (`tensor.empty`,
-  // `bufferization.alloc_tensor`) become buffers where they stand once
-  // bufferized; a solver may have scheduled them anywhere, since they cost
-  // nothing. Sink each right before its first user so the buffer is live
-  // from the op that writes it, as the model counts it.
-  {
-    SmallVector<Operation *> inits;
-    for (Operation &op : body.without_terminator())
-      if (isa<tensor::EmptyOp>(op) ||
-          (isa<bufferization::AllocTensorOp>(op) &&
-           !cast<bufferization::AllocTensorOp>(op).getCopy()))
-        inits.push_back(&op);
-    for (Operation *init : inits) {
-      Operation *firstUser = nullptr;
-      for (Operation *user : init->getUsers()) {
-        Operation *top = body.findAncestorOpInBlock(*user);
-        if (top && (!firstUser || top->isBeforeInBlock(firstUser)))
-          firstUser = top;
-      }
-      if (firstUser && init->isBeforeInBlock(firstUser))
-        init->moveBefore(firstUser);
-    }
-  }
-
-  // 7. Keep `cse` from merging a clone with another computation of the same
-  // op that reads exactly the same values.
-  if (options.insertBarriers) {
-    llvm::DenseMap<Operation *, SmallVector<Operation *>> computations;
-    OpBuilder builder(ctx);
-    for (Instance &instance : instances) {
-      SmallVector<Operation *> &seen = computations[instance.original];
-      if (instance.op != instance.original &&
-          instance.op->getNumOperands() > 0) {
-        SmallVector<Value> operands = getBodyOperands(instance.op, body);
-        bool identical = llvm::any_of(seen, [&](Operation *other) {
-          return getBodyOperands(other, body) == operands;
-        });
-        if (identical) {
-          builder.setInsertionPoint(instance.op);
-          Value input = instance.op->getOperand(0);
-          auto barrier = BarrierOp::create(builder, instance.op->getLoc(),
-                                           input.getType(), input);
-          barrier->setAttr(RematDialect::kCostAttrName,
-                           CostAttr::get(ctx, {0}, 0, std::nullopt));
-          if (Attribute phase =
-                  instance.op->getAttr(RematDialect::kPhaseAttrName))
-            barrier->setAttr(RematDialect::kPhaseAttrName, phase);
-          instance.op->setOperand(0, barrier.getResult());
-          ++stats.numBarriers;
-        }
-      }
-      seen.push_back(instance.op);
-    }
-  }
-  // The destinations replaced by step 5, last: `instances` names them.
+  sinkAllocations(body);
+  if (options.insertBarriers)
+    insertBarriers(body, instances, stats);
+  // The destinations `giveOwnDestinations` replaced, last: `instances`
+  // names them.
   for (Operation *op : unused)
     op->erase();
-
   // Even a plan without recomputations reorders ops, hoists constants, sinks
   // allocations and drops `remat.steps`.
   stats.changed = true;

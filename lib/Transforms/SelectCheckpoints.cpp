@@ -142,9 +142,15 @@ static LogicalResult emitNoSchedule(func::FuncOp func,
   if (!result.message.empty())
     diag << ": " << result.message;
   diag << ")";
-  if (mode == Mode::MinCompute) {
+  // The search shares the time limit with the solve that failed.
+  SolveOptions searchOptions = solveOptions;
+  searchOptions.timeLimitSeconds -= result.seconds;
+  if (mode == Mode::MinCompute && searchOptions.timeLimitSeconds <= 0) {
+    diag << "; the time limit left no time to search for the smallest "
+            "feasible budget";
+  } else if (mode == Mode::MinCompute) {
     BudgetSearch smallest =
-        findSmallestBudget(problem.functionGraph.graph, solver, solveOptions);
+        findSmallestBudget(problem.functionGraph.graph, solver, searchOptions);
     if (smallest.smallestBudget >= 0)
       diag << "; the smallest feasible budget is " << smallest.smallestBudget
            << " bytes ("

@@ -18,7 +18,7 @@
 
 // Usage errors come before the GPU is touched.
 // RUN: not remat-gpu-run %s --entry=missing 2>&1 | FileCheck %s --check-prefix=ENTRY
-// ENTRY: remat-gpu-run: error: no func.func named 'missing' in '{{.*}}remat-gpu-run-errors.mlir'
+// ENTRY: remat-gpu-run: error: no function named 'missing' in '{{.*}}remat-gpu-run-errors.mlir'
 // RUN: not remat-gpu-run %s --entry=dynamic 2>&1 | FileCheck %s --check-prefix=DYN
 // DYN: remat-gpu-run: error: unsupported type tensor<?xf32> of argument #0 of 'dynamic': dynamic shapes are not supported
 // RUN: not remat-gpu-run %s --pipeline='bogus-pass' 2>&1 | FileCheck %s --check-prefix=PIPE

@@ -166,9 +166,10 @@ int main(int argc, char **argv) {
   ModuleOp module = input.getModule();
 
   std::string entryError;
-  func::FuncOp entry = findEntry(module, options.entryName, entryError);
+  func::FuncOp entry =
+      findEntry(module, options.entryName, inputFilename, entryError);
   if (!entry)
-    fail(entryError + " in '" + inputFilename + "'");
+    fail(entryError);
   std::string name = entry.getName().str();
   SmallVector<ValueSpec> argSpecs, resultSpecs;
   getSignatureSpecs(kToolName, entry, argSpecs, resultSpecs);

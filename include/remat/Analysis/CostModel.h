@@ -89,6 +89,14 @@ bool isViewOp(mlir::Operation *op);
 /// std::nullopt if the model does not know the type.
 std::optional<int64_t> getElementByteWidth(mlir::Type type);
 
+/// Returns the bytes a value of `type` occupies once bufferized: elements
+/// times getElementByteWidth for a ranked shaped type (every dynamic
+/// dimension taken as `dynamicSize`), the element width itself for a scalar.
+/// std::nullopt for unranked types, dynamic dimensions without a size, types
+/// of unknown width, and sizes that overflow int64_t.
+std::optional<int64_t> getStorageBytes(mlir::Type type,
+                                       std::optional<int64_t> dynamicSize = {});
+
 /// Returns the FLOPs one execution of the scalar operation `op` (found in a
 /// linalg payload, or applied elementwise to tensors) counts for: 0 for
 /// constants, casts, selects, index arithmetic and ops outside the arith and

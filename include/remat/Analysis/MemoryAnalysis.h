@@ -19,6 +19,7 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Pass/AnalysisManager.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -184,7 +185,23 @@ public:
   }
 
 private:
+  /// The steps of the analysis, in order; `fail` records the first error.
   void analyse();
+  mlir::Block *getBody();
+  void addArgumentBuffers(mlir::Block &block);
+  mlir::LogicalResult addResultBuffers();
+  void extendTensorLiveness();
+  void applyDeallocations(mlir::Block &block);
+  void buildTimeline();
+
+  void fail(mlir::Operation *op, const llvm::Twine &message);
+  std::optional<int64_t> getTensorBytes(mlir::OpResult result);
+  std::optional<int64_t> getAllocationBytes(mlir::OpResult result);
+  void addBuffer(BufferLiveRange::Kind kind, mlir::Value value,
+                 mlir::Operation *op, int64_t bytes, unsigned begin,
+                 unsigned end);
+  /// The timeline index of the top-level op holding `op`.
+  unsigned topIndex(mlir::Operation *op) const;
 
   struct Error {
     mlir::Operation *op;
@@ -195,7 +212,12 @@ private:
   MemoryAnalysisOptions options;
   std::optional<Error> error;
   llvm::SmallVector<mlir::Operation *> ops;
+  llvm::DenseMap<mlir::Operation *, unsigned> indexOf;
+  /// While analysing: the buffer each value's storage is (an index).
+  llvm::DenseMap<mlir::Value, unsigned> storageOf;
   llvm::SmallVector<int64_t> timeline;
+  /// getTransientBytes of each timeline index.
+  llvm::SmallVector<int64_t> transientBytes;
   llvm::SmallVector<BufferLiveRange> buffers;
   int64_t peakBytes = 0;
   unsigned peakIndex = 0;

@@ -70,9 +70,10 @@ mlir::FailureOr<ValueSpec> getValueSpec(mlir::Type type, llvm::StringRef tool,
                                         std::string &reason);
 
 /// The entry named `name`, or the first public func.func with a body that is
-/// not `main` when `name` is empty. Sets `error` and returns null on failure.
+/// not `main` when `name` is empty. Sets `error` (naming `source`, the input
+/// file) and returns null on failure.
 mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name,
-                             std::string &error);
+                             llvm::StringRef source, std::string &error);
 
 /// The documented deterministic input: element `i` (row-major) of argument
 /// `arg` is sin(0.1 * i + arg) * 0.5 for floats and (i + arg) mod 4 for

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The Checkmate solvers (seed 002) on COIN-OR: the frontier-advancing MILP
+// The Checkmate solvers (Jain et al., MLSys 2020) on COIN-OR: the frontier-advancing MILP
 // (formulation (9)) on CBC, its LP relaxation on CLP as a lower bound, and
 // the two-phase LP rounding approximation. All of them work on the reduced
 // graph of CheckmateModel.h and return schedules checked by `simulate`.

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The plain-C++ half of the Checkmate solvers (seed 002): the graph reduced
+// The plain-C++ half of the Checkmate solvers (Jain et al., MLSys 2020): the graph reduced
 // to the nodes a schedule decides about, and the frontier-advancing stage
 // plan (R, S) that both the MILP and the LP rounding produce. Nothing here
 // needs COIN-OR; the MILP/LP live in CheckmateCoin.cpp.
@@ -105,7 +105,7 @@ struct StagePlan {
 };
 
 /// Sets R to the cheapest computations that make the retention choices S
-/// valid (ALGORITHMS.md's two-phase rounding rebuild): R[t][t] = 1 (for a
+/// valid (the rebuild step of Checkmate's two-phase rounding): R[t][t] = 1 (for a
 /// delayable sink only when it is retained into stage t+1); node i
 /// is computed in stage t if it must be resident at the start of stage t+1
 /// and is not resident at the start of t, or if a node computed in stage t

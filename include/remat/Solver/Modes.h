@@ -85,11 +85,12 @@ struct BudgetSearch {
 /// <= X, but a heuristic asked at P itself may find nothing (LP rounding
 /// tightens its LP with the budget), so the answer is re-asked: the
 /// smallest verified peak that the solver meets when asked at exactly that
-/// budget, else the smallest probe budget it met. With `totalSeconds` > 0
-/// the whole search aims to take at most that long: each probe gets an
-/// equal share of what is left among the probes still expected (at least
-/// 0.1 s, at most `options.timeLimitSeconds`), and the rechecks stop when
-/// it is spent; otherwise each probe gets `options.timeLimitSeconds`.
+/// budget, else the smallest probe budget it met. The whole search aims to
+/// take at most `totalSeconds` (`options.timeLimitSeconds` when 0): each
+/// probe gets an equal share of what is left among the probes still
+/// expected (at least 0.1 s, at most `options.timeLimitSeconds`), and the
+/// bisection and the rechecks stop when it is spent, keeping the smallest
+/// budget met so far.
 BudgetSearch findSmallestBudget(const Graph &graph, const SolverInfo &solver,
                                 const SolveOptions &options,
                                 double totalSeconds = 0);
