@@ -100,6 +100,13 @@ static double shareOfTime(const SolveOptions &options, double secondsLeft,
   return std::min(options.timeLimitSeconds, std::max(kMinShareSeconds, share));
 }
 
+/// Whether a search with `totalSeconds` may start another solve after
+/// `elapsed`: not in the last twentieth of its time, where any solve would
+/// overrun the limit.
+static bool mayStartSolve(double elapsed, double totalSeconds) {
+  return elapsed < totalSeconds * 0.95;
+}
+
 /// Bisection steps from (lo, hi) down to the search's resolution.
 static int bisectionSteps(int64_t lo, int64_t hi) {
   int64_t resolution = std::max<int64_t>(1, hi / 1000);
@@ -173,7 +180,7 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
   hi = top.peakBytes;
   // Out of time, the smallest budget met so far stands (it was asked).
   while (lo < hi && hi - lo > std::max<int64_t>(1, hi / 1000) &&
-         watch.seconds() < totalSeconds) {
+         mayStartSolve(watch.seconds(), totalSeconds)) {
     int64_t mid = lo + (hi - lo) / 2;
     const SolveResult &result = run(mid);
     if (result.feasible()) {
@@ -186,14 +193,14 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
     }
   }
   if (lo < hi && hi - lo <= std::max<int64_t>(1, hi / 1000) && lo != hi &&
-      watch.seconds() < totalSeconds)
+      mayStartSolve(watch.seconds(), totalSeconds))
     run(lo);
   // A plan found at budget X peaks at P <= X, but the solver asked at P may
   // find nothing (it is not monotone in the budget). Only a budget the
   // solver met when asked at exactly that budget is reported: re-ask it at
   // the smaller verified peaks, smallest first.
   for (int recheck = 0; recheck < kMaxRechecks; ++recheck) {
-    if (watch.seconds() >= totalSeconds)
+    if (!mayStartSolve(watch.seconds(), totalSeconds))
       break;
     int64_t next = -1;
     for (const BudgetProbe &answer : search.answers)
@@ -375,7 +382,7 @@ ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
       continue;
     }
     // Out of time, the point takes the best plan found so far that fits.
-    if (watch.seconds() >= total) {
+    if (!mayStartSolve(watch.seconds(), total)) {
       seconds.push_back(0);
       continue;
     }
