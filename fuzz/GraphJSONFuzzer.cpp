@@ -14,24 +14,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzSupport.h"
+
 #include "remat/Solver/GraphJSON.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 using namespace remat;
-
-/// Aborts, so that libFuzzer keeps the input, when `holds` is false.
-static void require(bool holds, const char *property) {
-  if (holds)
-    return;
-  std::fprintf(stderr, "property broken: %s\n", property);
-  std::abort();
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string text(reinterpret_cast<const char *>(data), size);

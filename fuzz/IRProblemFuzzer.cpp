@@ -14,6 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzSupport.h"
+
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
@@ -34,18 +36,9 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
-#include <cstdio>
-#include <cstdlib>
 
 using namespace mlir;
 using namespace remat;
-
-static void require(bool holds, const char *property) {
-  if (holds)
-    return;
-  std::fprintf(stderr, "property broken: %s\n", property);
-  std::abort();
-}
 
 /// One context for the whole run: loading the dialects dominates otherwise.
 static MLIRContext &getContext() {
