@@ -100,6 +100,17 @@ static double shareOfTime(const SolveOptions &options, double secondsLeft,
   return std::min(options.timeLimitSeconds, std::max(kMinShareSeconds, share));
 }
 
+/// The options of one probe of a search: min-compute under the probe's
+/// budget, reporting as a nested solve, without the portfolio's last resort
+/// (a search asks many budgets and must not spend its time in the MILP at
+/// each).
+static SolveOptions getProbeOptions(const SolveOptions &options) {
+  SolveOptions probe = nestedOptions(options);
+  probe.objective = Objective::MinComputeUnderBudget;
+  probe.lastResort = false;
+  return probe;
+}
+
 /// Whether a search with `totalSeconds` may start another solve after
 /// `elapsed`: not in the last twentieth of its time, where any solve would
 /// overrun the limit.
@@ -126,9 +137,7 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
   // One time limit for the whole search.
   if (totalSeconds <= 0)
     totalSeconds = options.timeLimitSeconds;
-  SolveOptions probe = nestedOptions(options);
-  probe.objective = Objective::MinComputeUnderBudget;
-  probe.lastResort = false;
+  SolveOptions probe = getProbeOptions(options);
   search.lowerBound = peakLowerBound(graph);
   int64_t lo = search.lowerBound;
   // Below this, an exact solver proved that no budget is met.
@@ -230,9 +239,7 @@ BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
     return search;
   }
   ProgressReporter progress(options, "max-batch", watch);
-  SolveOptions probe = nestedOptions(options);
-  probe.objective = Objective::MinComputeUnderBudget;
-  probe.lastResort = false;
+  SolveOptions probe = getProbeOptions(options);
   SolveResult atOne; // the answer at one sample, reported when none fits
   auto fits = [&](int64_t batch) {
     ++search.probes;
@@ -344,9 +351,7 @@ ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
     return curve;
   }
   std::vector<BudgetProbe> pool = std::move(search.answers);
-  SolveOptions probe = nestedOptions(options);
-  probe.objective = Objective::MinComputeUnderBudget;
-  probe.lastResort = false;
+  SolveOptions probe = getProbeOptions(options);
   const int64_t top = std::max(curve.checkpointAllPeak, curve.smallestBudget);
   const int64_t bottom = curve.smallestBudget;
   // Checkpoint-all anchors the top: no schedule is cheaper.
