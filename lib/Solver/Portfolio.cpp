@@ -9,7 +9,10 @@
 // min-cut, hierarchical, local search, the exhaustive solver on tiny graphs
 // and Checkmate's LP rounding on small ones (min-compute) — and returns the
 // best verified answer for the objective
-// (`isBetter`). Optimal when the winner is proven optimal (checkpoint-all
+// (`isBetter`). When no member meets the budget (or for the peak objective)
+// the local search leaves 40 % of its time to DTR and the local search on
+// the graph with outputs deferred to the end (Deferral.h), within the same
+// 9 s. Optimal when the winner is proven optimal (checkpoint-all
 // within budget, the exhaustive solver); Infeasible at once when the
 // exhaustive solver proves it. Everything stays within the time limit and
 // 9 s in all (each member before the local search at most a tenth): local
@@ -23,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/Checkmate.h"
+#include "remat/Solver/Deferral.h"
 #include "remat/Solver/SolverSupport.h"
 #include "remat/Solver/Solvers.h"
 
@@ -36,6 +40,10 @@ static constexpr double kTotalSeconds = 9.0;
 /// grid stops early with its best so far; the local search starts from
 /// those sets anyway).
 static constexpr double kMemberShare = 0.1;
+/// When outputs may be deferred (Deferral.h), the part of the time left
+/// after the members that the local search on the original graph leaves to
+/// the solvers on the deferred one.
+static constexpr double kDeferShare = 0.4;
 /// Checkmate's LP rounding joins on graphs with at most this many nodes to
 /// schedule (its LP has O(n^2) columns), with at most this many seconds.
 static constexpr int kRoundingNodes = 150;
@@ -68,22 +76,25 @@ public:
       return failSolve("auto", SolveStatus::Infeasible,
                        "proven by brute-force: " + exact.message, watch);
     consider(std::move(exact));
-    for (SolverFn fn :
-         {SolverFn(solveCheckpointAll), SolverFn(solveChenGreedyAp),
-          SolverFn(solveChenGreedyTopo), SolverFn(solveFengHuang),
-          SolverFn(solveRevolve), SolverFn(solveDtr), SolverFn(solveMinCut),
-          SolverFn(solveHierarchical)}) {
-      if (done() || outOfTime())
-        break;
-      SolveOptions share = withSeconds(0.0);
-      share.timeLimitSeconds =
-          std::min(share.timeLimitSeconds, total * kMemberShare);
-      consider(fn(graph, share));
-    }
+    runMembers();
     const bool rounding = roundingFits(graph, options);
+    double reserve = rounding ? kRoundingSeconds : 0.0;
+    DeferredGraph deferred;
+    if (options.deferOutputs && !done() && !outOfTime() &&
+        (!have || options.objective == Objective::MinPeakUnderOverhead)) {
+      deferred = deferOutputs(graph);
+      if (!deferred.deferred.empty())
+        reserve += kDeferShare * std::max(0.0, total - watch.seconds());
+    }
     if (!done() && !outOfTime())
-      consider(solveLocalSearch(
-          graph, withSeconds(rounding ? kRoundingSeconds : 0.0)));
+      consider(solveOn(nullptr, solveLocalSearch, reserve));
+    // On the deferred graph DTR and the local search only: the local search
+    // starts from the other members' sets itself.
+    if (!deferred.deferred.empty() && !done() &&
+        (!have || options.objective == Objective::MinPeakUnderOverhead))
+      for (SolverFn fn : {SolverFn(solveDtr), SolverFn(solveLocalSearch)})
+        if (watch.seconds() < total)
+          consider(solveOn(&deferred, fn, rounding ? kRoundingSeconds : 0.0));
     if (rounding && !done() && !outOfTime())
       runRounding();
     if (rounding && !have && options.lastResort)
@@ -102,6 +113,47 @@ private:
     SolveOptions rest = member;
     rest.timeLimitSeconds = std::max(0.5, total - watch.seconds() - reserve);
     return rest;
+  }
+
+  /// Runs the fast members, each with a tenth of the time at most.
+  void runMembers() {
+    for (SolverFn fn :
+         {SolverFn(solveCheckpointAll), SolverFn(solveChenGreedyAp),
+          SolverFn(solveChenGreedyTopo), SolverFn(solveFengHuang),
+          SolverFn(solveRevolve), SolverFn(solveDtr), SolverFn(solveMinCut),
+          SolverFn(solveHierarchical)}) {
+      if (done() || outOfTime())
+        break;
+      consider(solveOn(nullptr, fn, 0.0, total * kMemberShare));
+    }
+  }
+
+  /// `fn` on this graph or on `deferred`, with what is left of the time
+  /// (less `reserve`, at most `cap`); a plan of the deferred graph is mapped
+  /// back and verified here. For the peak objective the cost limit stays
+  /// this graph's: the deferred graph's checkpoint-all cost already counts
+  /// the tails.
+  SolveResult solveOn(const DeferredGraph *deferred, const SolverFn &fn,
+                      double reserve, double cap = kTotalSeconds) {
+    SolveOptions rest = withSeconds(reserve);
+    rest.timeLimitSeconds = std::min(rest.timeLimitSeconds, cap);
+    if (!deferred)
+      return fn(graph, rest);
+    rest.deferOutputs = false;
+    if (options.objective == Objective::MinPeakUnderOverhead) {
+      rest.maxOverhead = limit / checkpointAllCost(deferred->graph) - 1;
+      if (!(rest.maxOverhead >= 0))
+        return failSolve("deferred outputs", SolveStatus::Infeasible,
+                         "the tails alone pass the cost limit", watch);
+    }
+    SolveResult r = fn(deferred->graph, rest);
+    std::string name = r.solver + " with " +
+                       std::to_string(deferred->deferred.size()) +
+                       " outputs deferred";
+    if (r.schedule.steps.empty())
+      return failSolve(name, r.status, r.message, watch);
+    return finishSolve(graph, options, name, deferred->mapBack(r.schedule),
+                       SolveStatus::Feasible, watch);
   }
 
   /// The LP rounding keeps values across stages as no single-level
