@@ -9,14 +9,13 @@
 // min-cut, hierarchical, local search, the exhaustive solver on tiny graphs
 // and Checkmate's LP rounding on small ones (min-compute) — and returns the
 // best verified answer for the objective
-// (`isBetter`). When no member meets the budget (or for the peak objective)
-// the local search leaves 40 % of its time to DTR and the local search on
-// the graph with outputs deferred to the end (Deferral.h), within the same
-// 9 s. Optimal when the winner is proven optimal (checkpoint-all
-// within budget, the exhaustive solver); Infeasible at once when the
-// exhaustive solver proves it. Everything stays within the time limit and
-// 9 s in all (each member before the local search at most a tenth): local
-// search gets what the others leave. The Checkmate MILP is not a member:
+// (`isBetter`). When no member meets the budget the local search leaves 40 % of
+// its time to DTR and the local search on the graph with outputs deferred to
+// the end (Deferral.h), within the same 9 s. Optimal when the winner is proven
+// optimal (checkpoint-all within budget, the exhaustive solver); Infeasible at
+// once when the exhaustive solver proves it. Everything stays within the time
+// limit and 9 s in all (each member before the local search at most a tenth):
+// local search gets what the others leave. The Checkmate MILP is not a member:
 // it runs only on the small graphs where no member found a plan, with what
 // is left of the caller's time limit (a hand-written CNN step at 83.8 % of
 // its checkpoint-all peak: only the MILP has a plan, found in 15-60 s), and
@@ -80,8 +79,7 @@ public:
     const bool rounding = roundingFits(graph, options);
     double reserve = rounding ? kRoundingSeconds : 0.0;
     DeferredGraph deferred;
-    if (options.deferOutputs && !done() && !outOfTime() &&
-        (!have || options.objective == Objective::MinPeakUnderOverhead)) {
+    if (options.deferOutputs && !have) {
       deferred = deferOutputs(graph);
       if (!deferred.deferred.empty())
         reserve += kDeferShare * std::max(0.0, total - watch.seconds());
@@ -90,8 +88,7 @@ public:
       consider(solveOn(nullptr, solveLocalSearch, reserve));
     // On the deferred graph DTR and the local search only: the local search
     // starts from the other members' sets itself.
-    if (!deferred.deferred.empty() && !done() &&
-        (!have || options.objective == Objective::MinPeakUnderOverhead))
+    if (!deferred.deferred.empty() && !have)
       for (SolverFn fn : {SolverFn(solveDtr), SolverFn(solveLocalSearch)})
         if (watch.seconds() < total)
           consider(solveOn(&deferred, fn, rounding ? kRoundingSeconds : 0.0));

@@ -19,8 +19,12 @@
 // The pass clones the backward op to the end and returns the clone.
 // APPLY-LABEL: func.func @late_weight_gradient
 // APPLY:         %[[GW:.*]] = arith.mulf %arg2, %arg1
-// APPLY:         %[[DX:.*]] = arith.mulf
-// APPLY-NEXT:    %[[GW2:.*]] = arith.mulf {{.*}}remat.recomputed
+// APPLY-NEXT:    %[[B1:.*]] = arith.mulf %[[GW]],
+// APPLY-NEXT:    %[[B2:.*]] = arith.mulf %[[B1]], %arg1
+// APPLY-NEXT:    %[[DX:.*]] = arith.mulf %[[B2]], %[[B1]]
+//                The clone reads %seed through a barrier (no cse with %gw).
+// APPLY-NEXT:    %[[SEED:.*]] = remat.barrier %arg2
+// APPLY-NEXT:    %[[GW2:.*]] = arith.mulf %[[SEED]], %arg1 {{.*}}remat.recomputed
 // APPLY-NEXT:    return %[[GW2]], %[[DX]]
 
 // VERIFY: remark: peak memory 96 bytes within the budget of 96 bytes (checkpoint-all 112 bytes); 1 recomputed op(s), compute overhead 20.0%

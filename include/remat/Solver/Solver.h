@@ -71,8 +71,8 @@ struct SolveOptions {
   /// where an infeasible probe would otherwise take the whole limit.
   bool lastResort = true;
   /// Whether the portfolio (`auto`) may try deferring outputs to the end of
-  /// the step (Deferral.h) when its members miss the budget or the
-  /// objective is the peak. Off inside that attempt.
+  /// the step (Deferral.h) when its fast members miss the budget. Off inside
+  /// that attempt.
   bool deferOutputs = true;
   /// Optional progress callback, called on the solving thread by the
   /// long-running solvers (Checkmate MILP, LP rounding, local search, the
