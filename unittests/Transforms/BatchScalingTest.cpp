@@ -1,4 +1,4 @@
-//===- BatchScalingTest.cpp - batch scaling of graphs built from IR -------===//
+//===- GraphBatchScalingTest.cpp - batch scaling of graphs built from IR -------===//
 //
 // Part of the remat-opt project.
 //
@@ -31,9 +31,9 @@ using namespace remat;
 
 namespace {
 
-class BatchScalingTest : public ::testing::Test {
+class GraphBatchScalingTest : public ::testing::Test {
 protected:
-  BatchScalingTest() {
+  GraphBatchScalingTest() {
     context.loadDialect<mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
                         mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
                         mlir::math::MathDialect, mlir::tensor::TensorDialect,
@@ -96,7 +96,7 @@ func.func @step(%x: tensor<8x4xf32>, %w: tensor<4x3xf32>)
 }
 )mlir";
 
-TEST_F(BatchScalingTest, ParamsFixedActivationsLinearReductionsFixed) {
+TEST_F(GraphBatchScalingTest, ParamsFixedActivationsLinearReductionsFixed) {
   FunctionGraph built = build(kStep);
   const Graph &graph = built.graph;
   EXPECT_TRUE(built.batchProblem.empty()) << built.batchProblem;
@@ -121,7 +121,7 @@ TEST_F(BatchScalingTest, ParamsFixedActivationsLinearReductionsFixed) {
   EXPECT_EQ(graph.check(), "");
 }
 
-TEST_F(BatchScalingTest, ScaledGraphMatchesTheStepAtThatBatch) {
+TEST_F(GraphBatchScalingTest, ScaledGraphMatchesTheStepAtThatBatch) {
   // The step at 8 samples scaled to 24 is the step written at 24 (every
   // "8x" of a shape becomes "24x": 8x4, 8x3 and the transpose's 4x8).
   FunctionGraph at8 = build(kStep);
@@ -142,7 +142,7 @@ TEST_F(BatchScalingTest, ScaledGraphMatchesTheStepAtThatBatch) {
   }
 }
 
-TEST_F(BatchScalingTest, DynamicBatchFollowsTensorDim) {
+TEST_F(GraphBatchScalingTest, DynamicBatchFollowsTensorDim) {
   // The batch is `?`, sized 8 by the hint; tensor.empty(%n) carries it.
   const char *source = R"mlir(
 func.func @step(%x: tensor<?x4xf32>) -> tensor<f32> {
@@ -172,7 +172,7 @@ func.func @step(%x: tensor<?x4xf32>) -> tensor<f32> {
   EXPECT_EQ(built.graph.nodes[0].bytesPerSample, 16);
 }
 
-TEST_F(BatchScalingTest, UnknownOpScalesWhole) {
+TEST_F(GraphBatchScalingTest, UnknownOpScalesWhole) {
   // tensor.concat is outside the rules: its result scales whole (8x8 floats
   // = 256 bytes, 32 a sample), and so does the reduction that reads it,
   // although it reduces the batch away (an overestimate, never an under-
@@ -202,7 +202,7 @@ func.func @step(%x: tensor<8x4xf32>) -> tensor<4xf32> {
   EXPECT_EQ(graph.nodes[4].bytesPerSample, 32 / 8);
 }
 
-TEST_F(BatchScalingTest, NoDataArgumentNoScaling) {
+TEST_F(GraphBatchScalingTest, NoDataArgumentNoScaling) {
   FunctionGraph built = build(kStep, /*numDataArgs=*/0);
   EXPECT_EQ(built.graph.batch, 0);
   EXPECT_FALSE(built.graph.hasBatchScaling());
