@@ -19,6 +19,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -604,6 +605,15 @@ std::optional<int64_t> remat::getDynamicSizeHint(func::FuncOp func) {
   return std::nullopt;
 }
 
+/// The message of the guard on dimension `dim` of argument #`argNumber`.
+static std::string getGuardMessage(int64_t dim, unsigned argNumber,
+                                   int64_t hint) {
+  return llvm::formatv("dimension {0} of argument #{1} exceeds {2}, the "
+                       "dynamic-size hint the rematerialization plan assumed",
+                       dim, argNumber, hint)
+      .str();
+}
+
 void remat::guardDynamicSizes(func::FuncOp func, int64_t hint) {
   if (func.isExternal() || getDynamicSizeHint(func))
     return;
@@ -633,14 +643,47 @@ void remat::guardDynamicSizes(func::FuncOp func, int64_t hint) {
       Value fits = arith::CmpIOp::create(
           builder, loc, arith::CmpIPredicate::ule, size, bound);
       auto check = cf::AssertOp::create(
-          builder, loc, fits,
-          llvm::formatv("dimension {0} of argument #{1} exceeds {2}, the "
-                        "dynamic-size hint the rematerialization plan "
-                        "assumed",
-                        dim, arg.getArgNumber(), hint)
-              .str());
+          builder, loc, fits, getGuardMessage(dim, arg.getArgNumber(), hint));
       check->setAttr(RematDialect::kPhaseAttrName,
                      PhaseAttr::get(context, Phase::Forward));
     }
   }
+}
+
+LogicalResult remat::resizeDynamicSizes(func::FuncOp func, int64_t hint) {
+  std::optional<int64_t> old = getDynamicSizeHint(func);
+  if (!old)
+    return mlir::emitError(func.getLoc())
+           << "internal error: '" << func.getSymName()
+           << "' records no dynamic-size hint to resize";
+  Block &entry = func.getBody().front();
+  auto builder = OpBuilder::atBlockBegin(&entry);
+  Value bound = arith::ConstantIndexOp::create(builder, func.getLoc(), hint);
+  // The guards guardDynamicSizes wrote: assert(dim(arg, d) <= old).
+  for (auto check : entry.getOps<cf::AssertOp>()) {
+    auto cmp = check.getArg().getDefiningOp<arith::CmpIOp>();
+    auto dimOp = cmp ? cmp.getLhs().getDefiningOp<tensor::DimOp>() : nullptr;
+    auto arg =
+        dimOp ? dyn_cast<BlockArgument>(dimOp.getSource()) : BlockArgument();
+    std::optional<int64_t> dim =
+        dimOp ? dimOp.getConstantIndex() : std::optional<int64_t>();
+    if (!arg || !dim || cmp.getPredicate() != arith::CmpIPredicate::ule ||
+        getConstantIntValue(cmp.getRhs()) != *old)
+      continue;
+    Operation *oldBound = cmp.getRhs().getDefiningOp();
+    cmp.getRhsMutable().assign(bound);
+    if (oldBound && oldBound->use_empty())
+      oldBound->erase();
+    check.setMsg(getGuardMessage(*dim, arg.getArgNumber(), hint));
+  }
+  func->setAttr(RematDialect::kDynamicSizeHintAttrName,
+                builder.getI64IntegerAttr(hint));
+  // Every cost again at the new size; ops that got a cost before get one
+  // now, by the model's fallback if need be.
+  func.walk([](Operation *op) { op->removeAttr(RematDialect::kCostAttrName); });
+  CostModelOptions options;
+  options.dynamicSizeHint = hint;
+  options.allowUnknown = true;
+  options.emitWarnings = false;
+  return annotateCosts(func, options);
 }

@@ -28,7 +28,13 @@ void remat::buildRematPipeline(OpPassManager &pm,
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   RematAnnotateCostsOptions annotate;
   annotate.functions = functions;
-  annotate.dynamicSizeHint = options.dynamicSizeHint;
+  // Max-batch without a hint starts its search at one sample; the hint is
+  // only where the search starts (the plan is costed again at the batch it
+  // finds), so it warns at no op.
+  bool maxBatch = options.mode == PlanMode::MaxBatch;
+  annotate.dynamicSizeHint =
+      options.dynamicSizeHint == 0 && maxBatch ? 1 : options.dynamicSizeHint;
+  annotate.warnings = !maxBatch;
   funcPm.addPass(createRematAnnotateCosts(annotate));
   RematInferPhasesOptions infer;
   infer.functions = functions;

@@ -80,6 +80,7 @@ struct RematAnnotateCostsPass
       guardDynamicSizes(func, hint);
     }
     options.allowUnknown = allowUnknown;
+    options.emitWarnings = warnings;
     if (failed(annotateCosts(func, options, profile.get())))
       return signalPassFailure();
   }

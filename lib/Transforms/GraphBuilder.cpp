@@ -6,6 +6,7 @@
 
 #include "remat/Transforms/GraphBuilder.h"
 
+#include "remat/Analysis/BatchAnalysis.h"
 #include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/MemoryAnalysis.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
@@ -125,6 +126,37 @@ static std::string getNodeName(Operation *op, int id) {
     return where.empty() ? WalkResult::advance() : WalkResult::interrupt();
   });
   return where.empty() ? name : name + "@" + where;
+}
+
+/// Gives the graph of `func` its batch scaling (Problem.h) from the IR
+/// shapes: a node's bytes per sample are those of its results that carry
+/// the batch (BatchAnalysis) divided by the batch size, its cost per sample
+/// its cost divided by the batch size when its work grows with the batch.
+/// Leaves the graph unscaled, saying why in `batchProblem`, when the step
+/// has no batch.
+static void fillBatchScaling(func::FuncOp func, unsigned numDataArgs,
+                             std::optional<int64_t> hint,
+                             FunctionGraph &result) {
+  BatchAnalysis batch(func, numDataArgs, hint);
+  result.batchProblem = batch.getProblem();
+  const int64_t samples = batch.getBatchSize();
+  if (samples == 0)
+    return;
+  Graph &graph = result.graph;
+  graph.batch = samples;
+  Block &body = func.getBody().front();
+  for (auto [arg, id] : llvm::zip(body.getArguments(), result.argNodes))
+    if (batch.scales(arg))
+      graph.nodes[id].bytesPerSample = graph.nodes[id].bytes / samples;
+  for (auto [op, id] : result.opNodes) {
+    Node &node = graph.nodes[id];
+    if (auto cost = op->getAttrOfType<CostAttr>(RematDialect::kCostAttrName))
+      for (auto [value, bytes] : llvm::zip(op->getResults(), cost.getBytes()))
+        if (batch.scales(value))
+          node.bytesPerSample += bytes / samples;
+    if (batch.scalesWork(op))
+      node.costPerSample = node.cost / static_cast<double>(samples);
+  }
 }
 
 FailureOr<FunctionGraph>
@@ -252,6 +284,7 @@ remat::buildFunctionGraph(func::FuncOp func,
   }
 
   graph.fixedBytes = getLargestTransientBytes(func);
+  fillBatchScaling(func, options.numDataArgs, hint, result);
 
   // Outputs: returned values, then nodes nobody uses.
   for (Value value : body.getTerminator()->getOperands()) {

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/MemoryAnalysis.h"
 #include "remat/Solver/Budget.h"
 #include "remat/Solver/GraphJSON.h"
@@ -43,6 +44,8 @@ StringRef remat::getPlanModeName(PlanMode mode) {
     return "min-peak";
   case PlanMode::MinBudget:
     return "min-budget";
+  case PlanMode::MaxBatch:
+    return "max-batch";
   }
   llvm_unreachable("unknown plan mode");
 }
@@ -70,6 +73,8 @@ static Mode toSolverMode(PlanMode mode) {
     return Mode::MinPeak;
   case PlanMode::MinBudget:
     return Mode::MinBudget;
+  case PlanMode::MaxBatch:
+    return Mode::MaxBatch;
   }
   llvm_unreachable("unknown plan mode");
 }
@@ -91,6 +96,8 @@ struct PlanAnswer {
   int64_t budget = -1;
   /// The schedule file it was read from; empty when just solved.
   std::string schedulePath;
+  /// Max-batch: the batch, in samples, the schedule is for; 0 otherwise.
+  int64_t batch = 0;
 };
 } // namespace
 
@@ -167,6 +174,89 @@ static LogicalResult emitNoSchedule(func::FuncOp func,
   return diag;
 }
 
+/// Checks that max-batch can plan `func` at a batch it chooses: a budget is
+/// given, the graph scales with the batch, the batch dimension (dimension 0
+/// of the data arguments) is dynamic and no other argument dimension is.
+static LogicalResult
+checkMaxBatchStep(func::FuncOp func, const PlanProblem &problem,
+                  const SelectCheckpointsOptions &options) {
+  if (options.budget.empty())
+    return mlir::emitError(func.getLoc())
+           << "mode=max-batch needs a budget: it searches the largest batch "
+              "whose plan fits one";
+  if (!problem.functionGraph.graph.hasBatchScaling())
+    return mlir::emitError(func.getLoc())
+           << "mode=max-batch cannot tell how this step scales with the "
+              "batch: "
+           << problem.functionGraph.batchProblem;
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    for (int64_t dim = 0; type && dim < type.getRank(); ++dim) {
+      bool isBatch = arg.getArgNumber() < options.graph.numDataArgs && dim == 0;
+      if (isBatch && !type.isDynamicDim(dim))
+        return mlir::emitError(func.getLoc())
+               << "mode=max-batch: the batch dimension (dimension 0 of "
+                  "argument #"
+               << arg.getArgNumber() << ", " << type
+               << ") is static; the plan is made for the batch the search "
+                  "finds, which needs a dynamic batch dimension ('?')";
+      if (!isBatch && type.isDynamicDim(dim))
+        return mlir::emitError(func.getLoc())
+               << "mode=max-batch: dimension " << dim << " of argument #"
+               << arg.getArgNumber() << " (" << type
+               << ") is dynamic but is not the batch dimension; max-batch "
+                  "sizes every dynamic dimension as the batch";
+    }
+  }
+  return success();
+}
+
+/// The error for a budget below what one sample needs, naming the smallest
+/// budget the solver meets at one sample.
+static LogicalResult emitBelowOneSample(func::FuncOp func, const Graph &graph,
+                                        const SolverInfo &solver,
+                                        const SolveOptions &solveOptions,
+                                        const SolveResult &atOne) {
+  InFlightDiagnostic diag = mlir::emitError(func.getLoc())
+                            << "mode=max-batch: the budget of "
+                            << solveOptions.budget
+                            << " bytes does not fit one sample with solver '"
+                            << solver.name << "' (" << toString(atOne.status);
+  if (!atOne.message.empty())
+    diag << ": " << atOne.message;
+  diag << ")";
+  if (atOne.status == SolveStatus::Unsupported)
+    return diag;
+  if (std::optional<Graph> one = scaleBatch(graph, 1)) {
+    BudgetSearch smallest = findSmallestBudget(*one, solver, solveOptions);
+    if (smallest.smallestBudget >= 0)
+      diag << "; the smallest feasible budget at batch 1 is "
+           << smallest.smallestBudget << " bytes";
+  }
+  return diag;
+}
+
+/// Max-batch: the largest batch whose plan fits the budget (findMaxBatch on
+/// the graph's batch scaling).
+static FailureOr<PlanAnswer>
+solveMaxBatch(func::FuncOp func, const PlanProblem &problem,
+              const SelectCheckpointsOptions &options, const SolverInfo &solver,
+              const SolveOptions &solveOptions) {
+  if (failed(checkMaxBatchStep(func, problem, options)))
+    return failure();
+  const Graph &graph = problem.functionGraph.graph;
+  BatchSearch search = findMaxBatch(graph, solver, solveOptions);
+  if (search.batch == 0)
+    return emitBelowOneSample(func, graph, solver, solveOptions, search.result);
+  PlanAnswer answer;
+  answer.solver = solver.name;
+  answer.mode = PlanMode::MaxBatch;
+  answer.budget = solveOptions.budget;
+  answer.result = std::move(search.result);
+  answer.batch = search.batch;
+  return answer;
+}
+
 /// Runs the solver of `options` on the problem.
 static FailureOr<PlanAnswer>
 solvePlan(func::FuncOp func, const PlanProblem &problem,
@@ -184,6 +274,8 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
   solveOptions.budget = *budget;
   if (std::string error = checkSolveOptions(solveOptions); !error.empty())
     return mlir::emitError(func.getLoc()) << "invalid option: " << error;
+  if (options.mode == PlanMode::MaxBatch)
+    return solveMaxBatch(func, problem, options, solver, solveOptions);
   Mode mode = toSolverMode(options.mode);
   PlanAnswer answer;
   answer.solver = solver.name;
@@ -403,6 +495,32 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
   return attr;
 }
 
+/// Max-batch: moves the IR to the batch found (resizeDynamicSizes: guard and
+/// costs), records the schedule on the graph rebuilt at that batch (the
+/// simulator checks it against the budget with the exact sizes), and
+/// reports the batch in `remat.batch` and a remark.
+static FailureOr<PlanAttr>
+recordBatchPlan(func::FuncOp func, const SelectCheckpointsOptions &options,
+                const PlanAnswer &answer) {
+  if (failed(resizeDynamicSizes(func, answer.batch)))
+    return failure();
+  FailureOr<PlanProblem> problem = buildPlanProblem(func, options);
+  if (failed(problem))
+    return failure();
+  FailureOr<PlanAttr> attr = recordPlan(func, *problem, answer);
+  if (failed(attr))
+    return failure();
+  Builder builder(func.getContext());
+  func->setAttr(RematDialect::kBatchAttrName,
+                builder.getI64IntegerAttr(answer.batch));
+  mlir::emitRemark(func.getLoc())
+      << "max-batch: " << answer.batch
+      << " samples is the largest batch that solver '" << answer.solver
+      << "' fits in the budget of " << answer.budget
+      << " bytes; the plan and the dynamic-size guard are for that batch";
+  return attr;
+}
+
 FailureOr<PlanAttr>
 remat::selectCheckpoints(func::FuncOp func,
                          const SelectCheckpointsOptions &options) {
@@ -414,7 +532,9 @@ remat::selectCheckpoints(func::FuncOp func,
                                      : loadPlan(func, *problem, options);
   if (failed(answer))
     return failure();
-  return recordPlan(func, *problem, *answer);
+  if (answer->batch == 0)
+    return recordPlan(func, *problem, *answer);
+  return recordBatchPlan(func, options, *answer);
 }
 
 namespace {

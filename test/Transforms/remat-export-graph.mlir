@@ -38,13 +38,21 @@
 
 // The chain of remat-select-checkpoints.mlir (16 bytes per tensor, 4 flops
 // per op): arguments are nodes 0 and 1, the six ops nodes 2-7, named after
-// their op and location; the outputs are %c (4) and %ga (7).
+// their op and location; the outputs are %c (4) and %ga (7). Batch
+// scaling from the shapes: the batch is the 4 floats of %x (4 bytes a
+// sample); the parameter %w is fixed; every op's tensor carries the batch
+// (4 bytes and 1 flop a sample).
+// GRAPH:      "batch": 4,
 // GRAPH:      "name": "chain",
+// GRAPH:      "bytes_per_sample": 4,
 // GRAPH:      "kind": "input",
 // GRAPH-NEXT: "name": "arg0"
+// GRAPH:      "bytes_per_sample": 0,
 // GRAPH:      "kind": "param",
 // GRAPH-NEXT: "name": "arg1"
-// GRAPH:      "cost": 4,
+// GRAPH:      "bytes_per_sample": 4,
+// GRAPH-NEXT: "cost": 4,
+// GRAPH-NEXT: "cost_per_sample": 1,
 // GRAPH:      "id": 2,
 // GRAPH-NEXT: "kind": "forward",
 // GRAPH-NEXT: "name": "math.tanh#2@{{.*}}remat-export-graph.mlir:[[# @LINE + 43]]:8"

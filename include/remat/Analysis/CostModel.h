@@ -157,6 +157,14 @@ std::optional<int64_t> getDynamicSizeHint(mlir::func::FuncOp func);
 /// nothing on a declaration or when `func` already records a hint.
 void guardDynamicSizes(mlir::func::FuncOp func, int64_t hint);
 
+/// Moves the dynamic-size hint of `func` (guarded by guardDynamicSizes) to
+/// `hint`: its guards then check the new bound, and every op's `remat.cost`
+/// is computed again for it (model costs: measured times are not kept; an op
+/// the model does not know gets the `allowUnknown` fallback). The
+/// max-batch plan mode uses it to plan for the batch it found. Fails, with a
+/// located error, when `func` records no hint.
+mlir::LogicalResult resizeDynamicSizes(mlir::func::FuncOp func, int64_t hint);
+
 /// Attaches `remat.cost` to every tensor-producing op nested in `root`. An op
 /// that already has one keeps it; with a `profile`, every matched op's cost
 /// gets the measured `time_ns`. Visits every op even after an error, so that

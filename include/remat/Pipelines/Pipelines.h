@@ -161,7 +161,9 @@ struct RematPipelineOptions
       llvm::cl::desc("Size assumed for every dynamic dimension when costing "
                      "and planning (0: dynamic shapes are an error); the "
                      "planned function asserts at run time that its "
-                     "arguments are no larger"),
+                     "arguments are no larger; with mode=max-batch, the "
+                     "batch the search starts from (default 1), costed "
+                     "without warnings"),
       llvm::cl::init(0)};
   PassOptions::ListOption<std::string> functions{
       *this, "functions",

@@ -39,6 +39,10 @@
 //     errors.
 //   * Outputs are the nodes defining the returned values, plus every node
 //     whose result nobody uses (so that no op is dropped by a schedule).
+//   * Batch scaling (`batch`, each node's `bytesPerSample` and
+//     `costPerSample`) comes from the IR shapes: the leading dimension of the
+//     data arguments, followed through the ops by BatchAnalysis
+//     (Analysis/BatchAnalysis.h). A step without such a dimension gets none.
 //   * The graph is named after the function; nodes are named `arg<N>` and
 //     `<op name>#<id>@<location>` (file:line:col or the `NameLoc` name), so
 //     that an exported graph (`--remat-export-graph`) names the IR.
@@ -59,6 +63,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <string>
+
 namespace remat {
 
 struct GraphBuilderOptions {
@@ -76,6 +82,9 @@ struct FunctionGraph {
   llvm::SmallVector<int> argNodes;
   /// Op -> node id (only ops that are nodes).
   llvm::DenseMap<mlir::Operation *, int> opNodes;
+  /// Why `graph` has no batch scaling (`graph.batch == 0`); empty when it
+  /// has some.
+  std::string batchProblem;
 
   /// The node whose storage defines `value`, or -1 when `value` is free (a
   /// constant) or not defined in the function body.

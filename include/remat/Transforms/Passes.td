@@ -72,6 +72,9 @@ def RematAnnotateCosts : Pass<"remat-annotate-costs", "::mlir::func::FuncOp"> {
            /*default=*/"0",
            "Size assumed for every dynamic dimension, with a warning on each "
            "op it affects (0: dynamic shapes are an error)">,
+    Option<"warnings", "warnings", "bool", /*default=*/"true",
+           "Warn at each op whose cost used the dynamic-size hint or the "
+           "allow-unknown fallback (errors are always reported)">,
     Option<"allowUnknown", "allow-unknown", "bool", /*default=*/"false",
            "Cost unsupported tensor-producing ops from their result types "
            "with 0 FLOPs and a warning, instead of failing">,
@@ -156,6 +159,16 @@ def RematSelectCheckpoints
     smallest budget the solver can meet. Remarks report the solver status,
     the gap to its lower bound, the predicted peak and the compute overhead.
 
+    With `mode=max-batch` (a step whose batch dimension, dimension 0 of the
+    data arguments, is dynamic and costed at its `dynamic-size-hint`), the
+    plan is for the largest batch whose plan the solver fits in `budget`
+    (remat-solve's max-batch search on the graph's batch scaling): the
+    function's dynamic-size guard and costs move to that batch, the
+    schedule is checked at it, and `remat.batch` on the function and a
+    remark report it. A static batch dimension, another dynamic dimension,
+    no budget, or a budget that one sample does not fit (the error names
+    the smallest that does) are errors at the function.
+
     With `schedule=<file>`, the schedule is not solved but read from the
     result JSON of `remat-solve -o` for the graph `--remat-export-graph`
     wrote (docs/SolverFormat.md). It is recorded exactly as solving would
@@ -222,6 +235,14 @@ def RematExportGraph : Pass<"remat-export-graph", "::mlir::ModuleOp"> {
     Node ids are positions; node names identify the IR: `arg<N>` for
     arguments, `<op name>#<id>@<location>` for ops. The graph is named after
     the function. The IR is not changed.
+
+    The graph carries batch scaling (`batch`, `bytes_per_sample`,
+    `cost_per_sample`) from the IR shapes: the batch is dimension 0 of the
+    `data-args` arguments, followed through the ops; parameters, their
+    gradients and reductions over the batch do not scale, and an op whose
+    results the rules cannot place scales whole (an overestimate, never an
+    underestimate; docs/Rematerialization.md, "Batch scaling from IR
+    shapes"). A step without a batch dimension gets no scaling.
 
     The module must hold one function with a body, or `function` must name
     one; the function must be cost-annotated and phase-inferred (run

@@ -53,6 +53,9 @@ enum class PlanMode {
   MinPeak,
   /// The smallest budget the solver can meet, then least recomputation.
   MinBudget,
+  /// The largest batch whose plan fits the budget, planned at that batch
+  /// (a step with a dynamic batch dimension; docs/Rematerialization.md).
+  MaxBatch,
 };
 
 llvm::StringRef getPlanModeName(PlanMode mode);
@@ -65,7 +68,9 @@ llvm::StringRef getPlanModeName(PlanMode mode);
       clEnumValN(::remat::PlanMode::MinPeak, "min-peak",                       \
                  "least peak with at most one extra forward pass"),            \
       clEnumValN(::remat::PlanMode::MinBudget, "min-budget",                   \
-                 "the smallest feasible budget, then least recomputation"))
+                 "the smallest feasible budget, then least recomputation"),    \
+      clEnumValN(::remat::PlanMode::MaxBatch, "max-batch",                     \
+                 "the largest batch that fits the budget, planned at it"))
 
 struct SelectCheckpointsOptions {
   /// Name of a registered solver (`allSolvers()` in Solver.h); `auto` is the

@@ -170,7 +170,7 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute, got " << value;
     return success();
   }
-  if (name == kDynamicSizeHintAttrName) {
+  if (name == kDynamicSizeHintAttrName || name == kBatchAttrName) {
     auto hint = dyn_cast<IntegerAttr>(value);
     if (!hint || !hint.getType().isInteger(64) || hint.getInt() <= 0)
       return op->emitError()

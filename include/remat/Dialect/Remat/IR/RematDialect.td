@@ -56,6 +56,9 @@ def Remat_Dialect : Dialect {
     /// every dynamic dimension (remat-annotate-costs{dynamic-size-hint}).
     static constexpr ::llvm::StringLiteral kDynamicSizeHintAttrName =
         "remat.dynamic_size_hint";
+    /// On a function planned in max-batch mode: the batch (i64, positive,
+    /// samples) the plan was made for, the largest that fits the budget.
+    static constexpr ::llvm::StringLiteral kBatchAttrName = "remat.batch";
 
   private:
     void registerAttributes();
