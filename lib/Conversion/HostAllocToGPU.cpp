@@ -13,6 +13,7 @@
 #include "remat/Conversion/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -35,8 +36,11 @@ bool isOpaqueToHostChecks(Operation *op) {
 /// Emits an error at `op` if it reads or writes a memref on the host.
 /// Returns failure when it did.
 LogicalResult checkNoHostAccess(Operation *op) {
+  // MPI calls (the collectives of a data-parallel step) take device
+  // buffers when the MPI library is CUDA-aware; remat-gpu-run checks that
+  // it is before running.
   if (isa<linalg::LinalgOp, memref::CopyOp, memref::DeallocOp>(op) ||
-      isa_and_nonnull<gpu::GPUDialect>(op->getDialect()))
+      isa_and_nonnull<gpu::GPUDialect, mpi::MPIDialect>(op->getDialect()))
     return success();
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)

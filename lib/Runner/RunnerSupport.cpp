@@ -201,11 +201,53 @@ static FailureOr<ArgSplit> getSplit(shard::ShardingOp sharding,
   return split;
 }
 
+/// The split of argument `arg` of a per-rank program, marked `remat.split_dim
+/// = <dim>`, over the only (1-D) grid of its module, or failure with `error`.
+static FailureOr<ArgSplit> getPerRankSplit(BlockArgument arg, Attribute attr,
+                                           std::string &error) {
+  auto dim = dyn_cast<IntegerAttr>(attr);
+  auto type = dyn_cast<RankedTensorType>(arg.getType());
+  if (!dim || !type || dim.getInt() < 0 || dim.getInt() >= type.getRank()) {
+    error = std::string(kSplitDimAttrName) +
+            " must be an integer dimension of the ranked tensor argument";
+    return failure();
+  }
+  auto module = arg.getOwner()->getParentOp()->getParentOfType<ModuleOp>();
+  SmallVector<shard::GridOp> grids;
+  if (module)
+    grids = llvm::to_vector(module.getOps<shard::GridOp>());
+  if (grids.size() != 1 || grids.front().getRank() != 1) {
+    error = std::string(kSplitDimAttrName) +
+            " needs exactly one 1-D shard.grid in the module";
+    return failure();
+  }
+  ArgSplit split;
+  split.dim = dim.getInt();
+  split.parts = grids.front().getShape()[0];
+  split.perRank = true;
+  if (ShapedType::isDynamic(type.getDimSize(split.dim)) || split.parts <= 0) {
+    error = "dimension " + std::to_string(split.dim) + " is not static";
+    return failure();
+  }
+  return split;
+}
+
 FailureOr<SmallVector<ArgSplit>> remat::getArgSplits(func::FuncOp entry,
                                                      std::string &error) {
   SmallVector<ArgSplit> splits(entry.getNumArguments());
   SymbolTableCollection symbolTables;
   for (BlockArgument arg : entry.getArguments()) {
+    if (Attribute attr =
+            entry.getArgAttr(arg.getArgNumber(), kSplitDimAttrName)) {
+      FailureOr<ArgSplit> split = getPerRankSplit(arg, attr, error);
+      if (failed(split)) {
+        error =
+            "argument #" + std::to_string(arg.getArgNumber()) + ": " + error;
+        return failure();
+      }
+      splits[arg.getArgNumber()] = *split;
+      continue;
+    }
     for (Operation *user : arg.getUsers()) {
       auto shardOp = dyn_cast<shard::ShardOp>(user);
       if (!shardOp || !shardOp.getAnnotateForUsers())

@@ -26,10 +26,18 @@
 // without a driver or a GPU the tool exits with a clear message and status
 // 3 instead of failing to start.
 //
+// A data-parallel step runs under `mpirun -np N` as remat-run does (the
+// shared code of lib/Runner/Ranks.cpp): one rank per GPU, the rank r-th of
+// its machine using device r mod the device count; each rank feeds its block
+// of the single-process inputs and measures its own device heap; rank 0
+// prints every rank, --json gives all ranks (docs/Distributed.md). The step's
+// MPI calls receive device buffers: the MPI library must be CUDA-aware.
+//
 //===----------------------------------------------------------------------===//
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Pipelines/Pipelines.h"
+#include "remat/Runner/Ranks.h"
 #include "remat/Runner/RunnerSupport.h"
 #include "remat/Runtime/CudaRuntime.h"
 
@@ -77,6 +85,8 @@ namespace {
 struct Runtime {
   void *handle = nullptr;
   decltype(&rematCudaInitialize) initialize = nullptr;
+  decltype(&rematCudaGetDeviceCount) getDeviceCount = nullptr;
+  decltype(&mgpuSetDefaultDevice) setDefaultDevice = nullptr;
   decltype(&rematCudaGetStats) getStats = nullptr;
   decltype(&rematCudaReset) reset = nullptr;
   decltype(&rematCudaSetKernelTiming) setKernelTiming = nullptr;
@@ -93,9 +103,22 @@ struct Runtime {
   }
 };
 
-/// Loads the CUDA runtime library and initializes the GPU, or exits with a
-/// clear message and REMAT_CUDA_EXIT_CODE.
-Runtime loadRuntime() {
+/// One rank per GPU: the rank r-th of its machine uses device r mod the
+/// number of devices. Exits as loadRuntime does without a device.
+void selectRankDevice(Runtime &rt, const RankSession &session) {
+  int count = 0;
+  int error = rt.getDeviceCount(&count);
+  if (error != 0 || count == 0)
+    fail("no usable CUDA GPU for rank " + Twine(session.getRank()) +
+             (error ? ": CUDA error " + Twine(error) : Twine(": no device")),
+         REMAT_CUDA_EXIT_CODE);
+  rt.setDefaultDevice(session.getLocalRank() % count);
+}
+
+/// Loads the CUDA runtime library, selects the rank's device in a
+/// data-parallel run, and initializes the GPU, or exits with a clear message
+/// and REMAT_CUDA_EXIT_CODE.
+Runtime loadRuntime(const RankSession &session) {
   Runtime rt;
   rt.handle = dlopen(runtimeLibrary.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!rt.handle)
@@ -104,6 +127,8 @@ Runtime loadRuntime() {
              "GPU; --print-lowered works without one)",
          REMAT_CUDA_EXIT_CODE);
   rt.bind(rt.initialize, "rematCudaInitialize");
+  rt.bind(rt.getDeviceCount, "rematCudaGetDeviceCount");
+  rt.bind(rt.setDefaultDevice, "mgpuSetDefaultDevice");
   rt.bind(rt.getStats, "rematCudaGetStats");
   rt.bind(rt.reset, "rematCudaReset");
   rt.bind(rt.setKernelTiming, "rematCudaSetKernelTiming");
@@ -112,6 +137,8 @@ Runtime loadRuntime() {
   rt.bind(rt.copyToHost, "rematCudaCopyToHost");
   rt.bind(rt.memAlloc, "mgpuMemAlloc");
   rt.bind(rt.memFree, "mgpuMemFree");
+  if (session.isDistributed())
+    selectRankDevice(rt, session);
   char message[512] = {0};
   if (rt.initialize(message, sizeof(message)) != 0)
     fail(Twine("no usable CUDA GPU: ") + message, REMAT_CUDA_EXIT_CODE);
@@ -171,8 +198,13 @@ int main(int argc, char **argv) {
   if (!entry)
     fail(entryError);
   std::string name = entry.getName().str();
-  SmallVector<ValueSpec> argSpecs, resultSpecs;
-  getSignatureSpecs(kToolName, entry, argSpecs, resultSpecs);
+  // Data-parallel steps: the per-rank program, whose arguments are the
+  // rank's blocks (as in remat-run).
+  RankSession session(kToolName, communicates(module), argc, argv);
+  RankEntry ranked =
+      prepareRankEntry(kToolName, module, entry, inputFilename, session);
+  const SmallVector<ValueSpec> &argSpecs = ranked.argSpecs;
+  const SmallVector<ValueSpec> &resultSpecs = ranked.resultSpecs;
 
   // Lower.
   auto compileStart = std::chrono::steady_clock::now();
@@ -191,13 +223,18 @@ int main(int argc, char **argv) {
 
   // The GPU: load the runtime before JIT-compiling, whose initialization
   // loads the kernels (global constructors call mgpuModuleLoad).
-  Runtime rt = loadRuntime();
-  SmallVector<std::pair<StringRef, void *>> mgpuSymbols;
+  Runtime rt = loadRuntime(session);
+  if (session.isDistributed() && !session.acceptsCudaBuffers())
+    fail("the step communicates, but the MPI library does not accept CUDA "
+         "device buffers (not CUDA-aware; OpenMPI: ompi_info shows "
+         "mpi_built_with_cuda_support false); the lowered step passes "
+         "device buffers to MPI");
+  SmallVector<std::pair<StringRef, void *>> symbols = getMPISymbols();
   for (const char *symbol : kMgpuSymbols)
     if (void *address = dlsym(rt.handle, symbol))
-      mgpuSymbols.push_back({symbol, address});
+      symbols.push_back({symbol, address});
   JITEntry jit = compileEntry(kToolName, module, name, options.optLevel,
-                              /*sharedLibPaths=*/{}, mgpuSymbols);
+                              /*sharedLibPaths=*/{}, symbols);
   double compileSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - compileStart)
                               .count();
@@ -224,13 +261,14 @@ int main(int argc, char **argv) {
   SmallVector<Checksum> checksums;
   for (unsigned run = 0; run < options.repeatCount; ++run) {
     for (auto [i, spec] : llvm::enumerate(argSpecs)) {
-      fillInput(spec, i, hostInputs[i].data());
+      fillRankInput(ranked, i, session, hostInputs[i].data());
       if (spec.isMemRef)
         rt.copyToDevice(deviceInputs[i], hostInputs[i].data(), spec.byteSize());
       else
         std::memcpy(call.getScalarArg(i), hostInputs[i].data(), 8);
     }
     call.clearResults();
+    session.barrier();
 
     RematCudaStats before;
     rt.reset();
@@ -283,10 +321,14 @@ int main(int argc, char **argv) {
   uint64_t peak = worst.memory.peakBytes;
   uint64_t stepPeak = peak - inputBytes;
 
-  if (options.emitJson) {
+  auto printJSON = [&](llvm::raw_ostream &os) {
     printJSONReport(
-        llvm::outs(), inputFilename, name, "cuda", resultSpecs, checksums,
-        printResults, [&](llvm::json::OStream &j) {
+        os, inputFilename, name, "cuda", resultSpecs, checksums, printResults,
+        [&](llvm::json::OStream &j) {
+          if (session.isDistributed()) {
+            j.attribute("rank", session.getRank());
+            j.attribute("ranks", session.getSize());
+          }
           j.attribute("peak_device_bytes", static_cast<int64_t>(peak));
           j.attribute("peak_bytes", static_cast<int64_t>(stepPeak));
           j.attribute("pool_peak_bytes",
@@ -301,10 +343,21 @@ int main(int argc, char **argv) {
           j.attribute("kernel_ms_median", kernel.median);
           j.attribute("compile_ms", compileSeconds * 1e3);
         });
+  };
+  std::vector<std::string> reports;
+  if (!gatherRankReports(session, printJSON, reports))
+    return 0;
+  if (options.emitJson) {
+    if (session.isDistributed())
+      printRankReportsJSON(llvm::outs(), reports);
+    else
+      printJSON(llvm::outs());
     return 0;
   }
 
   llvm::raw_ostream &os = llvm::outs();
+  if (session.isDistributed())
+    os << "rank 0 of " << session.getSize() << "\n";
   printTextReport(os, name, "cuda", resultSpecs, checksums, printResults);
   os << "peak_device_bytes: " << peak << " (inputs included)\n";
   os << "peak_bytes: " << stepPeak << " (inputs excluded)\n";
@@ -319,5 +372,7 @@ int main(int argc, char **argv) {
   os << llvm::format("time_ms: min=%.3f median=%.3f (repeat=%u)\n", time.min,
                      time.median, options.repeatCount.getValue());
   os << llvm::format("compile_ms: %.1f\n", compileSeconds * 1e3);
+  if (session.isDistributed())
+    printRankTable(kToolName, os, reports);
   return 0;
 }

@@ -68,11 +68,19 @@ def main(argv=None):
                    help="write linalg-on-tensors training IR")
     p.add_argument("--list-ops", action="store_true",
                    help="print the aten ops of the joint graph with counts")
+    p.add_argument("--shard", type=int, metavar="N",
+                   help="--emit-mlir: the per-rank step of N data-parallel "
+                   "ranks (batch split, gradients all-reduced; see "
+                   "docs/Distributed.md)")
     args = p.parse_args(argv)
     if not (args.emit_graph or args.emit_mlir or args.list_ops):
         p.error("nothing to do: give --emit-graph, --emit-mlir or --list-ops")
     if args.module and not args.input_shape:
         p.error("--module needs --input-shape")
+    if args.shard is not None and (args.shard < 1 or not args.emit_mlir or
+                                   args.emit_graph):
+        p.error("--shard needs a positive number of ranks and --emit-mlir "
+                "(without --emit-graph)")
 
     try:
         spec = torch_trace.ModelSpec.create(args)
@@ -126,6 +134,8 @@ def emit(args, spec):
                 f.write("\n")
     if args.emit_mlir:
         import mlir_export
+        if args.shard:
+            return emit_data_parallel_mlir(args, spec)
         joint = torch_trace.trace(spec, decompose=True, for_mlir=True)
         try:
             text = mlir_export.to_mlir(joint, spec.name)
@@ -135,6 +145,23 @@ def emit(args, spec):
         with open(args.emit_mlir, "w") as f:
             f.write(text)
     return status
+
+
+def emit_data_parallel_mlir(args, spec):
+    """--emit-mlir with --shard N: the per-rank step of N data-parallel
+    ranks (shard_export.py)."""
+    import mlir_export
+    import shard_export
+    local = shard_export.per_rank_spec(spec, args.shard)
+    joint = torch_trace.trace(local, decompose=True, for_mlir=True)
+    try:
+        text = mlir_export.to_mlir(joint, spec.name)
+    except mlir_export.UnsupportedOps as e:
+        sys.stderr.write("remat-import-torch: error: %s\n" % e)
+        return 1
+    with open(args.emit_mlir, "w") as f:
+        f.write(shard_export.to_data_parallel(text, args.shard))
+    return 0
 
 
 if __name__ == "__main__":

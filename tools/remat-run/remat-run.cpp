@@ -29,15 +29,13 @@
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/InitAllPasses.h"
 #include "remat/Pipelines/Pipelines.h"
+#include "remat/Runner/Ranks.h"
 #include "remat/Runner/RunnerSupport.h"
 #include "remat/Runtime/AllocTracker.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/Shard/IR/ShardDialect.h"
-#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -61,10 +59,6 @@
 #include <string>
 #include <vector>
 
-#if REMAT_ENABLE_MPI
-#include <mpi.h>
-#endif
-
 using namespace mlir;
 using namespace remat;
 
@@ -84,165 +78,6 @@ namespace {
 /// Exit with a CLI error.
 [[noreturn]] void fail(const Twine &message) {
   exitWithError(kToolName, message);
-}
-
-/// The processes of a data-parallel run: MPI is initialized only for a step
-/// that communicates; otherwise this is rank 0 of 1.
-class RankSession {
-public:
-  RankSession(bool distributed, int &argc, char **&argv) {
-    if (!distributed)
-      return;
-#if REMAT_ENABLE_MPI
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (!initialized)
-      MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    active = true;
-#else
-    fail("the step communicates (shard or mpi ops), but remat-run was built "
-         "without MPI (install libopenmpi-dev and reconfigure)");
-#endif
-  }
-  ~RankSession() {
-#if REMAT_ENABLE_MPI
-    if (active)
-      MPI_Finalize();
-#endif
-  }
-
-  bool isDistributed() const { return active; }
-  int getRank() const { return rank; }
-  int getSize() const { return size; }
-
-  /// Waits for every rank (so that the timed calls start together).
-  void barrier() {
-#if REMAT_ENABLE_MPI
-    if (active)
-      MPI_Barrier(MPI_COMM_WORLD);
-#endif
-  }
-
-  /// On rank 0, every rank's `text` in rank order; elsewhere nothing.
-  std::vector<std::string> gather(const std::string &text) {
-    if (!active)
-      return {text};
-    std::vector<std::string> texts;
-#if REMAT_ENABLE_MPI
-    int length = static_cast<int>(text.size());
-    std::vector<int> lengths(size), offsets(size);
-    MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0,
-               MPI_COMM_WORLD);
-    int total = 0;
-    for (int r = 0; r < size; ++r) {
-      offsets[r] = total;
-      total += lengths[r];
-    }
-    std::vector<char> all(std::max(total, 1));
-    MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-      for (int r = 0; r < size; ++r)
-        texts.emplace_back(all.data() + offsets[r], lengths[r]);
-#endif
-    return texts;
-  }
-
-private:
-  bool active = false;
-  int rank = 0;
-  int size = 1;
-};
-
-/// Whether `module` holds ops of the `shard` or `mpi` dialects.
-bool communicates(ModuleOp module) {
-  bool found = false;
-  module.walk([&](Operation *op) {
-    found =
-        isa_and_present<shard::ShardDialect, mpi::MPIDialect>(op->getDialect());
-    return found ? WalkResult::interrupt() : WalkResult::advance();
-  });
-  return found;
-}
-
-/// Partitions a `shard`-annotated `entry` into its per-rank program
-/// (remat-shard-partition) and checks that its argument `i` now has the
-/// shape of block `splits[i]` of `globalSpecs[i]`; `localSpecs` gets the
-/// per-rank signature.
-void partitionEntry(ModuleOp module, func::FuncOp entry, StringRef filename,
-                    ArrayRef<ArgSplit> splits, ArrayRef<ValueSpec> globalSpecs,
-                    SmallVectorImpl<ValueSpec> &localSpecs,
-                    SmallVectorImpl<ValueSpec> &resultSpecs) {
-  bool annotated = false;
-  entry.walk([&](shard::ShardOp) { annotated = true; });
-  if (annotated)
-    lowerModule(kToolName, module, "builtin.module(remat-shard-partition)",
-                filename, [](PassManager &) {});
-  getSignatureSpecs(kToolName, entry, localSpecs, resultSpecs);
-  for (auto [i, split] : llvm::enumerate(splits)) {
-    SmallVector<int64_t> expected = globalSpecs[i].shape;
-    if (split.dim >= 0)
-      expected[split.dim] /= split.parts;
-    if (localSpecs[i].shape != ArrayRef<int64_t>(expected))
-      fail("argument #" + Twine(i) + " of the per-rank '" + entry.getName() +
-           "' is " + localSpecs[i].typeString +
-           ", not the block of its annotation");
-  }
-}
-
-/// The symbols the JIT'd code of a data-parallel step needs from the MPI
-/// library that its name lookup would miss: upstream's OpenMPI lowering of
-/// `mpi.allreduce` names the reduction `ompi_mpi_<op>`, but OpenMPI exports
-/// `ompi_mpi_op_<op>` (docs/Distributed.md).
-SmallVector<std::pair<StringRef, void *>> getMPISymbols() {
-  SmallVector<std::pair<StringRef, void *>> symbols;
-#if REMAT_ENABLE_MPI && defined(OPEN_MPI)
-#define REMAT_OMPI_OP(name)                                                    \
-  symbols.push_back({"ompi_mpi_" #name, &ompi_mpi_op_##name});
-  REMAT_OMPI_OP(max)
-  REMAT_OMPI_OP(min)
-  REMAT_OMPI_OP(sum)
-  REMAT_OMPI_OP(prod)
-  REMAT_OMPI_OP(land)
-  REMAT_OMPI_OP(band)
-  REMAT_OMPI_OP(lor)
-  REMAT_OMPI_OP(bor)
-  REMAT_OMPI_OP(lxor)
-  REMAT_OMPI_OP(bxor)
-  REMAT_OMPI_OP(maxloc)
-  REMAT_OMPI_OP(minloc)
-  REMAT_OMPI_OP(replace)
-  REMAT_OMPI_OP(no_op)
-#undef REMAT_OMPI_OP
-#endif
-  return symbols;
-}
-
-/// Prints, on rank 0, the per-rank table of a data-parallel run from every
-/// rank's JSON report.
-void printRankTable(llvm::raw_ostream &os, ArrayRef<std::string> reports) {
-  os << "rank  peak_bytes  input_bytes  leaked_bytes  time_ms_min  "
-        "results_fnv1a64\n";
-  for (auto [rank, report] : llvm::enumerate(reports)) {
-    llvm::Expected<llvm::json::Value> value = llvm::json::parse(report);
-    if (!value)
-      fail("rank " + Twine(rank) +
-           " sent a malformed report: " + llvm::toString(value.takeError()));
-    const llvm::json::Object &o = *value->getAsObject();
-    // One hash over the result hashes, in result order.
-    uint64_t hash = Checksum().fnv;
-    for (const llvm::json::Value &result : *o.getArray("results"))
-      for (char c : result.getAsObject()->getString("fnv1a64").value_or(""))
-        hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-    os << llvm::format("%-4zu  %10lld  %11lld  %12lld  %11.3f  ", rank,
-                       (long long)o.getInteger("peak_bytes").value_or(-1),
-                       (long long)o.getInteger("input_bytes").value_or(-1),
-                       (long long)o.getInteger("leaked_bytes").value_or(-1),
-                       o.getNumber("time_ms_min").value_or(-1))
-       << formatHex64(hash) << "\n";
-  }
 }
 
 } // namespace
@@ -303,23 +138,11 @@ int main(int argc, char **argv) {
 
   // Data-parallel steps: each argument's split from its annotations, then
   // the per-rank program, whose arguments are the rank's blocks.
-  std::string splitError;
-  FailureOr<SmallVector<ArgSplit>> splits = getArgSplits(entry, splitError);
-  if (failed(splits))
-    fail("'" + name + "': " + splitError);
-  FailureOr<int64_t> gridProcesses = getGridProcessCount(module, splitError);
-  if (failed(gridProcesses))
-    fail(splitError);
-  RankSession session(communicates(module), argc, argv);
-  if (*gridProcesses > 0 && *gridProcesses != session.getSize())
-    fail("the step's grid has " + Twine(*gridProcesses) +
-         " processes, but this run has " + Twine(session.getSize()) +
-         " ranks (mpirun -np " + Twine(*gridProcesses) + ")");
-  SmallVector<ValueSpec> globalSpecs, argSpecs, resultSpecs;
-  getSignatureSpecs(kToolName, entry, globalSpecs, resultSpecs);
-  resultSpecs.clear();
-  partitionEntry(module, entry, inputFilename, *splits, globalSpecs, argSpecs,
-                 resultSpecs);
+  RankSession session(kToolName, communicates(module), argc, argv);
+  RankEntry ranked =
+      prepareRankEntry(kToolName, module, entry, inputFilename, session);
+  const SmallVector<ValueSpec> &argSpecs = ranked.argSpecs;
+  const SmallVector<ValueSpec> &resultSpecs = ranked.resultSpecs;
 
   // Keep only the entry and the functions it references (transitively):
   // the others need not be lowered nor compiled.
@@ -417,11 +240,8 @@ int main(int argc, char **argv) {
   for (unsigned run = 0; run < options.repeatCount; ++run) {
     // Fresh inputs every run: the entry may update its arguments in place.
     for (auto [i, spec] : llvm::enumerate(argSpecs)) {
-      if (spec.isMemRef)
-        fillInputBlock(globalSpecs[i], i, (*splits)[i], session.getRank(),
-                       inputBuffers[i]);
-      else
-        fillInput(spec, i, call.getScalarArg(i));
+      fillRankInput(ranked, i, session,
+                    spec.isMemRef ? inputBuffers[i] : call.getScalarArg(i));
     }
     call.clearResults();
     session.barrier();
@@ -486,24 +306,13 @@ int main(int argc, char **argv) {
                     });
   };
   std::vector<std::string> reports;
-  if (session.isDistributed()) {
-    std::string report;
-    llvm::raw_string_ostream reportStream(report);
-    printJSON(reportStream);
-    reports = session.gather(report);
-    if (session.getRank() != 0)
-      return 0;
-  }
+  if (!gatherRankReports(session, printJSON, reports))
+    return 0;
   if (options.emitJson) {
-    if (!session.isDistributed()) {
+    if (session.isDistributed())
+      printRankReportsJSON(llvm::outs(), reports);
+    else
       printJSON(llvm::outs());
-      return 0;
-    }
-    // Every rank's report, in rank order.
-    llvm::outs() << "{\"ranks\": " << reports.size() << ", \"per_rank\": [\n";
-    for (auto [rank, report] : llvm::enumerate(reports))
-      llvm::outs() << (rank ? ",\n" : "") << StringRef(report).rtrim();
-    llvm::outs() << "\n]}\n";
     return 0;
   }
 
@@ -527,6 +336,6 @@ int main(int argc, char **argv) {
                      medianMs, options.repeatCount.getValue());
   os << llvm::format("compile_ms: %.1f\n", compileSeconds * 1e3);
   if (session.isDistributed())
-    printRankTable(os, reports);
+    printRankTable(kToolName, os, reports);
   return 0;
 }

@@ -88,18 +88,30 @@ void fillInput(const ValueSpec &spec, unsigned arg, void *data);
 /// How a data-parallel step splits one argument over the ranks of a 1-D
 /// grid: along dimension `dim` into `parts` equal blocks, rank `r` holding
 /// block `r`. `dim` -1: replicated, every rank holds the whole value.
+/// `perRank`: the argument is declared with the block's shape (a per-rank
+/// program), not the whole value's (a `shard`-annotated step).
 struct ArgSplit {
   int dim = -1;
   int64_t parts = 1;
+  bool perRank = false;
 };
+
+/// The argument attribute that marks an argument of a per-rank program (one
+/// written with explicit collectives, e.g. by `remat-import-torch --shard`)
+/// as the rank's block along the given dimension of a value split evenly
+/// over the module's 1-D grid: `%x: tensor<2x3xf32> {remat.split_dim = 0}`.
+inline constexpr llvm::StringLiteral kSplitDimAttrName = "remat.split_dim";
 
 /// The split of every argument of `entry`, read from its `shard`
 /// annotations: `%a = shard.shard %arg to %s annotate_for_users` with `%s` a
 /// `shard.sharding` on a 1-D `shard.grid` (examples/gen/gen_training_step.py
-/// `shard` writes them). Arguments without one are replicated. Sets `error`
-/// and fails on a sharding the runners cannot feed: a split over several
-/// dimensions or along an N-D grid, halos or explicit shard sizes, a
-/// dimension that is dynamic or not a multiple of the number of processes.
+/// `shard` writes them), or from the `remat.split_dim` attribute of an
+/// argument of a per-rank program (kSplitDimAttrName). Arguments without
+/// either are replicated. Sets `error` and fails on a sharding the runners
+/// cannot feed: a split over several dimensions or along an N-D grid, halos
+/// or explicit shard sizes, a dimension that is dynamic or not a multiple of
+/// the number of processes, a `remat.split_dim` that is not a dimension of
+/// its argument or in a module without exactly one 1-D grid.
 mlir::FailureOr<llvm::SmallVector<ArgSplit>>
 getArgSplits(mlir::func::FuncOp entry, std::string &error);
 

@@ -60,6 +60,11 @@ typedef struct RematCudaStats {
  * `size` bytes) and returns the CUDA error code. Never exits. */
 int rematCudaInitialize(char *message, size_t size);
 
+/* Writes the number of CUDA devices into *count (initializing the driver,
+ * not a context: mgpuSetDefaultDevice may still pick the device). Returns 0
+ * on success, otherwise the CUDA error code. Never exits. */
+int rematCudaGetDeviceCount(int *count);
+
 /* Copies the counters into *stats. */
 void rematCudaGetStats(RematCudaStats *stats);
 

@@ -183,6 +183,14 @@ extern "C" int rematCudaInitialize(char *message, size_t size) {
   return static_cast<int>(result);
 }
 
+extern "C" int rematCudaGetDeviceCount(int *count) {
+  *count = 0;
+  CUresult result = cuInit(0);
+  if (result == CUDA_SUCCESS)
+    result = cuDeviceGetCount(count);
+  return static_cast<int>(result);
+}
+
 extern "C" void rematCudaGetStats(RematCudaStats *stats) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);

@@ -77,3 +77,22 @@ class TinyViT(nn.Module):
         x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1)
         x = self.block(x + self.pos)
         return self.head(self.ln(x)[:, 0])
+
+
+class TinyConvNet(nn.Module):
+    """TinyCNN without batch norm, whose samples are independent: the
+    data-parallel test's model (batch norm couples a batch's samples)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False)
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(3, stride=2, padding=1)
+        self.conv2 = nn.Conv2d(8, 16, 3, padding=1)
+        self.avg = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.pool(self.relu(self.conv1(x)))
+        x = self.relu(self.conv2(x))
+        return self.fc(self.avg(x).flatten(1))
