@@ -1166,11 +1166,7 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
       solver.setColName(c, "x" + std::to_string(c));
   }
   CbcModel model(solver);
-  // CLP inside CBC gets the wall time left too: CBC looks at its own clock
-  // only between LP solves.
   double left = std::max(0.5, options.timeLimitSeconds - watch.seconds());
-  if (auto *clp = dynamic_cast<OsiClpSolverInterface *>(model.solver()))
-    clp->getModelPtr()->setMaximumWallSeconds(left);
   if (options.progress) {
     MilpProgress handler(std::make_shared<MilpProgress::Shared>(
         progress, minPeak, f.unit, g.residentBytes));
