@@ -1204,7 +1204,21 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
                                     "-ratioGap",
                                     "1e-7",
                                     "-randomCbcSeed",
-                                    "1"};
+                                    "1",
+                                    "-DivingCoefficient",
+                                    "off",
+                                    "-DivingFractional",
+                                    "off",
+                                    "-DivingGuided",
+                                    "off",
+                                    "-DivingLineSearch",
+                                    "off",
+                                    "-DivingPseudoCost",
+                                    "off",
+                                    "-DivingSome",
+                                    "off",
+                                    "-DivingVectorLength",
+                                    "off"};
   for (const std::string &arg : opts.cbcArguments)
     argv.push_back(arg.c_str());
   argv.push_back("-solve");
