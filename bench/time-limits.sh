@@ -3,6 +3,7 @@
 # registered solver (and the min-budget search), the requested limit, the
 # wall time taken, the peak resident memory and the answer's status.
 #   bench/time-limits.sh [build-dir] [graph] [limit-seconds] [budget]
+# graph: a --generate spec of remat-solve, or a graph JSON file.
 # Defaults: ./build, chain:50000, 10, 50%. One process per row, run in turn.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,6 +12,8 @@ graph=${2:-chain:50000}
 limit=${3:-10}
 budget=${4:-50%}
 solve=$build/bin/remat-solve
+input=(--generate="$graph")
+[ -f "$graph" ] && input=("$graph")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -18,7 +21,7 @@ row() { # label, then remat-solve arguments
   local label=$1 seconds kib status
   shift
   /usr/bin/time -f '%e %M' -o "$out/time" \
-    "$solve" --generate="$graph" --budget="$budget" --time-limit="$limit" \
+    "$solve" "${input[@]}" --budget="$budget" --time-limit="$limit" \
     --quiet -o "$out/plan.json" "$@" >/dev/null 2>"$out/err" || true
   read -r seconds kib < <(tail -1 "$out/time")
   status=$(grep -o '"status": "[a-z]*"' "$out/plan.json" 2>/dev/null |
@@ -30,7 +33,7 @@ row() { # label, then remat-solve arguments
   rm -f "$out/plan.json"
 }
 
-echo "| solver ($graph, budget $budget) | limit (s) | taken (s) | peak RSS (MiB) | status |"
+echo "| solver ($(basename "$graph"), budget $budget) | limit (s) | taken (s) | peak RSS (MiB) | status |"
 echo "|---|---:|---:|---:|---|"
 for solver in $("$solve" --list-solvers | awk '{print $1}'); do
   row "$solver" --solver="$solver"

@@ -14,22 +14,15 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${REMAT_FUZZ_BUILD_DIR:-$root/build-fuzz}
-llvm=${REMAT_LLVM_BIN:-/usr/lib/llvm-22/bin}
 jobs=${REMAT_JOBS:-$(nproc)}
 seconds=${1:-60}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(graph-json ir-problem)
 
-export CCACHE_BASEDIR=$root
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$build" \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER="$llvm/clang" -DCMAKE_CXX_COMPILER="$llvm/clang++" \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-    -DREMAT_ENABLE_FUZZERS=ON -DLLVM_USE_SANITIZER="Address;Undefined"
-fi
+# shellcheck source=scripts/sanitizer-config.sh
+. "$root/scripts/sanitizer-config.sh"
+configure_sanitized "$root" "$build" -DREMAT_ENABLE_FUZZERS=ON
 ninja -C "$build" -j "$jobs" "${targets[@]/#/remat-fuzz-}"
 
 # Seeds: copies, since libFuzzer adds what it finds to the corpus directory.
@@ -51,10 +44,8 @@ for target in "${targets[@]}"; do
      exit 1 ;;
   esac
   dir=$build/fuzz/$target
-  # No manual poisoning: see scripts/sanitize.sh (BumpPtrAllocator slabs
-  # shared with the uninstrumented libMLIR.so).
   echo "== remat-fuzz-$target for $seconds s"
-  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allow_user_poisoning=0} \
+  ASAN_OPTIONS=${ASAN_OPTIONS:-$sanitizer_asan_options} \
     "$build/bin/remat-fuzz-$target" "$dir/corpus" \
     -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$dir/" \

@@ -51,7 +51,7 @@ config.substitutions.append(
     ("%gen", "python3 " + os.path.join(config.remat_src_root, "examples", "gen",
                                        "gen_training_step.py")))
 
-# Optional dependencies become lit features (see test/README.md).
+# Optional dependencies become lit features (see docs/Testing.md).
 remat_plugin = os.path.join(config.remat_lib_dir, "RematPlugin.so")
 if os.path.exists(remat_plugin):
     config.available_features.add("remat-plugin")

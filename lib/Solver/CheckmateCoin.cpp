@@ -684,6 +684,9 @@ struct RoundingOutcome {
   /// Wall time of the first LP solve (or of the attempt, if it failed).
   double lpSeconds = 0;
   bool lpSolved = false;
+  /// Whether the first LP was solved or proved infeasible (false when the
+  /// time ran out before or during it).
+  bool lpFinished = false;
   /// Infeasible by proof (budget below resident bytes, LP infeasible).
   bool proven = false;
   std::string message;
@@ -750,6 +753,7 @@ static RoundingOutcome runRounding(const Graph &graph, const ReducedGraph &g,
     if (eps == allowances.front()) {
       out.lpSeconds = lpWatch.seconds();
       out.lpSolved = status == 0;
+      out.lpFinished = status != 2;
     }
     if (status == 1) {
       if (eps == allowances.front() && eps == 0) {
@@ -1020,8 +1024,8 @@ struct WarmStarts {
   std::vector<Schedule> schedules;
   /// The rounding's LP bound (exact reduction only), or -1.
   double lpBound = -1;
-  /// Whether the first LP showed that CBC cannot run within the limit.
-  bool skipCbc = false;
+  /// Why CBC cannot run within the limit (from the first LP), or empty.
+  std::string skipCbc;
   /// Set with `proof` when the rounding proved that nothing fits.
   bool infeasible = false;
   std::string proof;
@@ -1082,11 +1086,19 @@ static WarmStarts collectWarmStarts(const Graph &graph, const ReducedGraph &g,
     warm.lpBound = rounded.lowerBound;
   if (rounded.found)
     warm.plans.push_back(std::move(rounded.plan));
-  // CBC solves this LP several times (MIP start, preprocessing, root) and
-  // checks its clock only between phases: skip it when the first LP alone
-  // took more than a third of what is left (half, if it did not finish).
+  // CBC solves this LP several times (MIP start, root, nodes) and checks
+  // its clock only between phases: skip it when the first LP was not solved
+  // within the rounding's share (resnet8 at batch 64, 360 nodes: CBC
+  // started with 3 s left took 150 s), or when it alone took more than a
+  // third of what is left (half, if it was infeasible).
   double remaining = limit - watch.seconds();
-  warm.skipCbc = (rounded.lpSolved ? 3 : 2) * rounded.lpSeconds > remaining;
+  if (!rounded.lpFinished)
+    warm.skipCbc = "the LP relaxation was not solved within its share of the "
+                   "time limit";
+  else if ((rounded.lpSolved ? 3 : 2) * rounded.lpSeconds > remaining)
+    warm.skipCbc = "the LP relaxation alone took " +
+                   std::to_string(rounded.lpSeconds) + " s, with " +
+                   std::to_string(std::max(remaining, 0.0)) + " s left";
   return warm;
 }
 
@@ -1154,6 +1166,7 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
       solver.setColName(c, "x" + std::to_string(c));
   }
   CbcModel model(solver);
+  double left = std::max(0.5, options.timeLimitSeconds - watch.seconds());
   if (options.progress) {
     MilpProgress handler(std::make_shared<MilpProgress::Shared>(
         progress, minPeak, f.unit, g.residentBytes));
@@ -1172,7 +1185,6 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
         mipStart.push_back({"x" + std::to_string(c), start.x[c]});
     model.setMIPStart(mipStart);
   }
-  double left = std::max(0.5, options.timeLimitSeconds - watch.seconds());
   std::string secs = std::to_string(left);
   int threads = std::max(1, options.threads);
   std::string threadArg = std::to_string(threads > 1 ? 100 + threads : 1);
@@ -1192,7 +1204,21 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
                                     "-ratioGap",
                                     "1e-7",
                                     "-randomCbcSeed",
-                                    "1"};
+                                    "1",
+                                    "-DivingCoefficient",
+                                    "off",
+                                    "-DivingFractional",
+                                    "off",
+                                    "-DivingGuided",
+                                    "off",
+                                    "-DivingLineSearch",
+                                    "off",
+                                    "-DivingPseudoCost",
+                                    "off",
+                                    "-DivingSome",
+                                    "off",
+                                    "-DivingVectorLength",
+                                    "off"};
   for (const std::string &arg : opts.cbcArguments)
     argv.push_back(arg.c_str());
   argv.push_back("-solve");
@@ -1210,8 +1236,10 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
                       (model.isProvenOptimal() ? ": optimal" : ""),
                   /*phase=*/true);
   out.provenOptimal = model.isProvenOptimal() && best;
-  out.provenInfeasible = model.isProvenInfeasible() && !best;
-  out.timedOut = model.isSecondsLimitReached();
+  out.timedOut = model.isSecondsLimitReached() ||
+                 watch.seconds() >= options.timeLimitSeconds;
+  // An LP that CLP stopped at the time limit is no proof.
+  out.provenInfeasible = model.isProvenInfeasible() && !best && !out.timedOut;
   if (best)
     out.plan = planFromSolution(g, f, best);
   return out;
@@ -1306,6 +1334,31 @@ static SolveResult finishMilp(const Graph &graph, const ReducedGraph &g,
   return result;
 }
 
+/// The MILP's answer when CBC cannot run within the limit: the best warm
+/// start (no formulation is built), labelled "timeout".
+static SolveResult answerWithoutCbc(const Graph &graph, const ReducedGraph &g,
+                                    const WarmStarts &warm,
+                                    const SolveOptions &options,
+                                    ProgressReporter &progress,
+                                    const Stopwatch &watch) {
+  progress.report(-1, -1, warm.lpBound,
+                  std::to_string(warm.plans.size()) +
+                      " warm starts; CBC skipped",
+                  /*phase=*/true);
+  std::vector<Schedule> candidates;
+  for (const StagePlan &plan : warm.plans)
+    candidates.push_back(expandPlan(g, plan));
+  candidates.insert(candidates.end(), warm.schedules.begin(),
+                    warm.schedules.end());
+  SolveResult result =
+      bestCandidate(graph, options, candidates, watch,
+                    "time limit too short for CBC at this size (" +
+                        warm.skipCbc + "); best warm start returned",
+                    SolveStatus::Timeout);
+  result.lowerBound = warm.lpBound;
+  return result;
+}
+
 /// The formulation's parameters for `g` under `options`; `capUnits` < 0
 /// when even the resident bytes exceed the budget.
 static Spec milpSpec(const Graph &graph, const ReducedGraph &g,
@@ -1351,29 +1404,15 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
   WarmStarts warm = collectWarmStarts(graph, g, options, opts, watch);
   if (warm.infeasible)
     return failSolve(kMilpName, SolveStatus::Infeasible, warm.proof, watch);
+  if (!warm.skipCbc.empty())
+    return answerWithoutCbc(graph, g, warm, options, progress, watch);
   Formulation f = buildFormulation(g, spec);
   MipStart start = chooseMipStart(graph, g, f, spec, options, warm);
   progress.report(start.index >= 0 && !spec.minPeak ? start.objective : -1, -1,
                   warm.lpBound,
-                  std::to_string(warm.plans.size()) + " warm starts" +
-                      (warm.skipCbc ? "; CBC skipped" : "; starting CBC"),
+                  std::to_string(warm.plans.size()) +
+                      " warm starts; starting CBC",
                   /*phase=*/true);
-  if (warm.skipCbc) {
-    std::vector<Schedule> candidates;
-    if (start.index >= 0)
-      candidates.push_back(expandPlan(g, warm.plans[start.index]));
-    candidates.insert(candidates.end(), warm.schedules.begin(),
-                      warm.schedules.end());
-    SolveResult result = bestCandidate(
-        graph, options, candidates, watch,
-        "time limit too short for CBC at this size (the LP relaxation alone "
-        "took " +
-            std::to_string(watch.seconds()) +
-            " s so far); best warm start returned",
-        SolveStatus::Timeout);
-    result.lowerBound = warm.lpBound;
-    return result;
-  }
   CbcOutcome cbc = runCbc(g, f, start, options, opts, progress, watch);
   double lowerBound = milpLowerBound(g, f, spec, cbc, warm.lpBound);
   return finishMilp(graph, g, options, warm, start, cbc, lowerBound, watch);

@@ -670,9 +670,7 @@ private:
 };
 } // namespace
 
-std::vector<char> remat::fengHuangKeep(const Graph &graph,
-                                       const SolveOptions &options) {
-  (void)options;
+std::vector<char> remat::fengHuangKeep(const Graph &graph) {
   DivisionTree tree(graph);
   std::vector<int64_t> candidates;
   tree.candidates(candidates);

@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The Rotor / Rockmate idea for graphs of thousands of nodes (ALGORITHMS.md,
-// "Scaling to real networks"):
+// The Rotor / Rockmate idea for graphs of thousands of nodes (docs/Solvers.md,
+// "The hierarchical solver"; Zhao et al., "Rockmate: an Efficient, Fast,
+// Automatic and Generic Tool for Re-materialization in PyTorch", ICML 2023):
 //
 //   * Blocks. The articulation points of the linearized forward graph cut it
 //     into segments that only their last node leaves; consecutive segments

@@ -84,7 +84,7 @@ startingSets(const Graph &graph, const std::vector<int> &nodes,
              const SolveOptions &options, const Stopwatch &watch,
              double timeLimit) {
   std::vector<std::vector<char>> sets;
-  sets.push_back(fengHuangKeep(graph, options));
+  sets.push_back(fengHuangKeep(graph));
   sets.push_back(std::vector<char>(graph.size(), 0));
   for (int id : nodes)
     sets.back()[id] = 1;

@@ -539,16 +539,9 @@ remat::selectCheckpoints(func::FuncOp func,
 
 namespace {
 struct SelectCheckpointsPass
-    : public remat::impl::RematSelectCheckpointsBase<SelectCheckpointsPass> {
-  using RematSelectCheckpointsBase::RematSelectCheckpointsBase;
-
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    if (failed(checkOptionBlanks(*this, options, errorHandler)))
-      return failure();
-    return Pass::initializeOptions(options, errorHandler);
-  }
+    : public BlankCheckedOptions<
+          remat::impl::RematSelectCheckpointsBase<SelectCheckpointsPass>> {
+  using BlankCheckedOptions::BlankCheckedOptions;
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();

@@ -23,16 +23,9 @@ using namespace remat;
 
 namespace {
 struct VerifyMemoryPass
-    : public remat::impl::RematVerifyMemoryBase<VerifyMemoryPass> {
-  using RematVerifyMemoryBase::RematVerifyMemoryBase;
-
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    if (failed(checkOptionBlanks(*this, options, errorHandler)))
-      return failure();
-    return Pass::initializeOptions(options, errorHandler);
-  }
+    : public BlankCheckedOptions<
+          remat::impl::RematVerifyMemoryBase<VerifyMemoryPass>> {
+  using BlankCheckedOptions::BlankCheckedOptions;
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();

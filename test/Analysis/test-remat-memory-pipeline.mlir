@@ -1,5 +1,5 @@
 // The memory analysis on tensor IR and on what the real CPU bufferization
-// pipeline (docs/TOOLCHAIN facts: MLIR 22) makes of it.
+// pipeline of MLIR 22 (docs/Running.md, remat-lower-to-cpu) makes of it.
 //
 // RUN: remat-opt %s --split-input-file --test-remat-memory -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=TENSOR

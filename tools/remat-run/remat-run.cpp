@@ -80,6 +80,273 @@ namespace {
   exitWithError(kToolName, message);
 }
 
+/// The entry function: `entryName`, or else the first public func.func with
+/// a body other than `main`. Exits with a CLI error when there is none.
+func::FuncOp findEntry(ModuleOp module, StringRef entryName,
+                       StringRef filename) {
+  if (entryName.empty()) {
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal() && func.isPublic() && func.getName() != "main")
+        return func;
+    fail("no entry function: '" + filename +
+         "' has no public func.func with a body other than 'main' (use "
+         "--entry)");
+  }
+  auto entry = module.lookupSymbol<func::FuncOp>(entryName);
+  if (!entry) {
+    if (module.lookupSymbol<LLVM::LLVMFuncOp>(entryName))
+      fail("entry '" + entryName +
+           "' is already in the LLVM dialect; remat-run needs the "
+           "func.func form (tensors or memrefs) to build its inputs");
+    fail("no function named '" + entryName + "' in '" + filename + "'");
+  }
+  if (entry.isExternal())
+    fail("entry '" + entryName + "' has no body");
+  return entry;
+}
+
+/// Keeps only `entry` and the functions it references (transitively): the
+/// others need not be lowered nor compiled.
+void eraseUnreachableFunctions(ModuleOp module, func::FuncOp entry) {
+  llvm::SmallPtrSet<Operation *, 8> reachable;
+  SmallVector<Operation *> worklist{entry};
+  SymbolTableCollection symbolTables;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!reachable.insert(op).second)
+      continue;
+    op->walk([&](Operation *nested) {
+      for (NamedAttribute attr : nested->getAttrs()) {
+        attr.getValue().walk([&](SymbolRefAttr ref) {
+          if (Operation *target =
+                  symbolTables.lookupNearestSymbolFrom(nested, ref))
+            worklist.push_back(target);
+        });
+      }
+    });
+  }
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!reachable.contains(func))
+      func.erase();
+}
+
+/// Lowers `module` with --pipeline, or by default with remat-lower-to-cpu.
+void lowerStep(ModuleOp module, const RunnerOptions &options) {
+  lowerModule(kToolName, module, options.pipeline, options.inputFilename,
+              [&](PassManager &pm) {
+                RematLowerToCPUPipelineOptions cpuOptions;
+                // Ownership-based deallocation refuses input that already
+                // frees its buffers (bufferized IR written by hand or by
+                // another tool).
+                bool hasDeallocs = false;
+                module.walk([&](memref::DeallocOp) { hasDeallocs = true; });
+                if (hasDeallocs)
+                  cpuOptions.deallocate = false;
+                buildRematLowerToCPUPipeline(pm, cpuOptions);
+              });
+}
+
+/// JIT-compiles the lowered entry `name` with the allocation hooks bound to
+/// the tracker and the --shared-libs loaded.
+JITEntry compileStep(ModuleOp module, StringRef name,
+                     const RunnerOptions &options) {
+  if (!module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    fail("after lowering, '" + name +
+         "' is not an llvm.func: the pipeline must lower to the LLVM dialect");
+  std::vector<std::string> libStorage(sharedLibs.begin(), sharedLibs.end());
+#ifdef REMAT_MLIR_C_RUNNER_UTILS
+  // memref.copy of non-contiguous views calls memrefCopy.
+  if (llvm::sys::fs::exists(REMAT_MLIR_C_RUNNER_UTILS))
+    libStorage.push_back(REMAT_MLIR_C_RUNNER_UTILS);
+#endif
+  SmallVector<StringRef> libPaths(libStorage.begin(), libStorage.end());
+  // Bind the allocation hooks to the tracker explicitly, whatever else the
+  // process or the shared libraries export.
+  SmallVector<std::pair<StringRef, void *>> allocHooks = {
+      {"_mlir_memref_to_llvm_alloc",
+       reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc)},
+      {"_mlir_memref_to_llvm_aligned_alloc",
+       reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc)},
+      {"_mlir_memref_to_llvm_free",
+       reinterpret_cast<void *>(&_mlir_memref_to_llvm_free)}};
+  allocHooks.append(getMPISymbols());
+  return compileEntry(kToolName, module, name, options.optLevel, libPaths,
+                      allocHooks);
+}
+
+/// What the timed calls measured.
+struct StepRuns {
+  SmallVector<RunStats<RematAllocStats>> runs;
+  /// The results' checksums of the last run.
+  SmallVector<Checksum> checksums;
+  /// Bytes of the inputs (allocated by remat-run, not counted).
+  uint64_t inputBytes = 0;
+};
+
+/// One timed call of the entry from fresh inputs: its heap statistics; the
+/// returned buffers are checksummed into `checksums`, then freed.
+RunStats<RematAllocStats> runOnce(JITEntry &jit, PackedCall &call,
+                                  const RankEntry &signature,
+                                  ArrayRef<void *> inputBuffers,
+                                  RankSession &session, bool printResults,
+                                  SmallVector<Checksum> &checksums) {
+  // Fresh inputs every run: the entry may update its arguments in place.
+  for (auto [i, spec] : llvm::enumerate(signature.argSpecs))
+    fillRankInput(signature, i, session,
+                  spec.isMemRef ? inputBuffers[i] : call.getScalarArg(i));
+  call.clearResults();
+  session.barrier();
+
+  RematAllocStats before;
+  rematAllocTrackerReset();
+  rematAllocTrackerGetStats(&before);
+  auto start = std::chrono::steady_clock::now();
+  jit.call(call.getArgs());
+  auto stop = std::chrono::steady_clock::now();
+  RunStats<RematAllocStats> stats;
+  rematAllocTrackerGetStats(&stats.memory);
+  stats.seconds = std::chrono::duration<double>(stop - start).count();
+  stats.returnedBytes = stats.memory.currentBytes - before.currentBytes;
+
+  // Checksums, then free the returned buffers (owned by the caller). Two
+  // results may share a buffer, and a result may be an input or a global:
+  // free only pointers the tracker handed out, once each.
+  checksums = call.checksumResults(
+      printResults, [&](unsigned i, const DescriptorView &d) {
+        return d.aligned + d.offset * signature.resultSpecs[i].elemBytes();
+      });
+  for (void *p : call.getResultAllocations())
+    if (rematAllocTrackerSizeOf(p) >= 0)
+      _mlir_memref_to_llvm_free(p);
+  RematAllocStats after;
+  rematAllocTrackerGetStats(&after);
+  stats.leakedBytes = after.currentBytes - before.currentBytes;
+  return stats;
+}
+
+/// Runs the entry --repeat times. Inputs are owned by remat-run, allocated
+/// outside the tracker (not counted); each memref argument is passed as its
+/// expanded descriptor fields.
+StepRuns runStep(JITEntry &jit, const RankEntry &signature,
+                 RankSession &session, const RunnerOptions &options) {
+  StepRuns measured;
+  SmallVector<void *> inputBuffers;
+  for (const ValueSpec &spec : signature.argSpecs) {
+    if (!spec.isMemRef) {
+      inputBuffers.push_back(nullptr);
+      continue;
+    }
+    measured.inputBytes += spec.byteSize();
+    void *buffer = std::aligned_alloc(
+        64, std::max<uint64_t>(64, llvm::alignTo(spec.byteSize(), 64)));
+    if (!buffer)
+      fail("out of memory allocating inputs");
+    inputBuffers.push_back(buffer);
+  }
+  PackedCall call(signature.argSpecs, signature.resultSpecs, inputBuffers);
+  for (unsigned run = 0; run < options.repeatCount; ++run)
+    measured.runs.push_back(runOnce(jit, call, signature, inputBuffers, session,
+                                    options.printResults, measured.checksums));
+  for (void *buffer : inputBuffers)
+    std::free(buffer);
+  return measured;
+}
+
+/// The figures of the report, over the runs.
+struct RunSummary {
+  RunSummary(const StepRuns &measured)
+      : worst(getWorstRun<RematAllocStats>(measured.runs)) {
+    SmallVector<double> times;
+    for (const RunStats<RematAllocStats> &r : measured.runs)
+      times.push_back(r.seconds);
+    MinMedian time = getMinAndMedian(times);
+    minMs = time.min * 1e3;
+    medianMs = time.median * 1e3;
+    samePeak =
+        llvm::all_of(measured.runs, [&](const RunStats<RematAllocStats> &r) {
+          return r.memory.peakBytes == measured.runs.front().memory.peakBytes;
+        });
+  }
+  const RunStats<RematAllocStats> &worst;
+  double minMs = 0, medianMs = 0;
+  bool samePeak = true;
+};
+
+/// This rank's JSON report.
+void printJSONRun(llvm::raw_ostream &os, const RunnerOptions &options,
+                  StringRef name, const RankEntry &signature,
+                  const StepRuns &measured, double compileSeconds,
+                  const RankSession &session) {
+  RunSummary summary(measured);
+  printJSONReport(
+      os, options.inputFilename, name, /*device=*/"", signature.resultSpecs,
+      measured.checksums, options.printResults, [&](llvm::json::OStream &j) {
+        if (session.isDistributed()) {
+          j.attribute("rank", session.getRank());
+          j.attribute("ranks", session.getSize());
+        }
+        j.attribute("peak_bytes",
+                    static_cast<int64_t>(summary.worst.memory.peakBytes));
+        j.attribute("peak_bytes_same_every_run", summary.samePeak);
+        printAllocationsJSON(j, summary.worst, measured.inputBytes);
+        j.attribute("repeat", static_cast<int64_t>(options.repeatCount));
+        j.attribute("time_ms_min", summary.minMs);
+        j.attribute("time_ms_median", summary.medianMs);
+        j.attribute("compile_ms", compileSeconds * 1e3);
+      });
+}
+
+/// The text report of rank 0 (with every rank's row after it when the run
+/// is distributed).
+void printTextRun(llvm::raw_ostream &os, const RunnerOptions &options,
+                  StringRef name, const RankEntry &signature,
+                  const StepRuns &measured, double compileSeconds,
+                  const RankSession &session, ArrayRef<std::string> reports) {
+  RunSummary summary(measured);
+  const RunStats<RematAllocStats> &worst = summary.worst;
+  if (session.isDistributed())
+    os << "rank 0 of " << session.getSize() << "\n";
+  printTextReport(os, name, /*device=*/"", signature.resultSpecs,
+                  measured.checksums, options.printResults);
+  os << "peak_bytes: " << worst.memory.peakBytes << "\n";
+  if (!summary.samePeak)
+    os << "note: the peak differed between runs; the maximum is shown\n";
+  os << "num_allocs: " << worst.memory.numAllocs << "\n";
+  os << "total_allocated_bytes: " << worst.memory.totalBytes << "\n";
+  os << "returned_bytes: " << worst.returnedBytes << "\n";
+  os << "leaked_bytes: " << worst.leakedBytes << "\n";
+  if (worst.memory.unknownFrees)
+    os << "unknown_frees: " << worst.memory.unknownFrees << "\n";
+  os << "input_bytes: " << measured.inputBytes << " (allocated by remat-run, "
+     << "not counted)\n";
+  os << llvm::format("time_ms: min=%.3f median=%.3f (repeat=%u)\n",
+                     summary.minMs, summary.medianMs,
+                     options.repeatCount.getValue());
+  os << llvm::format("compile_ms: %.1f\n", compileSeconds * 1e3);
+  if (session.isDistributed())
+    printRankTable(kToolName, os, reports);
+}
+
+/// Prints the report on stdout: rank 0 gathers every rank's JSON report
+/// when the run is distributed; the other ranks print nothing.
+void report(const RunnerOptions &options, StringRef name,
+            const RankEntry &signature, const StepRuns &measured,
+            double compileSeconds, RankSession &session) {
+  std::vector<std::string> reports;
+  auto printJSON = [&](llvm::raw_ostream &os) {
+    printJSONRun(os, options, name, signature, measured, compileSeconds,
+                 session);
+  };
+  if (!gatherRankReports(session, printJSON, reports))
+    return;
+  if (!options.emitJson)
+    return printTextRun(llvm::outs(), options, name, signature, measured,
+                        compileSeconds, session, reports);
+  if (!session.isDistributed())
+    return printJSON(llvm::outs());
+  printRankReportsJSON(llvm::outs(), reports);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -98,244 +365,41 @@ int main(int argc, char **argv) {
   options.parseCommandLine(
       argc, argv,
       "remat-run: lower, JIT-execute and measure a training step\n");
-  const std::string &inputFilename = options.inputFilename;
-  const std::string &entryName = options.entryName;
-  bool printResults = options.printResults;
 
   // Parse. Syntax errors are reported by the parser's diagnostics on stderr.
-  RunnerInput input(kToolName, inputFilename, [](DialectRegistry &registry) {
-    registerBuiltinDialectTranslation(registry);
-    registerLLVMDialectTranslation(registry);
-  });
+  RunnerInput input(kToolName, options.inputFilename,
+                    [](DialectRegistry &registry) {
+                      registerBuiltinDialectTranslation(registry);
+                      registerLLVMDialectTranslation(registry);
+                    });
   ModuleOp module = input.getModule();
 
   // Pick the entry and read its signature before lowering erases it.
-  func::FuncOp entry;
-  if (!entryName.empty()) {
-    entry = module.lookupSymbol<func::FuncOp>(entryName);
-    if (!entry) {
-      if (module.lookupSymbol<LLVM::LLVMFuncOp>(entryName))
-        fail("entry '" + entryName +
-             "' is already in the LLVM dialect; remat-run needs the "
-             "func.func form (tensors or memrefs) to build its inputs");
-      fail("no function named '" + entryName + "' in '" + inputFilename + "'");
-    }
-    if (entry.isExternal())
-      fail("entry '" + entryName + "' has no body");
-  } else {
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal() || !func.isPublic() || func.getName() == "main")
-        continue;
-      entry = func;
-      break;
-    }
-    if (!entry)
-      fail("no entry function: '" + inputFilename +
-           "' has no public func.func with a body other than 'main' (use "
-           "--entry)");
-  }
+  func::FuncOp entry =
+      findEntry(module, options.entryName, options.inputFilename);
   std::string name = entry.getName().str();
 
   // Data-parallel steps: each argument's split from its annotations, then
-  // the per-rank program, whose arguments are the rank's blocks.
+  // the per-rank program.
   RankSession session(kToolName, communicates(module), argc, argv);
-  RankEntry ranked =
-      prepareRankEntry(kToolName, module, entry, inputFilename, session);
-  const SmallVector<ValueSpec> &argSpecs = ranked.argSpecs;
-  const SmallVector<ValueSpec> &resultSpecs = ranked.resultSpecs;
+  RankEntry signature = prepareRankEntry(kToolName, module, entry,
+                                         options.inputFilename, session);
+  eraseUnreachableFunctions(module, entry);
 
-  // Keep only the entry and the functions it references (transitively):
-  // the others need not be lowered nor compiled.
-  {
-    llvm::SmallPtrSet<Operation *, 8> reachable;
-    SmallVector<Operation *> worklist{entry};
-    SymbolTableCollection symbolTables;
-    while (!worklist.empty()) {
-      Operation *op = worklist.pop_back_val();
-      if (!reachable.insert(op).second)
-        continue;
-      op->walk([&](Operation *nested) {
-        for (NamedAttribute attr : nested->getAttrs()) {
-          attr.getValue().walk([&](SymbolRefAttr ref) {
-            if (Operation *target =
-                    symbolTables.lookupNearestSymbolFrom(nested, ref))
-              worklist.push_back(target);
-          });
-        }
-      });
-    }
-    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-      if (!reachable.contains(func))
-        func.erase();
-  }
-
-  // Lower.
+  // Lower and JIT.
   auto compileStart = std::chrono::steady_clock::now();
-  lowerModule(kToolName, module, options.pipeline, inputFilename,
-              [&](PassManager &pm) {
-                RematLowerToCPUPipelineOptions cpuOptions;
-                // Ownership-based deallocation refuses input that already
-                // frees its buffers (bufferized IR written by hand or by
-                // another tool).
-                bool hasDeallocs = false;
-                module.walk([&](memref::DeallocOp) { hasDeallocs = true; });
-                if (hasDeallocs)
-                  cpuOptions.deallocate = false;
-                buildRematLowerToCPUPipeline(pm, cpuOptions);
-              });
+  lowerStep(module, options);
   if (options.printLowered) {
     module.print(llvm::outs());
     llvm::outs() << "\n";
     return 0;
   }
-  auto lowered = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
-  if (!lowered)
-    fail("after lowering, '" + name +
-         "' is not an llvm.func: the pipeline must lower to the LLVM dialect");
-
-  // JIT.
-  std::vector<std::string> libStorage(sharedLibs.begin(), sharedLibs.end());
-#ifdef REMAT_MLIR_C_RUNNER_UTILS
-  // memref.copy of non-contiguous views calls memrefCopy.
-  if (llvm::sys::fs::exists(REMAT_MLIR_C_RUNNER_UTILS))
-    libStorage.push_back(REMAT_MLIR_C_RUNNER_UTILS);
-#endif
-  SmallVector<StringRef> libPaths(libStorage.begin(), libStorage.end());
-  // Bind the allocation hooks to the tracker explicitly, whatever else the
-  // process or the shared libraries export.
-  SmallVector<std::pair<StringRef, void *>> allocHooks = {
-      {"_mlir_memref_to_llvm_alloc",
-       reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc)},
-      {"_mlir_memref_to_llvm_aligned_alloc",
-       reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc)},
-      {"_mlir_memref_to_llvm_free",
-       reinterpret_cast<void *>(&_mlir_memref_to_llvm_free)}};
-  allocHooks.append(getMPISymbols());
-  JITEntry jit = compileEntry(kToolName, module, name, options.optLevel,
-                              libPaths, allocHooks);
+  JITEntry jit = compileStep(module, name, options);
   double compileSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - compileStart)
                               .count();
 
-  // Inputs: owned by remat-run, allocated outside the tracker (not counted).
-  // Each memref argument is passed as its expanded descriptor fields.
-  uint64_t inputBytes = 0;
-  SmallVector<void *> inputBuffers;
-  for (const ValueSpec &spec : argSpecs) {
-    if (!spec.isMemRef) {
-      inputBuffers.push_back(nullptr);
-      continue;
-    }
-    inputBytes += spec.byteSize();
-    void *buffer = std::aligned_alloc(
-        64, std::max<uint64_t>(64, llvm::alignTo(spec.byteSize(), 64)));
-    if (!buffer)
-      fail("out of memory allocating inputs");
-    inputBuffers.push_back(buffer);
-  }
-  PackedCall call(argSpecs, resultSpecs, inputBuffers);
-
-  SmallVector<RunStats<RematAllocStats>> runs;
-  SmallVector<Checksum> checksums;
-  for (unsigned run = 0; run < options.repeatCount; ++run) {
-    // Fresh inputs every run: the entry may update its arguments in place.
-    for (auto [i, spec] : llvm::enumerate(argSpecs)) {
-      fillRankInput(ranked, i, session,
-                    spec.isMemRef ? inputBuffers[i] : call.getScalarArg(i));
-    }
-    call.clearResults();
-    session.barrier();
-
-    RematAllocStats before;
-    rematAllocTrackerReset();
-    rematAllocTrackerGetStats(&before);
-    auto start = std::chrono::steady_clock::now();
-    jit.call(call.getArgs());
-    auto stop = std::chrono::steady_clock::now();
-    RunStats<RematAllocStats> stats;
-    rematAllocTrackerGetStats(&stats.memory);
-    stats.seconds = std::chrono::duration<double>(stop - start).count();
-    stats.returnedBytes = stats.memory.currentBytes - before.currentBytes;
-
-    // Checksums, then free the returned buffers (owned by the caller). Two
-    // results may share a buffer, and a result may be an input or a global:
-    // free only pointers the tracker handed out, once each.
-    checksums = call.checksumResults(
-        printResults, [&](unsigned i, const DescriptorView &d) {
-          return d.aligned + d.offset * resultSpecs[i].elemBytes();
-        });
-    for (void *p : call.getResultAllocations())
-      if (rematAllocTrackerSizeOf(p) >= 0)
-        _mlir_memref_to_llvm_free(p);
-    RematAllocStats after;
-    rematAllocTrackerGetStats(&after);
-    stats.leakedBytes = after.currentBytes - before.currentBytes;
-    runs.push_back(stats);
-  }
-  for (void *buffer : inputBuffers)
-    std::free(buffer);
-
-  // Report.
-  SmallVector<double> times;
-  for (const RunStats<RematAllocStats> &r : runs)
-    times.push_back(r.seconds);
-  MinMedian time = getMinAndMedian(times);
-  double minMs = time.min * 1e3;
-  double medianMs = time.median * 1e3;
-  const auto &worst = getWorstRun<RematAllocStats>(runs);
-  bool samePeak = llvm::all_of(runs, [&](const RunStats<RematAllocStats> &r) {
-    return r.memory.peakBytes == runs.front().memory.peakBytes;
-  });
-
-  auto printJSON = [&](llvm::raw_ostream &os) {
-    printJSONReport(os, inputFilename, name, /*device=*/"", resultSpecs,
-                    checksums, printResults, [&](llvm::json::OStream &j) {
-                      if (session.isDistributed()) {
-                        j.attribute("rank", session.getRank());
-                        j.attribute("ranks", session.getSize());
-                      }
-                      j.attribute("peak_bytes",
-                                  static_cast<int64_t>(worst.memory.peakBytes));
-                      j.attribute("peak_bytes_same_every_run", samePeak);
-                      printAllocationsJSON(j, worst, inputBytes);
-                      j.attribute("repeat",
-                                  static_cast<int64_t>(options.repeatCount));
-                      j.attribute("time_ms_min", minMs);
-                      j.attribute("time_ms_median", medianMs);
-                      j.attribute("compile_ms", compileSeconds * 1e3);
-                    });
-  };
-  std::vector<std::string> reports;
-  if (!gatherRankReports(session, printJSON, reports))
-    return 0;
-  if (options.emitJson) {
-    if (session.isDistributed())
-      printRankReportsJSON(llvm::outs(), reports);
-    else
-      printJSON(llvm::outs());
-    return 0;
-  }
-
-  llvm::raw_ostream &os = llvm::outs();
-  if (session.isDistributed())
-    os << "rank 0 of " << session.getSize() << "\n";
-  printTextReport(os, name, /*device=*/"", resultSpecs, checksums,
-                  printResults);
-  os << "peak_bytes: " << worst.memory.peakBytes << "\n";
-  if (!samePeak)
-    os << "note: the peak differed between runs; the maximum is shown\n";
-  os << "num_allocs: " << worst.memory.numAllocs << "\n";
-  os << "total_allocated_bytes: " << worst.memory.totalBytes << "\n";
-  os << "returned_bytes: " << worst.returnedBytes << "\n";
-  os << "leaked_bytes: " << worst.leakedBytes << "\n";
-  if (worst.memory.unknownFrees)
-    os << "unknown_frees: " << worst.memory.unknownFrees << "\n";
-  os << "input_bytes: " << inputBytes << " (allocated by remat-run, not "
-     << "counted)\n";
-  os << llvm::format("time_ms: min=%.3f median=%.3f (repeat=%u)\n", minMs,
-                     medianMs, options.repeatCount.getValue());
-  os << llvm::format("compile_ms: %.1f\n", compileSeconds * 1e3);
-  if (session.isDistributed())
-    printRankTable(kToolName, os, reports);
+  StepRuns measured = runStep(jit, signature, session, options);
+  report(options, name, signature, measured, compileSeconds, session);
   return 0;
 }

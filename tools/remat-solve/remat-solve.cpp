@@ -269,6 +269,108 @@ static Graph runMaxBatch(const Graph &graph, const SolverInfo &solver,
   return *scaled;
 }
 
+/// Reads or generates the graph into `graph`; an error message otherwise.
+static std::string loadGraph(Graph &graph) {
+  if (!generate.empty()) {
+    if (!generateGraph(generate, graph))
+      return "bad --generate value '" + generate +
+             "' (expected <family>:<nodes>[:hetero])";
+    return "";
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (!buffer)
+    return "cannot read '" + inputFile + "': " + buffer.getError().message();
+  std::string error;
+  if (!parseGraphJSON((*buffer)->getBuffer().str(), graph, error))
+    return graphSource() + ": " + error;
+  return "";
+}
+
+/// The solve options from the command line, with the budget resolved
+/// against the checkpoint-all peak of `report` (and recorded there); an
+/// error message when an option is bad.
+static std::string makeSolveOptions(const Graph &graph, ResultReport &report,
+                                    SolveOptions &options) {
+  options.timeLimitSeconds = timeLimit;
+  options.threads = threads;
+  options.maxOverhead = overhead;
+  if (!budgetText.empty()) {
+    std::string error;
+    std::optional<int64_t> budget =
+        parseBudget(budgetText.getValue(), report.checkpointAllPeak, error);
+    if (!budget)
+      return "bad --budget value '" + budgetText + "': " + error;
+    options.budget = report.budget = *budget;
+  } else if (modeOpt == Mode::MaxBatch) {
+    return "--mode=max-batch needs --budget";
+  }
+  if (std::string error = checkSolveOptions(options); !error.empty())
+    return "bad option: " + error;
+  if (overhead.getNumOccurrences() && overhead < 0)
+    return "bad option: --overhead must be a non-negative fraction";
+  if (maxBatch < 1)
+    return "bad option: --max-batch must be at least 1";
+  if (modeOpt == Mode::MaxBatch) {
+    std::string problem = batchScalingProblem(graph);
+    if (!problem.empty())
+      return graphSource() + ": " + problem;
+  }
+  if (modeOpt == Mode::Pareto && points < 1)
+    return "--points must be at least 1";
+  if (!quiet)
+    options.progress = printProgress;
+  return "";
+}
+
+/// --mode=pareto: the curve as JSON on `out`, its summary on stderr.
+static int runPareto(const Graph &graph, const SolverInfo &solver,
+                     const SolveOptions &options, llvm::ToolOutputFile &out) {
+  ParetoCurve curve = paretoCurve(graph, solver, options, points);
+  if (curve.points.empty() && curve.failure.status == SolveStatus::Unsupported)
+    return fail("solver '" + solver.name +
+                "' does not support this graph: " + curve.failure.message);
+  out.os() << printParetoJSON(curve, solver.name);
+  out.keep();
+  if (summary && !quiet)
+    printParetoSummary(graph, curve, solver.name);
+  return 0;
+}
+
+/// Runs the solver in every mode but pareto; `graph` becomes the graph at
+/// the answer's batch for max-batch.
+static SolveResult runMode(Graph &graph, const SolverInfo &solver,
+                           const SolveOptions &options, ResultReport &report) {
+  SolveResult result;
+  switch (modeOpt) {
+  case Mode::MinCompute:
+  case Mode::MinPeak:
+    result = solveInMode(graph, solver, modeOpt, options);
+    break;
+  case Mode::MinBudget: {
+    BudgetSearch search = findSmallestBudget(graph, solver, options);
+    result = search.best;
+    report.smallestBudget = search.smallestBudget;
+    report.budgetLowerBound = search.lowerBound;
+    result.lowerBound = static_cast<double>(search.lowerBound);
+    break;
+  }
+  case Mode::MaxBatch:
+    graph = runMaxBatch(graph, solver, options, result, report);
+    break;
+  case Mode::Pareto:
+    break; // runPareto
+  }
+  // Trivial bounds when the solver proves none: every needed node is
+  // computed at least once; every node needs its operands live.
+  if (modeOpt == Mode::MinCompute)
+    result.lowerBound = std::max(result.lowerBound, report.checkpointAllCost);
+  if (modeOpt == Mode::MinPeak)
+    result.lowerBound =
+        std::max(result.lowerBound, static_cast<double>(peakLowerBound(graph)));
+  return result;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -287,23 +389,10 @@ int main(int argc, char **argv) {
   if (!solver)
     return fail("unknown solver '" + solverName +
                 "'; the registered solvers are: " + solverNames());
-  const Mode mode = modeOpt;
 
   Graph graph;
-  if (!generate.empty()) {
-    if (!generateGraph(generate, graph))
-      return fail("bad --generate value '" + generate +
-                  "' (expected <family>:<nodes>[:hetero])");
-  } else {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-        llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
-    if (!buffer)
-      return fail("cannot read '" + inputFile +
-                  "': " + buffer.getError().message());
-    std::string error;
-    if (!parseGraphJSON((*buffer)->getBuffer().str(), graph, error))
-      return fail(graphSource() + ": " + error);
-  }
+  if (std::string error = loadGraph(graph); !error.empty())
+    return fail(error);
 
   std::error_code ec;
   llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_Text);
@@ -316,86 +405,22 @@ int main(int argc, char **argv) {
   }
 
   ResultReport report;
-  report.mode = toString(mode);
+  report.mode = toString(modeOpt);
   report.checkpointAllCost = checkpointAllCost(graph);
   report.checkpointAllPeak =
       simulate(graph, checkpointAllSchedule(graph)).peakBytes;
   report.graph = fingerprintGraph(graph);
-
   SolveOptions options;
-  options.timeLimitSeconds = timeLimit;
-  options.threads = threads;
-  options.maxOverhead = overhead;
-  if (!budgetText.empty()) {
-    std::string error;
-    std::optional<int64_t> budget =
-        parseBudget(budgetText.getValue(), report.checkpointAllPeak, error);
-    if (!budget)
-      return fail("bad --budget value '" + budgetText + "': " + error);
-    options.budget = report.budget = *budget;
-  } else if (mode == Mode::MaxBatch) {
-    return fail("--mode=max-batch needs --budget");
-  }
-  if (std::string error = checkSolveOptions(options); !error.empty())
-    return fail("bad option: " + error);
-  if (overhead.getNumOccurrences() && overhead < 0)
-    return fail("bad option: --overhead must be a non-negative fraction");
-  if (maxBatch < 1)
-    return fail("bad option: --max-batch must be at least 1");
-  if (mode == Mode::MaxBatch) {
-    std::string problem = batchScalingProblem(graph);
-    if (!problem.empty())
-      return fail(graphSource() + ": " + problem);
-  }
-  if (!quiet)
-    options.progress = printProgress;
+  if (std::string error = makeSolveOptions(graph, report, options);
+      !error.empty())
+    return fail(error);
 
-  if (mode == Mode::Pareto) {
-    if (points < 1)
-      return fail("--points must be at least 1");
-    ParetoCurve curve = paretoCurve(graph, *solver, options, points);
-    if (curve.points.empty() &&
-        curve.failure.status == SolveStatus::Unsupported)
-      return fail("solver '" + solver->name +
-                  "' does not support this graph: " + curve.failure.message);
-    out.os() << printParetoJSON(curve, solver->name);
-    out.keep();
-    if (summary && !quiet)
-      printParetoSummary(graph, curve, solver->name);
-    return 0;
-  }
-
-  SolveResult result;
-  switch (mode) {
-  case Mode::MinCompute:
-  case Mode::MinPeak:
-    result = solveInMode(graph, *solver, mode, options);
-    break;
-  case Mode::MinBudget: {
-    BudgetSearch search = findSmallestBudget(graph, *solver, options);
-    result = search.best;
-    report.smallestBudget = search.smallestBudget;
-    report.budgetLowerBound = search.lowerBound;
-    result.lowerBound = static_cast<double>(search.lowerBound);
-    break;
-  }
-  case Mode::MaxBatch:
-    graph = runMaxBatch(graph, *solver, options, result, report);
-    break;
-  case Mode::Pareto:
-    break; // answered above
-  }
+  if (modeOpt == Mode::Pareto)
+    return runPareto(graph, *solver, options, out);
+  SolveResult result = runMode(graph, *solver, options, report);
   if (result.status == SolveStatus::Unsupported)
     return fail("solver '" + solver->name +
                 "' does not support this graph: " + result.message);
-  // Trivial bounds when the solver proves none: every needed node is
-  // computed at least once; every node needs its operands live.
-  if (mode == Mode::MinCompute)
-    result.lowerBound = std::max(result.lowerBound, report.checkpointAllCost);
-  if (mode == Mode::MinPeak)
-    result.lowerBound =
-        std::max(result.lowerBound, static_cast<double>(peakLowerBound(graph)));
-
   out.os() << printResultJSON(result, report);
   out.keep();
   if (summary && !quiet)

@@ -123,8 +123,9 @@ std::vector<char> chenGreedyKeep(const Graph &graph,
 /// interior checkpoints (vertex indices) achieving it; -1 if none.
 int64_t fengHuangChain(const std::vector<int64_t> &weights,
                        std::vector<int> &checkpoints);
-std::vector<char> fengHuangKeep(const Graph &graph,
-                                const SolveOptions &options);
+/// The checkpoint set of Feng & Huang's division tree with the smallest
+/// model memory over its candidate bounds m (the set's cost plus m).
+std::vector<char> fengHuangKeep(const Graph &graph);
 /// The saved set of a minimum cut for recompute price `lambda` (bytes per
 /// unit of cost), and the distinct sets of the whole lambda sweep.
 std::vector<char> minCutKeep(const Graph &graph, double lambda);

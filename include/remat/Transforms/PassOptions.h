@@ -9,15 +9,14 @@
 // does not say what went wrong. The remat passes and pipelines whose options
 // users type by hand check the string first and name the option instead.
 //
-// Usage, in a pass:
+// Usage, for a pass: derive from its generated base through
+// `BlankCheckedOptions`:
 //
-//   LogicalResult initializeOptions(
-//       StringRef options,
-//       function_ref<LogicalResult(const Twine &)> errorHandler) override {
-//     if (failed(checkOptionBlanks(*this, options, errorHandler)))
-//       return failure();
-//     return Pass::initializeOptions(options, errorHandler);
-//   }
+//   struct MyPass : public remat::BlankCheckedOptions<
+//                       remat::impl::RematMyPassBase<MyPass>> {
+//     using Base::Base;
+//     ...
+//   };
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +45,22 @@ mlir::LogicalResult checkOptionBlanks(
 mlir::LogicalResult checkOptionBlanks(
     mlir::Pass &pass, llvm::StringRef options,
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler);
+
+/// A pass whose option string is checked by `checkOptionBlanks` before
+/// `PassBase` (the pass's generated base class) parses it.
+template <typename PassBase> class BlankCheckedOptions : public PassBase {
+public:
+  using PassBase::PassBase;
+
+  mlir::LogicalResult
+  initializeOptions(llvm::StringRef options,
+                    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
+                        errorHandler) override {
+    if (mlir::failed(checkOptionBlanks(*this, options, errorHandler)))
+      return mlir::failure();
+    return PassBase::initializeOptions(options, errorHandler);
+  }
+};
 
 } // namespace remat
 
