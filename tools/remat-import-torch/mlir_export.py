@@ -583,6 +583,10 @@ def lower_node(L, n):
         return lower_maxpool(L, n)
     if op == "aten.max_pool2d_with_indices_backward":
         return lower_maxpool_backward(L, n)
+    if op == "aten._adaptive_avg_pool2d":
+        return lower_adaptive_avg_pool(L, n)
+    if op == "aten._adaptive_avg_pool2d_backward":
+        return lower_adaptive_avg_pool_backward(L, n)
     if op == "aten.nll_loss_forward":
         return lower_nll_loss(L, n)
     if op == "aten.scatter" and len(args) == 4 and not isinstance(args[3], torch.fx.Node):
@@ -895,6 +899,88 @@ def lower_maxpool_backward(L, n):
     return Val(r, [N, C, H, W], elt)
 
 
+def adaptive_window(out_dim, in_dim, in_size, out_size, tag, elt):
+    """Payload lines of an adaptive pooling window along one axis: output
+    index o (linalg.index out_dim) covers inputs [o*I floordiv O,
+    ((o+1)*I + O-1) floordiv O); defines %<tag>in (the input index inside
+    it, i1) and %<tag>k (its length, as elt)."""
+    return [
+        "%%%so = linalg.index %d : index" % (tag, out_dim),
+        "%%%si = linalg.index %d : index" % (tag, in_dim),
+        "%%%slo = affine.apply affine_map<(a) -> ((a * %d) floordiv %d)>(%%%so)" % (
+            tag, in_size, out_size, tag),
+        "%%%shi = affine.apply affine_map<(a) -> ((a * %d + %d) floordiv %d)>(%%%so)" % (
+            tag, in_size, in_size + out_size - 1, out_size, tag),
+        "%%%sge = arith.cmpi sge, %%%si, %%%slo : index" % (tag, tag, tag),
+        "%%%slt = arith.cmpi slt, %%%si, %%%shi : index" % (tag, tag, tag),
+        "%%%sin = arith.andi %%%sge, %%%slt : i1" % (tag, tag, tag),
+        "%%%sn = arith.subi %%%shi, %%%slo : index" % (tag, tag, tag),
+        "%%%sni = arith.index_cast %%%sn : index to i64" % (tag, tag),
+        "%%%sk = arith.sitofp %%%sni : i64 to %s" % (tag, tag, elt)]
+
+
+def lower_adaptive_avg_pool(L, n):
+    """out[n,c,oh,ow] = (sum of x over the window) / kh / kw, as PyTorch's
+    CPU kernel: one linalg.generic over (n, c, oh, ow, h, w) summing the
+    inputs inside the window, then the division."""
+    e = L.e
+    x = L.val(n.args[0])
+    N, C, H, W = x.shape
+    OH, OW = list(n.args[1])
+    elt = x.elt
+    shape = [N, C, OH, OW]
+
+    def body(a):
+        return (adaptive_window(2, 4, H, OH, "h", elt) +
+                adaptive_window(3, 5, W, OW, "w", elt) +
+                ["%in = arith.andi %hin, %win : i1",
+                 "%%s = arith.addf %s, %s : %s" % (a[1], a[0], elt),
+                 "%%r = arith.select %%in, %%s, %s : %s" % (a[1], elt),
+                 "linalg.yield %%r : %s" % elt])
+
+    acc = e.filled(shape, elt, 0.0)
+    tot = e.generic([x], [amap(6, ["d0", "d1", "d4", "d5"])], [acc],
+                    [amap(6, ["d0", "d1", "d2", "d3"])],
+                    ["parallel"] * 4 + ["reduction"] * 2, body, hint="aap")[0]
+
+    def div(a):
+        return (adaptive_window(2, 2, H, OH, "h", elt) +
+                adaptive_window(3, 3, W, OW, "w", elt) +
+                ["%%q = arith.divf %s, %%hk : %s" % (a[0], elt),
+                 "%%r = arith.divf %%q, %%wk : %s" % elt,
+                 "linalg.yield %%r : %s" % elt])
+
+    idm = amap(4, ["d0", "d1", "d2", "d3"])
+    return e.generic([tot], [idm], [e.empty(shape, elt)], [idm],
+                     ["parallel"] * 4, div, hint="aap")[0]
+
+
+def lower_adaptive_avg_pool_backward(L, n):
+    """grad_in[n,c,h,w] = sum over the windows holding (h, w) of
+    grad_out / kh / kw (PyTorch's CPU kernel): one linalg.generic over
+    (n, c, h, w, oh, ow)."""
+    e = L.e
+    g, x = L.val(n.args[0]), L.val(n.args[1])
+    N, C, OH, OW = g.shape
+    H, W = x.shape[2], x.shape[3]
+    elt = g.elt
+
+    def body(a):
+        return (adaptive_window(4, 2, H, OH, "h", elt) +
+                adaptive_window(5, 3, W, OW, "w", elt) +
+                ["%in = arith.andi %hin, %win : i1",
+                 "%%q = arith.divf %s, %%hk : %s" % (a[0], elt),
+                 "%%d = arith.divf %%q, %%wk : %s" % elt,
+                 "%%s = arith.addf %s, %%d : %s" % (a[1], elt),
+                 "%%r = arith.select %%in, %%s, %s : %s" % (a[1], elt),
+                 "linalg.yield %%r : %s" % elt])
+
+    acc = e.filled(x.shape, elt, 0.0)
+    return e.generic([g], [amap(6, ["d0", "d1", "d4", "d5"])], [acc],
+                     [amap(6, ["d0", "d1", "d2", "d3"])],
+                     ["parallel"] * 4 + ["reduction"] * 2, body, hint="aapb")[0]
+
+
 def lower_nll_loss(L, n):
     e = L.e
     x, t = L.val(n.args[0]), L.val(n.args[1])
@@ -943,11 +1029,28 @@ def lower_scatter_value(L, n):
                      [amap(2, ["d0", "d1"])], ["parallel", "parallel"], body, hint="sc")[0]
 
 
+def sgd_update(L, grads, lr):
+    """Every parameter after one plain SGD step (torch.optim.SGD without
+    momentum or weight decay: p.add_(dp, alpha=-lr)), located at
+    '<parameter>/sgd'."""
+    e = L.e
+    joint = L.joint
+    params = [L.values[p] for i, p in enumerate(joint.placeholders)
+              if joint.placeholder_kind(i) == "param"]
+    out = []
+    for pname, p, g in zip(joint.param_names, params, grads):
+        e.loc = "%s/sgd" % pname
+        out.append(e.elementwise([p, g, -lr], p.shape, p.elt, lambda s_: ([
+            "%%m = arith.mulf %s, %s : %s" % (s_[1], s_[2], p.elt),
+            "%%r = arith.addf %s, %%m : %s" % (s_[0], p.elt)], "%r")))
+    return out
+
+
 def sanitize(name):
     return "".join(c if c.isalnum() else "_" for c in name)
 
 
-def to_mlir(joint, name):
+def to_mlir(joint, name, sgd_lr=None):
     L = Lowering(joint, name)
     e = L.e
     args = []
@@ -1005,10 +1108,16 @@ def to_mlir(joint, name):
         if g is None:
             raise UnsupportedOps("parameter '%s' has no gradient" % pname)
         results.append(L.values[g])
+    if sgd_lr is not None:
+        results = results[:1] + sgd_update(L, results[1:], sgd_lr)
     out = []
     out.append("// Generated by remat-import-torch: one training step of %s" % name)
     out.append("// (forward, cross-entropy loss, backward). Arguments: parameters,")
-    out.append("// input, labels; results: loss, then the gradient of every parameter.")
+    if sgd_lr is None:
+        out.append("// input, labels; results: loss, then the gradient of every parameter.")
+    else:
+        out.append("// input, labels; results: loss, then every parameter after one SGD")
+        out.append("// step, p - %r * dp." % sgd_lr)
     sig = ",\n    ".join('%s: %s loc("%s")' % (v.name, v.type, label) for v, label in args)
     rtypes = ", ".join(r.type for r in results)
     out.append("func.func @%s(\n    %s)\n    -> (%s) {" % (sanitize(name), sig, rtypes))

@@ -37,6 +37,18 @@ def parse_shape(text):
     return shape
 
 
+def parse_lr(text):
+    """A learning rate as torch.optim.SGD accepts it: finite, >= 0."""
+    try:
+        lr = float(text)
+    except ValueError:
+        lr = float("nan")
+    if not (0.0 <= lr < float("inf")):
+        raise argparse.ArgumentTypeError(
+            "expected a finite learning rate >= 0, got '%s'" % text)
+    return lr
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(
         prog="remat-import-torch",
@@ -66,6 +78,9 @@ def main(argv=None):
                    help="write the remat-solve JSON graph")
     p.add_argument("--emit-mlir", metavar="FILE",
                    help="write linalg-on-tensors training IR")
+    p.add_argument("--sgd-lr", type=parse_lr, metavar="LR",
+                   help="MLIR: return every parameter after one SGD step "
+                   "(p - LR * dp) instead of its gradient")
     p.add_argument("--list-ops", action="store_true",
                    help="print the aten ops of the joint graph with counts")
     args = p.parse_args(argv)
@@ -73,6 +88,8 @@ def main(argv=None):
         p.error("nothing to do: give --emit-graph, --emit-mlir or --list-ops")
     if args.module and not args.input_shape:
         p.error("--module needs --input-shape")
+    if args.sgd_lr is not None and not args.emit_mlir:
+        p.error("--sgd-lr applies to --emit-mlir only")
 
     try:
         spec = torch_trace.ModelSpec.create(args)
@@ -128,7 +145,7 @@ def emit(args, spec):
         import mlir_export
         joint = torch_trace.trace(spec, decompose=True, for_mlir=True)
         try:
-            text = mlir_export.to_mlir(joint, spec.name)
+            text = mlir_export.to_mlir(joint, spec.name, args.sgd_lr)
         except mlir_export.UnsupportedOps as e:
             sys.stderr.write("remat-import-torch: error: %s\n" % e)
             return 1
