@@ -803,6 +803,22 @@ def lower_conv_backward(L, n):
     return tuple(results)
 
 
+def pool_out_size(size, k, stride, pad, dil, ceil):
+    """PyTorch's pooling output size; with ceil_mode the last window may
+    start in the padding on the right but not beyond it."""
+    span = size + 2 * pad - dil * (k - 1) - 1
+    out = (span + (stride - 1 if ceil else 0)) // stride + 1
+    if ceil and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def pool_high_pad(size, out, k, stride, pad, dil):
+    """Padding on the right that holds every window of `out` outputs (more
+    than `pad` when ceil_mode adds a last, partial window)."""
+    return max(pad, (out - 1) * stride + dil * (k - 1) + 1 - size - pad)
+
+
 def lower_maxpool(L, n):
     e = L.e
     x = L.val(n.args[0])
@@ -811,14 +827,14 @@ def lower_maxpool(L, n):
     pad = list(n.args[3]) if len(n.args) > 3 else [0, 0]
     dil = list(n.args[4]) if len(n.args) > 4 else [1, 1]
     ceil = n.args[5] if len(n.args) > 5 else False
-    if ceil:
-        raise KeyError("aten.max_pool2d_with_indices (ceil_mode)")
-    shape = list(x.shape[:2]) + [
-        (x.shape[2 + i] + 2 * pad[i] - dil[i] * (k[i] - 1) - 1) // stride[i] + 1
-        for i in range(2)]
+    out = [pool_out_size(x.shape[2 + i], k[i], stride[i], pad[i], dil[i], ceil)
+           for i in range(2)]
+    shape = list(x.shape[:2]) + out
     elt = x.elt
     H, W = x.shape[2], x.shape[3]
-    xp = e.pad(x, [0, 0, pad[0], pad[1]], [0, 0, pad[0], pad[1]], float("-inf"))
+    hi = [pool_high_pad(x.shape[2 + i], out[i], k[i], stride[i], pad[i], dil[i])
+          for i in range(2)]
+    xp = e.pad(x, [0, 0, pad[0], pad[1]], [0, 0, hi[0], hi[1]], float("-inf"))
     win = e.empty(k, elt)
     vinit = e.filled(shape, elt, float("-inf"))
     iinit = e.filled(shape, "i64", 0)
@@ -853,12 +869,11 @@ def lower_maxpool_backward(L, n):
     k = list(n.args[2])
     stride = list(n.args[3]) if n.args[3] else k
     pad, dil, ceil, idx = list(n.args[4]), list(n.args[5]), n.args[6], L.val(n.args[7])
-    if ceil:
-        raise KeyError("aten.max_pool2d_with_indices_backward (ceil_mode)")
     elt = g.elt
     N, C, OH, OW = g.shape
     H, W = x.shape[2], x.shape[3]
-    HP, WP = H + 2 * pad[0], W + 2 * pad[1]
+    HP = H + pad[0] + pool_high_pad(H, OH, k[0], stride[0], pad[0], dil[0])
+    WP = W + pad[1] + pool_high_pad(W, OW, k[1], stride[1], pad[1], dil[1])
     acc = e.filled([N, C, HP, WP], elt, 0.0)
     sl_shape = [N, C, OH, OW]
     for kh in range(k[0]):
@@ -891,7 +906,7 @@ def lower_maxpool_backward(L, n):
                 r, upd.name, acc.name, kh * dil[0], kw * dil[1], N, C, OH, OW, stride[0], stride[1],
                 upd.type, acc.type))
             acc = Val(r, acc.shape, elt)
-    if pad == [0, 0]:
+    if [HP, WP] == [H, W]:
         return acc
     r = e.fresh("gin")
     e.emit("%s = tensor.extract_slice %s[0, 0, %d, %d] [%d, %d, %d, %d] [1, 1, 1, 1] : %s to %s" % (

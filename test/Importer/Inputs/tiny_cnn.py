@@ -79,16 +79,19 @@ class TinyViT(nn.Module):
         return self.head(self.ln(x)[:, 0])
 
 
-class TinyAdaptive(nn.Module):
-    """Adaptive average pooling to a size that is no divisor of the input:
-    5x5 -> 3x7 shrinks the height with overlapping windows and grows the
-    width (vgg16's 7x7 pool on small images grows 1x1 to 7x7)."""
+class TinyPools(nn.Module):
+    """squeezenet's and vgg16's pools on small images: a max pool with
+    ceil_mode (6x6 -> 3x3, the last window partial), then adaptive average
+    pooling to a size that divides nothing: 3x3 -> 2x5 (overlapping windows
+    in height, repeated inputs in width; vgg16's 7x7 pool grows 1x1)."""
 
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 4, 3, padding=1)
-        self.pool = nn.AdaptiveAvgPool2d((3, 7))
-        self.fc = nn.Linear(4 * 3 * 7, 10)
+        self.maxpool = nn.MaxPool2d(3, stride=2, ceil_mode=True)
+        self.pool = nn.AdaptiveAvgPool2d((2, 5))
+        self.fc = nn.Linear(4 * 2 * 5, 10)
 
     def forward(self, x):
-        return self.fc(self.pool(self.conv(x)).flatten(1))
+        x = self.pool(self.maxpool(self.conv(x)))
+        return self.fc(x.flatten(1))
