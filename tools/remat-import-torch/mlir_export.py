@@ -583,6 +583,10 @@ def lower_node(L, n):
         return lower_maxpool(L, n)
     if op == "aten.max_pool2d_with_indices_backward":
         return lower_maxpool_backward(L, n)
+    if op == "aten.avg_pool2d":
+        return lower_avg_pool(L, n)
+    if op == "aten.avg_pool2d_backward":
+        return lower_avg_pool_backward(L, n)
     if op == "aten._adaptive_avg_pool2d":
         return lower_adaptive_avg_pool(L, n)
     if op == "aten._adaptive_avg_pool2d_backward":
@@ -912,6 +916,69 @@ def lower_maxpool_backward(L, n):
     e.emit("%s = tensor.extract_slice %s[0, 0, %d, %d] [%d, %d, %d, %d] [1, 1, 1, 1] : %s to %s" % (
         r, acc.name, pad[0], pad[1], N, C, H, W, acc.type, ttype([N, C, H, W], elt)))
     return Val(r, [N, C, H, W], elt)
+
+
+def avg_pool_params(args, what):
+    """kernel, stride, padding of avg_pool2d(_backward)'s arguments from
+    position 0 (kernel_size); only a fixed divisor kh * kw is lowered."""
+    k = list(args[0])
+    stride = list(args[1]) if len(args) > 1 and args[1] else k
+    pad = list(args[2]) if len(args) > 2 else [0, 0]
+    ceil = args[3] if len(args) > 3 else False
+    include = args[4] if len(args) > 4 else True
+    override = args[5] if len(args) > 5 else None
+    if ceil or override is not None or (not include and any(pad)):
+        raise KeyError(what + " (ceil_mode, divisor_override, or padding "
+                       "not counted)")
+    return k, stride, pad
+
+
+def lower_avg_pool(L, n):
+    """Window sum over the zero-padded input (window operand as in
+    linalg.pooling_*), then / (kh * kw)."""
+    e = L.e
+    x = L.val(n.args[0])
+    k, stride, pad = avg_pool_params(n.args[1:], "aten.avg_pool2d")
+    elt = x.elt
+    shape = list(x.shape[:2]) + [
+        pool_out_size(x.shape[2 + i], k[i], stride[i], pad[i], 1, False)
+        for i in range(2)]
+    xp = e.pad(x, [0, 0, pad[0], pad[1]], [0, 0, pad[0], pad[1]], 0.0)
+    xm = amap(6, ["d0", "d1", "d2 * %d + d4" % stride[0],
+                  "d3 * %d + d5" % stride[1]])
+    tot = e.generic([xp, e.empty(k, elt)], [xm, amap(6, ["d4", "d5"])],
+                    [e.filled(shape, elt, 0.0)], [amap(6, ["d0", "d1", "d2", "d3"])],
+                    ["parallel"] * 4 + ["reduction"] * 2,
+                    lambda a: ["%%s = arith.addf %s, %s : %s" % (a[2], a[0], elt),
+                               "linalg.yield %%s : %s" % elt], hint="ap")[0]
+    return e.elementwise([tot, float(k[0] * k[1])], shape, elt, lambda s_: (
+        ["%%r = arith.divf %s, %s : %s" % (s_[0], s_[1], elt)], "%r"))
+
+
+def lower_avg_pool_backward(L, n):
+    """grad_out / (kh * kw) added into the padded input gradient once per
+    window offset (strided extract_slice, add, insert_slice)."""
+    e = L.e
+    g, x = L.val(n.args[0]), L.val(n.args[1])
+    k, stride, pad = avg_pool_params(n.args[2:], "aten.avg_pool2d_backward")
+    elt = g.elt
+    N, C, OH, OW = g.shape
+    H, W = x.shape[2], x.shape[3]
+    gd = e.elementwise([g, float(k[0] * k[1])], g.shape, elt, lambda s_: (
+        ["%%r = arith.divf %s, %s : %s" % (s_[0], s_[1], elt)], "%r"))
+    acc = e.filled([N, C, H + 2 * pad[0], W + 2 * pad[1]], elt, 0.0)
+    for kh in range(k[0]):
+        for kw in range(k[1]):
+            offs = [0, 0, kh, kw]
+            strides = [1, 1, stride[0], stride[1]]
+            sl = extract_slice(e, acc, offs, g.shape, strides, g.shape)
+            upd = e.elementwise([sl, gd], g.shape, elt, lambda s_: (
+                ["%%r = arith.addf %s, %s : %s" % (s_[0], s_[1], elt)], "%r"))
+            acc = insert_slice(e, upd, acc, offs, g.shape, strides)
+    if not any(pad):
+        return acc
+    return extract_slice(e, acc, [0, 0, pad[0], pad[1]], [N, C, H, W],
+                         [1, 1, 1, 1], [N, C, H, W])
 
 
 def adaptive_window(out_dim, in_dim, in_size, out_size, tag, elt):
