@@ -389,8 +389,8 @@ def lower_node(L, n):
         def pay(s):
             return (["%%one = arith.constant 1.0 : %s" % elt,
                      "%%n = arith.negf %s : %s" % (s[0], elt),
-                     "%%x = math.exp %%n : %s" % elt,
-                     "%%d = arith.addf %%one, %%x : %s" % elt,
+                     "%%ex = math.exp %%n : %s" % elt,
+                     "%%d = arith.addf %%one, %%ex : %s" % elt,
                      "%%r = arith.divf %%one, %%d : %s" % elt], "%r")
         return e.elementwise([L.val(args[0])], shape, elt, pay)
     if op == "aten.pow" and not isinstance(args[1], torch.fx.Node):

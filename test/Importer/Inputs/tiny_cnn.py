@@ -89,11 +89,13 @@ class TinyPools(nn.Module):
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.gate = nn.Sigmoid()  # regnet's squeeze-excitation gate
         self.avgpool = nn.AvgPool2d(3, stride=2, padding=1)
         self.maxpool = nn.MaxPool2d(3, stride=2, ceil_mode=True)
         self.pool = nn.AdaptiveAvgPool2d((2, 5))
         self.fc = nn.Linear(4 * 2 * 5, 10)
 
     def forward(self, x):
-        x = self.pool(self.maxpool(self.avgpool(self.conv(x))))
+        x = self.conv(x)
+        x = self.pool(self.maxpool(self.avgpool(x * self.gate(x))))
         return self.fc(x.flatten(1))
