@@ -15,6 +15,9 @@ from float64):
     --max-values elements in all): max |ours - ref|, scale max |ref|;
   * always: the sum and the sum of magnitudes, scale sum |ref|.
 
+With --sgd-lr the results compared are the parameters after
+torch.optim.SGD's step (the step imported with --sgd-lr).
+
 Prints one line per result and 'numerics PASS' or 'numerics FAIL'.
 """
 
@@ -45,8 +48,9 @@ def remat_run_value(k, shape, dtype):
     return v.reshape(shape)
 
 
-def torch_step(spec, dtype):
-    """Loss and parameter gradients of PyTorch on remat-run's inputs."""
+def torch_step(spec, dtype, sgd_lr=None):
+    """Loss and parameter gradients (or, with sgd_lr, the parameters after
+    one SGD step) of PyTorch on remat-run's inputs."""
     model = spec.model.to(dtype)
     model.train()
     names = [n for n, _ in model.named_parameters()]
@@ -76,8 +80,20 @@ def torch_step(spec, dtype):
         F.dropout = saved
     loss = F.cross_entropy(out, y)
     grads = torch.autograd.grad(loss, [params[n] for n in names])
+    if sgd_lr is not None:
+        return ([loss.detach().double()] + sgd_step(params, names, grads, sgd_lr),
+                ["loss"] + ["p " + n for n in names])
     return ([loss.detach().double()] + [g.detach().double() for g in grads],
             ["loss"] + ["d " + n for n in names])
+
+
+def sgd_step(params, names, grads, lr):
+    """The parameters after torch.optim.SGD's step with these gradients."""
+    tensors = [params[n].detach().clone() for n in names]
+    for t, g in zip(tensors, grads):
+        t.grad = g.detach()
+    torch.optim.SGD(tensors, lr=lr).step()
+    return [t.double() for t in tensors]
 
 
 def within(ours_err, torch_err, scale, args):
@@ -100,6 +116,9 @@ def main():
     p.add_argument("--dtype", choices=["f32", "f64"], default="f32",
                    help="element type the step was imported with")
     p.add_argument("--mlir", required=True, help="the imported step")
+    p.add_argument("--sgd-lr", type=float,
+                   help="the step was imported with --sgd-lr: compare the "
+                   "updated parameters with torch.optim.SGD's")
     p.add_argument("--remat-run", default="remat-run")
     p.add_argument("--pipeline", help="remat-run --pipeline")
     p.add_argument("--rtol", type=float, default=1e-4)
@@ -109,8 +128,8 @@ def main():
     args = p.parse_args()
 
     spec = torch_trace.ModelSpec.create(args)
-    expected, labels = torch_step(spec, torch.float64)
-    torch32, _ = torch_step(spec, spec.dtype)
+    expected, labels = torch_step(spec, torch.float64, args.sgd_lr)
+    torch32, _ = torch_step(spec, spec.dtype, args.sgd_lr)
     total = sum(t.numel() for t in expected)
     cmd = [args.remat_run, args.mlir, "--json"]
     if total <= args.max_values:

@@ -389,8 +389,8 @@ def lower_node(L, n):
         def pay(s):
             return (["%%one = arith.constant 1.0 : %s" % elt,
                      "%%n = arith.negf %s : %s" % (s[0], elt),
-                     "%%x = math.exp %%n : %s" % elt,
-                     "%%d = arith.addf %%one, %%x : %s" % elt,
+                     "%%ex = math.exp %%n : %s" % elt,
+                     "%%d = arith.addf %%one, %%ex : %s" % elt,
                      "%%r = arith.divf %%one, %%d : %s" % elt], "%r")
         return e.elementwise([L.val(args[0])], shape, elt, pay)
     if op == "aten.pow" and not isinstance(args[1], torch.fx.Node):
@@ -583,6 +583,14 @@ def lower_node(L, n):
         return lower_maxpool(L, n)
     if op == "aten.max_pool2d_with_indices_backward":
         return lower_maxpool_backward(L, n)
+    if op == "aten.avg_pool2d":
+        return lower_avg_pool(L, n)
+    if op == "aten.avg_pool2d_backward":
+        return lower_avg_pool_backward(L, n)
+    if op == "aten._adaptive_avg_pool2d":
+        return lower_adaptive_avg_pool(L, n)
+    if op == "aten._adaptive_avg_pool2d_backward":
+        return lower_adaptive_avg_pool_backward(L, n)
     if op == "aten.nll_loss_forward":
         return lower_nll_loss(L, n)
     if op == "aten.scatter" and len(args) == 4 and not isinstance(args[3], torch.fx.Node):
@@ -799,6 +807,22 @@ def lower_conv_backward(L, n):
     return tuple(results)
 
 
+def pool_out_size(size, k, stride, pad, dil, ceil):
+    """PyTorch's pooling output size; with ceil_mode the last window may
+    start in the padding on the right but not beyond it."""
+    span = size + 2 * pad - dil * (k - 1) - 1
+    out = (span + (stride - 1 if ceil else 0)) // stride + 1
+    if ceil and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def pool_high_pad(size, out, k, stride, pad, dil):
+    """Padding on the right that holds every window of `out` outputs (more
+    than `pad` when ceil_mode adds a last, partial window)."""
+    return max(pad, (out - 1) * stride + dil * (k - 1) + 1 - size - pad)
+
+
 def lower_maxpool(L, n):
     e = L.e
     x = L.val(n.args[0])
@@ -807,14 +831,14 @@ def lower_maxpool(L, n):
     pad = list(n.args[3]) if len(n.args) > 3 else [0, 0]
     dil = list(n.args[4]) if len(n.args) > 4 else [1, 1]
     ceil = n.args[5] if len(n.args) > 5 else False
-    if ceil:
-        raise KeyError("aten.max_pool2d_with_indices (ceil_mode)")
-    shape = list(x.shape[:2]) + [
-        (x.shape[2 + i] + 2 * pad[i] - dil[i] * (k[i] - 1) - 1) // stride[i] + 1
-        for i in range(2)]
+    out = [pool_out_size(x.shape[2 + i], k[i], stride[i], pad[i], dil[i], ceil)
+           for i in range(2)]
+    shape = list(x.shape[:2]) + out
     elt = x.elt
     H, W = x.shape[2], x.shape[3]
-    xp = e.pad(x, [0, 0, pad[0], pad[1]], [0, 0, pad[0], pad[1]], float("-inf"))
+    hi = [pool_high_pad(x.shape[2 + i], out[i], k[i], stride[i], pad[i], dil[i])
+          for i in range(2)]
+    xp = e.pad(x, [0, 0, pad[0], pad[1]], [0, 0, hi[0], hi[1]], float("-inf"))
     win = e.empty(k, elt)
     vinit = e.filled(shape, elt, float("-inf"))
     iinit = e.filled(shape, "i64", 0)
@@ -849,12 +873,11 @@ def lower_maxpool_backward(L, n):
     k = list(n.args[2])
     stride = list(n.args[3]) if n.args[3] else k
     pad, dil, ceil, idx = list(n.args[4]), list(n.args[5]), n.args[6], L.val(n.args[7])
-    if ceil:
-        raise KeyError("aten.max_pool2d_with_indices_backward (ceil_mode)")
     elt = g.elt
     N, C, OH, OW = g.shape
     H, W = x.shape[2], x.shape[3]
-    HP, WP = H + 2 * pad[0], W + 2 * pad[1]
+    HP = H + pad[0] + pool_high_pad(H, OH, k[0], stride[0], pad[0], dil[0])
+    WP = W + pad[1] + pool_high_pad(W, OW, k[1], stride[1], pad[1], dil[1])
     acc = e.filled([N, C, HP, WP], elt, 0.0)
     sl_shape = [N, C, OH, OW]
     for kh in range(k[0]):
@@ -887,12 +910,157 @@ def lower_maxpool_backward(L, n):
                 r, upd.name, acc.name, kh * dil[0], kw * dil[1], N, C, OH, OW, stride[0], stride[1],
                 upd.type, acc.type))
             acc = Val(r, acc.shape, elt)
-    if pad == [0, 0]:
+    if [HP, WP] == [H, W]:
         return acc
     r = e.fresh("gin")
     e.emit("%s = tensor.extract_slice %s[0, 0, %d, %d] [%d, %d, %d, %d] [1, 1, 1, 1] : %s to %s" % (
         r, acc.name, pad[0], pad[1], N, C, H, W, acc.type, ttype([N, C, H, W], elt)))
     return Val(r, [N, C, H, W], elt)
+
+
+def avg_pool_params(args, what):
+    """kernel, stride, padding of avg_pool2d(_backward)'s arguments from
+    position 0 (kernel_size); only a fixed divisor kh * kw is lowered."""
+    k = list(args[0])
+    stride = list(args[1]) if len(args) > 1 and args[1] else k
+    pad = list(args[2]) if len(args) > 2 else [0, 0]
+    ceil = args[3] if len(args) > 3 else False
+    include = args[4] if len(args) > 4 else True
+    override = args[5] if len(args) > 5 else None
+    if ceil or override is not None or (not include and any(pad)):
+        raise KeyError(what + " (ceil_mode, divisor_override, or padding "
+                       "not counted)")
+    return k, stride, pad
+
+
+def lower_avg_pool(L, n):
+    """Window sum over the zero-padded input (window operand as in
+    linalg.pooling_*), then / (kh * kw)."""
+    e = L.e
+    x = L.val(n.args[0])
+    k, stride, pad = avg_pool_params(n.args[1:], "aten.avg_pool2d")
+    elt = x.elt
+    shape = list(x.shape[:2]) + [
+        pool_out_size(x.shape[2 + i], k[i], stride[i], pad[i], 1, False)
+        for i in range(2)]
+    xp = e.pad(x, [0, 0, pad[0], pad[1]], [0, 0, pad[0], pad[1]], 0.0)
+    xm = amap(6, ["d0", "d1", "d2 * %d + d4" % stride[0],
+                  "d3 * %d + d5" % stride[1]])
+    tot = e.generic([xp, e.empty(k, elt)], [xm, amap(6, ["d4", "d5"])],
+                    [e.filled(shape, elt, 0.0)], [amap(6, ["d0", "d1", "d2", "d3"])],
+                    ["parallel"] * 4 + ["reduction"] * 2,
+                    lambda a: ["%%s = arith.addf %s, %s : %s" % (a[2], a[0], elt),
+                               "linalg.yield %%s : %s" % elt], hint="ap")[0]
+    return e.elementwise([tot, float(k[0] * k[1])], shape, elt, lambda s_: (
+        ["%%r = arith.divf %s, %s : %s" % (s_[0], s_[1], elt)], "%r"))
+
+
+def lower_avg_pool_backward(L, n):
+    """grad_out / (kh * kw) added into the padded input gradient once per
+    window offset (strided extract_slice, add, insert_slice)."""
+    e = L.e
+    g, x = L.val(n.args[0]), L.val(n.args[1])
+    k, stride, pad = avg_pool_params(n.args[2:], "aten.avg_pool2d_backward")
+    elt = g.elt
+    N, C, OH, OW = g.shape
+    H, W = x.shape[2], x.shape[3]
+    gd = e.elementwise([g, float(k[0] * k[1])], g.shape, elt, lambda s_: (
+        ["%%r = arith.divf %s, %s : %s" % (s_[0], s_[1], elt)], "%r"))
+    acc = e.filled([N, C, H + 2 * pad[0], W + 2 * pad[1]], elt, 0.0)
+    for kh in range(k[0]):
+        for kw in range(k[1]):
+            offs = [0, 0, kh, kw]
+            strides = [1, 1, stride[0], stride[1]]
+            sl = extract_slice(e, acc, offs, g.shape, strides, g.shape)
+            upd = e.elementwise([sl, gd], g.shape, elt, lambda s_: (
+                ["%%r = arith.addf %s, %s : %s" % (s_[0], s_[1], elt)], "%r"))
+            acc = insert_slice(e, upd, acc, offs, g.shape, strides)
+    if not any(pad):
+        return acc
+    return extract_slice(e, acc, [0, 0, pad[0], pad[1]], [N, C, H, W],
+                         [1, 1, 1, 1], [N, C, H, W])
+
+
+def adaptive_window(out_dim, in_dim, in_size, out_size, tag, elt):
+    """Payload lines of an adaptive pooling window along one axis: output
+    index o (linalg.index out_dim) covers inputs [o*I floordiv O,
+    ((o+1)*I + O-1) floordiv O); defines %<tag>in (the input index inside
+    it, i1) and %<tag>k (its length, as elt)."""
+    return [
+        "%%%so = linalg.index %d : index" % (tag, out_dim),
+        "%%%si = linalg.index %d : index" % (tag, in_dim),
+        "%%%slo = affine.apply affine_map<(a) -> ((a * %d) floordiv %d)>(%%%so)" % (
+            tag, in_size, out_size, tag),
+        "%%%shi = affine.apply affine_map<(a) -> ((a * %d + %d) floordiv %d)>(%%%so)" % (
+            tag, in_size, in_size + out_size - 1, out_size, tag),
+        "%%%sge = arith.cmpi sge, %%%si, %%%slo : index" % (tag, tag, tag),
+        "%%%slt = arith.cmpi slt, %%%si, %%%shi : index" % (tag, tag, tag),
+        "%%%sin = arith.andi %%%sge, %%%slt : i1" % (tag, tag, tag),
+        "%%%sn = arith.subi %%%shi, %%%slo : index" % (tag, tag, tag),
+        "%%%sni = arith.index_cast %%%sn : index to i64" % (tag, tag),
+        "%%%sk = arith.sitofp %%%sni : i64 to %s" % (tag, tag, elt)]
+
+
+def lower_adaptive_avg_pool(L, n):
+    """out[n,c,oh,ow] = (sum of x over the window) / kh / kw, as PyTorch's
+    CPU kernel: one linalg.generic over (n, c, oh, ow, h, w) summing the
+    inputs inside the window, then the division."""
+    e = L.e
+    x = L.val(n.args[0])
+    N, C, H, W = x.shape
+    OH, OW = list(n.args[1])
+    elt = x.elt
+    shape = [N, C, OH, OW]
+
+    def body(a):
+        return (adaptive_window(2, 4, H, OH, "h", elt) +
+                adaptive_window(3, 5, W, OW, "w", elt) +
+                ["%in = arith.andi %hin, %win : i1",
+                 "%%s = arith.addf %s, %s : %s" % (a[1], a[0], elt),
+                 "%%r = arith.select %%in, %%s, %s : %s" % (a[1], elt),
+                 "linalg.yield %%r : %s" % elt])
+
+    acc = e.filled(shape, elt, 0.0)
+    tot = e.generic([x], [amap(6, ["d0", "d1", "d4", "d5"])], [acc],
+                    [amap(6, ["d0", "d1", "d2", "d3"])],
+                    ["parallel"] * 4 + ["reduction"] * 2, body, hint="aap")[0]
+
+    def div(a):
+        return (adaptive_window(2, 2, H, OH, "h", elt) +
+                adaptive_window(3, 3, W, OW, "w", elt) +
+                ["%%q = arith.divf %s, %%hk : %s" % (a[0], elt),
+                 "%%r = arith.divf %%q, %%wk : %s" % elt,
+                 "linalg.yield %%r : %s" % elt])
+
+    idm = amap(4, ["d0", "d1", "d2", "d3"])
+    return e.generic([tot], [idm], [e.empty(shape, elt)], [idm],
+                     ["parallel"] * 4, div, hint="aap")[0]
+
+
+def lower_adaptive_avg_pool_backward(L, n):
+    """grad_in[n,c,h,w] = sum over the windows holding (h, w) of
+    grad_out / kh / kw (PyTorch's CPU kernel): one linalg.generic over
+    (n, c, h, w, oh, ow)."""
+    e = L.e
+    g, x = L.val(n.args[0]), L.val(n.args[1])
+    N, C, OH, OW = g.shape
+    H, W = x.shape[2], x.shape[3]
+    elt = g.elt
+
+    def body(a):
+        return (adaptive_window(4, 2, H, OH, "h", elt) +
+                adaptive_window(5, 3, W, OW, "w", elt) +
+                ["%in = arith.andi %hin, %win : i1",
+                 "%%q = arith.divf %s, %%hk : %s" % (a[0], elt),
+                 "%%d = arith.divf %%q, %%wk : %s" % elt,
+                 "%%s = arith.addf %s, %%d : %s" % (a[1], elt),
+                 "%%r = arith.select %%in, %%s, %s : %s" % (a[1], elt),
+                 "linalg.yield %%r : %s" % elt])
+
+    acc = e.filled(x.shape, elt, 0.0)
+    return e.generic([g], [amap(6, ["d0", "d1", "d4", "d5"])], [acc],
+                     [amap(6, ["d0", "d1", "d2", "d3"])],
+                     ["parallel"] * 4 + ["reduction"] * 2, body, hint="aapb")[0]
 
 
 def lower_nll_loss(L, n):
@@ -943,11 +1111,28 @@ def lower_scatter_value(L, n):
                      [amap(2, ["d0", "d1"])], ["parallel", "parallel"], body, hint="sc")[0]
 
 
+def sgd_update(L, grads, lr):
+    """Every parameter after one plain SGD step (torch.optim.SGD without
+    momentum or weight decay: p.add_(dp, alpha=-lr)), located at
+    '<parameter>/sgd'."""
+    e = L.e
+    joint = L.joint
+    params = [L.values[p] for i, p in enumerate(joint.placeholders)
+              if joint.placeholder_kind(i) == "param"]
+    out = []
+    for pname, p, g in zip(joint.param_names, params, grads):
+        e.loc = "%s/sgd" % pname
+        out.append(e.elementwise([p, g, -lr], p.shape, p.elt, lambda s_: ([
+            "%%m = arith.mulf %s, %s : %s" % (s_[1], s_[2], p.elt),
+            "%%r = arith.addf %s, %%m : %s" % (s_[0], p.elt)], "%r")))
+    return out
+
+
 def sanitize(name):
     return "".join(c if c.isalnum() else "_" for c in name)
 
 
-def to_mlir(joint, name):
+def to_mlir(joint, name, sgd_lr=None):
     L = Lowering(joint, name)
     e = L.e
     args = []
@@ -1005,10 +1190,16 @@ def to_mlir(joint, name):
         if g is None:
             raise UnsupportedOps("parameter '%s' has no gradient" % pname)
         results.append(L.values[g])
+    if sgd_lr is not None:
+        results = results[:1] + sgd_update(L, results[1:], sgd_lr)
     out = []
     out.append("// Generated by remat-import-torch: one training step of %s" % name)
     out.append("// (forward, cross-entropy loss, backward). Arguments: parameters,")
-    out.append("// input, labels; results: loss, then the gradient of every parameter.")
+    if sgd_lr is None:
+        out.append("// input, labels; results: loss, then the gradient of every parameter.")
+    else:
+        out.append("// input, labels; results: loss, then every parameter after one SGD")
+        out.append("// step, p - %r * dp." % sgd_lr)
     sig = ",\n    ".join('%s: %s loc("%s")' % (v.name, v.type, label) for v, label in args)
     rtypes = ", ".join(r.type for r in results)
     out.append("func.func @%s(\n    %s)\n    -> (%s) {" % (sanitize(name), sig, rtypes))

@@ -37,6 +37,18 @@ def parse_shape(text):
     return shape
 
 
+def parse_lr(text):
+    """A learning rate as torch.optim.SGD accepts it: finite, >= 0."""
+    try:
+        lr = float(text)
+    except ValueError:
+        lr = float("nan")
+    if not (0.0 <= lr < float("inf")):
+        raise argparse.ArgumentTypeError(
+            "expected a finite learning rate >= 0, got '%s'" % text)
+    return lr
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(
         prog="remat-import-torch",
@@ -66,6 +78,9 @@ def main(argv=None):
                    help="write the remat-solve JSON graph")
     p.add_argument("--emit-mlir", metavar="FILE",
                    help="write linalg-on-tensors training IR")
+    p.add_argument("--sgd-lr", type=parse_lr, metavar="LR",
+                   help="MLIR: return every parameter after one SGD step "
+                   "(p - LR * dp) instead of its gradient")
     p.add_argument("--list-ops", action="store_true",
                    help="print the aten ops of the joint graph with counts")
     p.add_argument("--shard", type=int, metavar="N",
@@ -81,6 +96,11 @@ def main(argv=None):
                                    args.emit_graph):
         p.error("--shard needs a positive number of ranks and --emit-mlir "
                 "(without --emit-graph)")
+    if args.sgd_lr is not None and not args.emit_mlir:
+        p.error("--sgd-lr applies to --emit-mlir only")
+    if args.shard is not None and args.sgd_lr is not None:
+        p.error("--shard and --sgd-lr cannot be combined (the per-rank "
+                "step returns all-reduced gradients)")
 
     try:
         spec = torch_trace.ModelSpec.create(args)
@@ -138,7 +158,7 @@ def emit(args, spec):
             return emit_data_parallel_mlir(args, spec)
         joint = torch_trace.trace(spec, decompose=True, for_mlir=True)
         try:
-            text = mlir_export.to_mlir(joint, spec.name)
+            text = mlir_export.to_mlir(joint, spec.name, args.sgd_lr)
         except mlir_export.UnsupportedOps as e:
             sys.stderr.write("remat-import-torch: error: %s\n" % e)
             return 1

@@ -96,3 +96,25 @@ class TinyConvNet(nn.Module):
         x = self.pool(self.relu(self.conv1(x)))
         x = self.relu(self.conv2(x))
         return self.fc(self.avg(x).flatten(1))
+
+
+class TinyPools(nn.Module):
+    """densenet's, squeezenet's and vgg16's pools on small images: an
+    average pool (12x12 -> 6x6, padded), a max pool with
+    ceil_mode (6x6 -> 3x3, the last window partial), then adaptive average
+    pooling to a size that divides nothing: 3x3 -> 2x5 (overlapping windows
+    in height, repeated inputs in width; vgg16's 7x7 pool grows 1x1)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.gate = nn.Sigmoid()  # regnet's squeeze-excitation gate
+        self.avgpool = nn.AvgPool2d(3, stride=2, padding=1)
+        self.maxpool = nn.MaxPool2d(3, stride=2, ceil_mode=True)
+        self.pool = nn.AdaptiveAvgPool2d((2, 5))
+        self.fc = nn.Linear(4 * 2 * 5, 10)
+
+    def forward(self, x):
+        x = self.conv(x)
+        x = self.pool(self.maxpool(self.avgpool(x * self.gate(x))))
+        return self.fc(x.flatten(1))
