@@ -43,12 +43,6 @@ from solve_runner import MIB  # noqa: E402
 MODELS = ["resnet18", "resnet50", "vgg16", "mobilenet_v2", "vit_b_16"]
 SOLVERS = ["checkpoint-all", "chen-greedy", "feng-huang", "min-cut",
            "hierarchical", "dtr", "auto"]
-# Checkmate's Figure 6: the largest batch under a 16 GiB V100, for the
-# models it has; remat-solve scales the activations of our batch-8 graph, so
-# batches come in multiples of 8.
-BATCH_MODELS = ["vgg16", "mobilenet_v2", "resnet50"]
-BATCH_SOLVERS = ["checkpoint-all", "chen-greedy", "min-cut", "dtr"]
-BATCH_BUDGET = 16 << 30
 # The checkpoint-set solver that schedules PyTorch's saved set: with every
 # value pinned, all its candidate sets are that set.
 SAVED_SET_SCHEDULER = "chen-greedy"
@@ -205,19 +199,6 @@ def run_model(args, model):
                                        curve)
         log("%s: %s done (%.1f s)" % (model, solver,
                                       row["curves"][solver]["wall_seconds"]))
-    if model in BATCH_MODELS:
-        row["max_batch"] = {}
-        for solver in BATCH_SOLVERS:
-            def batch(solver=solver):
-                result, seconds = solve_runner.solve(
-                    tool, graph_path, solver, "--mode=max-batch",
-                    "--budget=%d" % BATCH_BUDGET,
-                    "--time-limit=%g" % args.time_limit)
-                result["wall_seconds"] = seconds
-                return result
-            row["max_batch"][solver] = cached(
-                "%s.%s.max-batch.json" % (stem, solver), batch)
-        log("%s: max-batch done" % model)
     return row
 
 
@@ -315,30 +296,6 @@ def summary_table(rows):
     return "\n".join(lines)
 
 
-def batch_table(rows, batch):
-    """Checkmate's Figure 6 question: the largest batch under 16 GiB, and
-    the recompute of the plan at that batch."""
-    lines = ["| model | " + " | ".join(BATCH_SOLVERS) + " |",
-             "|---|" + "---:|" * len(BATCH_SOLVERS)]
-    for row in rows:
-        if "max_batch" not in row:
-            continue
-        cells = []
-        for solver in BATCH_SOLVERS:
-            result = row["max_batch"][solver]
-            stats = result["stats"]
-            if not solve_runner.solved(result) or not stats.get("batch"):
-                cells.append("none")
-                continue
-            overhead = stats["overhead"]
-            fwd = row["forward_cost"] / stats["checkpoint_all_cost"]
-            cells.append("%d (+%.0f %%%s)" % (
-                batch * stats["batch"], 100 * overhead,
-                ", over one forward" if overhead > fwd + 1e-9 else ""))
-        lines.append("| %s | %s |" % (row["model"], " | ".join(cells)))
-    return "\n".join(lines)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(MODELS))
@@ -374,9 +331,7 @@ def main():
 
 def render(args, rows):
     grid = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2]
-    parts = ["## Summary\n", summary_table(rows), "",
-             "## Largest batch under 16 GiB\n", batch_table(rows, args.batch),
-             ""]
+    parts = ["## Summary\n", summary_table(rows), ""]
     for row in rows:
         parts.append("## %s\n" % row["model"])
         if args.images:
