@@ -55,6 +55,16 @@ BatchAnalysis::BatchAnalysis(func::FuncOp func, unsigned numDataArgs,
   }
 }
 
+bool remat::isDataArgument(func::FuncOp func, unsigned argNumber,
+                           unsigned numDataArgs) {
+  bool anyMarked = false;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e && !anyMarked; ++i)
+    anyMarked = static_cast<bool>(func.getArgAttr(i, kDataArgAttrName));
+  if (anyMarked)
+    return static_cast<bool>(func.getArgAttr(argNumber, kDataArgAttrName));
+  return argNumber < numDataArgs;
+}
+
 void BatchAnalysis::seedArguments(func::FuncOp func, unsigned numDataArgs,
                                   std::optional<int64_t> dynamicSize) {
   if (func.isExternal()) {
@@ -65,7 +75,8 @@ void BatchAnalysis::seedArguments(func::FuncOp func, unsigned numDataArgs,
   SmallVector<BlockArgument> carriers;
   for (BlockArgument arg : body.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (arg.getArgNumber() >= numDataArgs || !type || type.getRank() == 0)
+    if (!isDataArgument(func, arg.getArgNumber(), numDataArgs) || !type ||
+        type.getRank() == 0)
       continue;
     int64_t size = type.getDimSize(0);
     if (ShapedType::isDynamic(size)) {
@@ -89,7 +100,8 @@ void BatchAnalysis::seedArguments(func::FuncOp func, unsigned numDataArgs,
   }
   if (carriers.empty()) {
     problem = "no data argument (data-args=" + std::to_string(numDataArgs) +
-              ") is a tensor with a leading batch dimension";
+              " or arguments marked remat.data) is a tensor with a leading "
+              "batch dimension";
     return;
   }
   if (batchSize <= 0) {

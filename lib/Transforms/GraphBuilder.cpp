@@ -199,8 +199,9 @@ remat::buildFunctionGraph(func::FuncOp func,
     Node node;
     node.name = "arg" + std::to_string(arg.getArgNumber());
     node.bytes = *bytes;
-    node.kind = arg.getArgNumber() < options.numDataArgs ? NodeKind::Input
-                                                         : NodeKind::Param;
+    node.kind = isDataArgument(func, arg.getArgNumber(), options.numDataArgs)
+                    ? NodeKind::Input
+                    : NodeKind::Param;
     result.argNodes.push_back(graph.size());
     result.nodeOps.push_back(nullptr);
     graph.nodes.push_back(std::move(node));

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Analysis/BatchAnalysis.h"
 #include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/MemoryAnalysis.h"
 #include "remat/Solver/Budget.h"
@@ -192,7 +193,8 @@ checkMaxBatchStep(func::FuncOp func, const PlanProblem &problem,
   for (BlockArgument arg : func.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     for (int64_t dim = 0; type && dim < type.getRank(); ++dim) {
-      bool isBatch = arg.getArgNumber() < options.graph.numDataArgs && dim == 0;
+      bool isBatch = dim == 0 && isDataArgument(func, arg.getArgNumber(),
+                                                options.graph.numDataArgs);
       if (isBatch && !type.isDynamicDim(dim))
         return mlir::emitError(func.getLoc())
                << "mode=max-batch: the batch dimension (dimension 0 of "

@@ -12,7 +12,7 @@
 
 // NOBUDGET: error: mode=max-batch needs a budget: it searches the largest batch whose plan fits one
 // SMALL: error: mode=max-batch: the budget of 70 bytes does not fit one sample with solver 'checkpoint-all' (infeasible{{.*}}); the smallest feasible budget at batch 1 is 112 bytes
-// NOSCALING: error: mode=max-batch cannot tell how this step scales with the batch: no data argument (data-args=0) is a tensor with a leading batch dimension
+// NOSCALING: error: mode=max-batch cannot tell how this step scales with the batch: no data argument (data-args=0 or arguments marked remat.data) is a tensor with a leading batch dimension
 
 //--- errors.mlir
 // expected-error @below {{mode=max-batch: the batch dimension (dimension 0 of argument #0, 'tensor<8x4xf32>') is static; the plan is made for the batch the search finds, which needs a dynamic batch dimension ('?')}}

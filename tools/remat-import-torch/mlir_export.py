@@ -1136,6 +1136,7 @@ def to_mlir(joint, name, sgd_lr=None):
     L = Lowering(joint, name)
     e = L.e
     args = []
+    data = set()  # the data arguments, marked remat.data
     unknown = {}
     # Arguments: every used placeholder but the tangent.
     for i, p in enumerate(joint.placeholders):
@@ -1154,6 +1155,8 @@ def to_mlir(joint, name, sgd_lr=None):
         ssa = "%" + sanitize(label if kind in ("param", "buffer") else ("x" if kind == "input" else "labels"))
         val = Val(ssa, list(v.shape), DTYPES[v.dtype])
         args.append((val, label))
+        if kind not in ("param", "buffer"):
+            data.add(ssa)
         L.values[p] = val
     for n in joint.graph.nodes:
         if n.op != "call_function":
@@ -1185,6 +1188,7 @@ def to_mlir(joint, name, sgd_lr=None):
             lines.append("  %s at %s" % (op, ", ".join(paths)))
         raise UnsupportedOps("\n".join(lines))
     args.extend(L.masks)
+    data.update(v.name for v, _ in L.masks)
     results = [L.values[joint.loss]]
     for g, pname in zip(joint.grads, joint.param_names):
         if g is None:
@@ -1200,7 +1204,8 @@ def to_mlir(joint, name, sgd_lr=None):
     else:
         out.append("// input, labels; results: loss, then every parameter after one SGD")
         out.append("// step, p - %r * dp." % sgd_lr)
-    sig = ",\n    ".join('%s: %s loc("%s")' % (v.name, v.type, label) for v, label in args)
+    sig = ",\n    ".join('%s: %s%s loc("%s")' % (v.name, v.type, " {remat.data}" if v.name in data else "", label)
+                          for v, label in args)
     rtypes = ", ".join(r.type for r in results)
     out.append("func.func @%s(\n    %s)\n    -> (%s) {" % (sanitize(name), sig, rtypes))
     out.extend(e.lines)

@@ -56,7 +56,7 @@ def per_rank_spec(spec, ranks):
 
 _SIGNATURE = re.compile(r"func\.func @(\w+)\((.*?)\)\s*->\s*\((.*?)\) \{\n",
                         re.S)
-_ARG = re.compile(r"(%\w+): (tensor<[^>]*>)( loc\([^)]*\))?")
+_ARG = re.compile(r"(%\w+): (tensor<[^>]*>)(?: \{remat\.data\})?( loc\([^)]*\))?")
 _RETURN = re.compile(r"^(\s*)func\.return (.*?) : (.*?)( loc\([^)]*\))?$",
                      re.M)
 
@@ -71,8 +71,9 @@ def to_data_parallel(text, ranks):
     signature = m.group(2)
     for name, ty, loc in args[nparams:]:
         signature = signature.replace(
-            "%s: %s%s" % (name, ty, loc),
-            "%s: %s {remat.split_dim = 0 : i64}%s" % (name, ty, loc), 1)
+            "%s: %s {remat.data}%s" % (name, ty, loc),
+            "%s: %s {remat.data, remat.split_dim = 0 : i64}%s" % (name, ty, loc),
+            1)
     r = _RETURN.search(text, m.end())
     indent, values, types = r.group(1), r.group(2).split(", "), r.group(3)
     lines = [indent + "// Data parallel over %d ranks: each result is a mean "

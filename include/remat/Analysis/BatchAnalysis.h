@@ -9,8 +9,9 @@
 // work grow with the batch (Solver/Problem.h, "Batch scaling"; the rules are
 // in docs/Rematerialization.md, "Batch scaling from IR shapes").
 //
-// The batch is the leading dimension of every ranked tensor among the first
-// `numDataArgs` arguments; they must agree on its size (static, or the
+// The batch is the leading dimension of every ranked tensor among the data
+// arguments (isDataArgument: those marked `remat.data`, else the first
+// `numDataArgs`); they must agree on its size (static, or the
 // dynamic-size hint for `?`). Each tensor value then carries the batch in one
 // dimension, carries none (parameters, their gradients, reductions over the
 // batch), or scales in a dimension the analysis cannot name:
@@ -48,6 +49,17 @@
 #include <string>
 
 namespace remat {
+
+/// The argument attribute that marks a data argument (input, labels, masks:
+/// values with a leading batch dimension), for steps whose data arguments do
+/// not come first.
+inline constexpr llvm::StringLiteral kDataArgAttrName = "remat.data";
+
+/// Whether argument `argNumber` of `func` holds data: when any argument is
+/// marked `remat.data`, exactly the marked ones; otherwise the first
+/// `numDataArgs` (the passes' `data-args` option).
+bool isDataArgument(mlir::func::FuncOp func, unsigned argNumber,
+                    unsigned numDataArgs);
 
 class BatchAnalysis {
 public:

@@ -150,7 +150,8 @@ struct RematPipelineOptions
   PassOptions::Option<unsigned> dataArgs{
       *this, "data-args",
       llvm::cl::desc("Leading function arguments holding data (the others "
-                     "are parameters)"),
+                     "are parameters); ignored when arguments are marked "
+                     "remat.data"),
       llvm::cl::init(1)};
   PassOptions::Option<bool> insertBarriers{
       *this, "insert-barriers",

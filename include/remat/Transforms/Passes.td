@@ -206,7 +206,8 @@ def RematSelectCheckpoints
            "Wall-clock limit for searching solvers, in seconds">,
     Option<"dataArgs", "data-args", "unsigned", /*default=*/"1",
            "Number of leading function arguments that hold data (inputs); "
-           "the others are parameters">,
+           "the others are parameters. Ignored when arguments are marked "
+           "remat.data: the marked ones are the data">,
     RematFunctionsOption,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
            "Apply this saved schedule (remat-solve's result JSON) instead "
@@ -258,7 +259,8 @@ def RematExportGraph : Pass<"remat-export-graph", "::mlir::ModuleOp"> {
            "function with a body)">,
     Option<"dataArgs", "data-args", "unsigned", /*default=*/"1",
            "Number of leading function arguments that hold data (inputs); "
-           "the others are parameters">,
+           "the others are parameters. Ignored when arguments are marked "
+           "remat.data: the marked ones are the data">,
   ];
 }
 
