@@ -165,9 +165,10 @@ def to_graph(joint, name):
     index = {}
     nodes = []
     unknown = {}
-    # Forward = ancestors of the loss.
+    # Forward = ancestors of the loss and of the buffer updates (batch norm's
+    # running statistics: computed from forward values).
     forward = set()
-    todo = [joint.loss]
+    todo = [joint.loss] + [v for _, v in joint.buffer_updates]
     while todo:
         n = todo.pop()
         if n in forward:
@@ -218,6 +219,7 @@ def to_graph(joint, name):
         raise UnknownOps(format_unknown(unknown, "no cost rule"))
     outputs = [index[joint.loss]] + [index[g] for g in joint.grads
                                      if g is not None]
+    outputs += [index[v] for _, v in joint.buffer_updates]
     return {"name": name, "fixed_bytes": 0, "nodes": nodes, "outputs": outputs}
 
 

@@ -4,10 +4,16 @@
 captures the joint graph the partitioner would receive: placeholders
 `primals_*` (parameters, then buffers, then the input and the labels) and
 `tangents_1` (the loss's incoming gradient), then aten ops in execution order,
-and an output list [loss, d(param_0), ..., None for non-differentiable
-inputs]. Every node gets meta['remat_path'], the module path ("layer1.0.conv1";
-"loss" for the loss) of the nn.Module whose forward produced it, or whose
-forward the backward node differentiates.
+and an output list [loss, d(param_0), ..., new value of every buffer the step
+updates]. Every node gets meta['remat_path'], the module path
+("layer1.0.conv1"; "loss" for the loss) of the nn.Module whose forward
+produced it, or whose forward the backward node differentiates.
+
+Buffer updates (batch norm's running_mean, running_var and
+num_batches_tracked) are in-place ops in PyTorch, which AOT autograd 1.13 does
+not functionalize: the traced step returns every buffer after the forward,
+and `functionalize_buffer_updates` rewrites the in-place ops that produced
+them (`copy_`, `add_`) into the values they store.
 """
 
 import collections
@@ -125,7 +131,8 @@ GRAPH_DECOMPOSITIONS = MLIR_DECOMPOSITIONS[:22]
 class Joint:
     """The traced joint graph and what its placeholders mean."""
 
-    def __init__(self, gm, param_names, buffer_names, input_shape):
+    def __init__(self, gm, param_names, buffer_names, input_shape,
+                 updated_buffers=()):
         self.gm = gm
         self.graph = gm.graph
         self.param_names = param_names
@@ -138,6 +145,10 @@ class Joint:
         self.loss = outs[0]
         # Gradients of the parameters, in named_parameters order.
         self.grads = list(outs[1:1 + len(param_names)])
+        # (name, new value) of every buffer the step updates, in
+        # named_buffers order.
+        self.buffer_updates = list(zip(
+            updated_buffers, outs[1 + len(param_names):]))
 
     def placeholder_kind(self, index):
         """'param', 'buffer', 'input', 'labels' or 'tangent'."""
@@ -312,7 +323,9 @@ def trace(spec, decompose=False, for_mlir=False):
         loss = F.cross_entropy(out, y)
         rec.tag(loss, "loss")
         rec.hook_backward(loss)
-        return loss
+        # The buffers after the forward: a batch norm's updates replaced
+        # them in place (functionalize_buffer_updates).
+        return (loss,) + tuple(b.values())
 
     captured = {}
 
@@ -343,5 +356,86 @@ def trace(spec, decompose=False, for_mlir=False):
     if "gm" not in captured:
         raise ImportError_("AOT autograd produced no joint graph")
     gm = captured["gm"]
+    updated = functionalize_buffer_updates(gm, len(pnames), bnames)
     gm.graph.eliminate_dead_code()
-    return Joint(gm, pnames, bnames, spec.input_shape)
+    _erase_unused_tangents(gm, len(pnames) + len(bnames) + 2)
+    return Joint(gm, pnames, bnames, spec.input_shape, updated)
+
+
+# In-place ops a buffer update may use, and their out-of-place forms (None:
+# the op stores its second argument).
+_IN_PLACE = {
+    torch.ops.aten.copy_.default: None,
+    torch.ops.aten.add_.Tensor: torch.ops.aten.add.Tensor,
+}
+
+
+def functionalize_buffer_updates(gm, nparams, bnames):
+    """Rewrites the joint output [loss, buffer..., d(param)..., None...] of
+    the step traced by `trace` to [loss, d(param)..., updated buffer...]
+    with every in-place op replaced by the value it stores; returns the
+    names of the updated buffers: those whose value is not the argument, and
+    those an op writes in place (native_batch_norm, not decomposed, updates
+    its running statistics in its arguments: the update's value is the
+    argument). Raises ImportError_ for any other in-place op."""
+    graph = gm.graph
+    for n in list(graph.nodes):
+        if n.op != "call_function" or n.target not in _IN_PLACE:
+            continue
+        functional = _IN_PLACE[n.target]
+        if functional is None:
+            dst, src = n.args[0].meta.get("val"), n.args[1].meta.get("val")
+            if (dst is None or src is None or dst.shape != src.shape or
+                    dst.dtype != src.dtype):
+                raise ImportError_("%s: a copy_ that converts or broadcasts "
+                                   "is not supported" % n.meta["remat_path"])
+            n.replace_all_uses_with(n.args[1])
+        else:
+            with graph.inserting_before(n):
+                new = graph.call_function(functional, n.args, n.kwargs)
+            new.meta.update(n.meta)
+            n.replace_all_uses_with(new)
+        graph.erase_node(n)
+    mutating = sorted({"%s at %s" % (op_name(n), n.meta.get("remat_path"))
+                       for n in graph.nodes if n.op == "call_function" and
+                       isinstance(n.target, torch._ops.OpOverload) and
+                       n.target._schema.name.endswith("_") and
+                       n.target._schema.is_mutable})
+    if mutating:
+        raise ImportError_("in-place op(s) the importer cannot turn into "
+                           "values: %s" % ", ".join(mutating))
+    output = [n for n in graph.nodes if n.op == "output"][0]
+    outs = list(output.args[0])
+    nb = len(bnames)
+    buffers, grads = outs[1:1 + nb], outs[1 + nb:1 + nb + nparams]
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    updated = [(name, v) for i, (name, v) in enumerate(zip(bnames, buffers))
+               if v is not placeholders[nparams + i] or _written(v)]
+    output.args = ([outs[0]] + grads + [v for _, v in updated],)
+    return [name for name, _ in updated]
+
+
+def _written(node):
+    """Whether an op writes `node` in place: a mutable argument, or the
+    running statistics of native_batch_norm in training mode (torch 1.13's
+    schema does not mark them mutable)."""
+    for user in node.users:
+        if user.target is torch.ops.aten.native_batch_norm.default:
+            if user.args[5] and node in user.args[3:5]:
+                return True
+            continue
+        schema = getattr(user.target, "_schema", None)
+        for arg, value in zip(schema.arguments if schema else (), user.args):
+            if value is node and arg.alias_info is not None and \
+                    arg.alias_info.is_write:
+                return True
+    return False
+
+
+def _erase_unused_tangents(gm, first):
+    """Drops the tangents of the buffer results (placeholders from index
+    `first` on that nothing reads): the buffers are not differentiated."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    for n in placeholders[first:]:
+        if not n.users:
+            gm.graph.erase_node(n)
