@@ -602,6 +602,14 @@ def lower_node(L, n):
         return lower_adaptive_avg_pool_backward(L, n)
     if op == "aten.nll_loss_forward":
         return lower_nll_loss(L, n)
+    if op == "remat.all_reduce_sum":
+        # Synchronized batch norm (shard_export.py): the sum over the
+        # data-parallel grid the per-rank step is written for.
+        v = L.val(args[0])
+        name = e.fresh("ar")
+        e.emit("%s = shard.all_reduce %s on @dp grid_axes = [0] : %s -> %s"
+               % (name, v.name, v.type, v.type))
+        return Val(name, v.shape, v.elt)
     if op == "aten.scatter" and len(args) == 4 and not isinstance(args[3], torch.fx.Node):
         return lower_scatter_value(L, n)
     raise KeyError(op)

@@ -302,8 +302,10 @@ def register_meta_kernels():
     _META_LIBRARY.append(library)  # registrations live as long as it
 
 
-def trace(spec, decompose=False, for_mlir=False):
-    """Returns the Joint of one training step of spec.model (train mode)."""
+def trace(spec, decompose=False, for_mlir=False, decompositions=None):
+    """Returns the Joint of one training step of spec.model (train mode).
+    `decompositions` ({aten op: function}) replace PyTorch's own (the
+    synchronized batch norm of shard_export)."""
     register_meta_kernels()
     model = spec.model
     model.train()
@@ -338,6 +340,7 @@ def trace(spec, decompose=False, for_mlir=False):
             MLIR_DECOMPOSITIONS if for_mlir else GRAPH_DECOMPOSITIONS)
     else:
         decomps = {}
+    decomps.update(decompositions or {})
     aot_config.use_fake_tensor = True
     fn = aot_function(step, lambda g, inputs: g, partition_fn=partition,
                       decompositions=decomps)
