@@ -49,6 +49,7 @@ PER_OUTPUT_ELEMENT = {
     "aten.native_dropout_backward": 1, "aten.scalar_tensor": 0,
     "aten.zeros": 0, "aten.ones": 0, "aten.full": 0, "aten.new_zeros": 0,
     "aten.zeros_like": 0, "aten.ones_like": 0, "aten.full_like": 0,
+    "aten.new_ones": 0,
     "aten.fill": 0, "aten.empty": 0, "aten.arange": 0,
     "aten.constant_pad_nd": 1, "aten.masked_fill": 1, "aten.avg_pool2d": 1,
     "aten.avg_pool2d_backward": 1, "aten.leaky_relu": 1,

@@ -196,12 +196,17 @@ class Emitter:
         if shape == v.shape:
             return v
         cur = v
+        if cur.rank == 0:  # a scalar (new_ones of an affine-free batch norm)
+            n = self.fresh("r")
+            self.emit("%s = tensor.expand_shape %s [] output_shape [1] : %s into %s"
+                      % (n, cur.name, cur.type, ttype([1], cur.elt)))
+            cur = Val(n, [1], cur.elt)
         if cur.rank != 1:
             flat = [1]
             for d in cur.shape:
                 flat[0] *= d
             n = self.fresh("r")
-            reassoc = "[[%s]]" % ", ".join(str(i) for i in range(cur.rank)) if cur.rank else "[]"
+            reassoc = "[[%s]]" % ", ".join(str(i) for i in range(cur.rank))
             self.emit("%s = tensor.collapse_shape %s %s : %s into %s" % (
                 n, cur.name, reassoc, cur.type, ttype(flat, cur.elt)))
             cur = Val(n, flat, cur.elt)
@@ -550,7 +555,7 @@ def lower_node(L, n):
         return Val(c, [], elt)
     if op in ("aten.zeros_like", "aten.zeros", "aten.new_zeros"):
         return e.filled(shape, elt, 0.0 if elt.startswith("f") else 0)
-    if op in ("aten.ones_like", "aten.ones"):
+    if op in ("aten.ones_like", "aten.ones", "aten.new_ones"):
         return e.filled(shape, elt, 1.0 if elt.startswith("f") else 1)
     if op == "aten.full":
         return e.filled(shape, elt, args[1])

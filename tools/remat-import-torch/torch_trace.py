@@ -309,6 +309,7 @@ def trace(spec, decompose=False, for_mlir=False, decompositions=None):
     register_meta_kernels()
     model = spec.model
     model.train()
+    _check_batch_norms(model)
     params = dict(model.named_parameters())
     buffers = dict(model.named_buffers())
     pnames, bnames = list(params), list(buffers)
@@ -363,6 +364,21 @@ def trace(spec, decompose=False, for_mlir=False, decompositions=None):
     gm.graph.eliminate_dead_code()
     _erase_unused_tangents(gm, len(pnames) + len(bnames) + 2)
     return Joint(gm, pnames, bnames, spec.input_shape, updated)
+
+
+def _check_batch_norms(model):
+    """Refuses batch norms whose running-statistics update the importer
+    cannot trace: momentum=None (a cumulative average, whose factor PyTorch
+    reads from num_batches_tracked's value in Python)."""
+    import torch.nn as nn
+    cumulative = [name for name, m in model.named_modules()
+                  if isinstance(m, nn.modules.batchnorm._BatchNorm) and
+                  m.track_running_stats and m.momentum is None]
+    if cumulative:
+        raise ImportError_(
+            "batch norm with momentum=None (%s): the cumulative average of "
+            "the running statistics is not supported; give a momentum"
+            % ", ".join(cumulative))
 
 
 # In-place ops a buffer update may use, and their out-of-place forms (None:
