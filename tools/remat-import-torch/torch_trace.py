@@ -396,7 +396,7 @@ def functionalize_buffer_updates(gm, nparams, bnames):
     names of the updated buffers: those whose value is not the argument, and
     those an op writes in place (native_batch_norm, not decomposed, updates
     its running statistics in its arguments: the update's value is the
-    argument). Raises ImportError_ for any other in-place op."""
+    argument). Raises ImportError_ for any other in-place op on a buffer."""
     graph = gm.graph
     for n in list(graph.nodes):
         if n.op != "call_function" or n.target not in _IN_PLACE:
@@ -415,19 +415,20 @@ def functionalize_buffer_updates(gm, nparams, bnames):
             new.meta.update(n.meta)
             n.replace_all_uses_with(new)
         graph.erase_node(n)
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    buffer_args = set(placeholders[nparams:nparams + len(bnames)])
     mutating = sorted({"%s at %s" % (op_name(n), n.meta.get("remat_path"))
                        for n in graph.nodes if n.op == "call_function" and
+                       n.args and n.args[0] in buffer_args and
                        isinstance(n.target, torch._ops.OpOverload) and
-                       n.target._schema.name.endswith("_") and
-                       n.target._schema.is_mutable})
+                       n.target._schema.name.endswith("_")})
     if mutating:
-        raise ImportError_("in-place op(s) the importer cannot turn into "
-                           "values: %s" % ", ".join(mutating))
+        raise ImportError_("in-place update(s) of a buffer the importer "
+                           "cannot turn into values: %s" % ", ".join(mutating))
     output = [n for n in graph.nodes if n.op == "output"][0]
     outs = list(output.args[0])
     nb = len(bnames)
     buffers, grads = outs[1:1 + nb], outs[1 + nb:1 + nb + nparams]
-    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     updated = [(name, v) for i, (name, v) in enumerate(zip(bnames, buffers))
                if v is not placeholders[nparams + i] or _written(v)]
     output.args = ([outs[0]] + grads + [v for _, v in updated],)
