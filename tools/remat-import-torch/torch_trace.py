@@ -392,39 +392,30 @@ _IN_PLACE = {
 def functionalize_buffer_updates(gm, nparams, bnames):
     """Rewrites the joint output [loss, buffer..., d(param)..., None...] of
     the step traced by `trace` to [loss, d(param)..., updated buffer...]
-    with every in-place op replaced by the value it stores; returns the
+    with every in-place update of a buffer (`copy_`, `add_`) replaced by the
+    value it stores; returns the
     names of the updated buffers: those whose value is not the argument, and
     those an op writes in place (native_batch_norm, not decomposed, updates
     its running statistics in its arguments: the update's value is the
     argument). Raises ImportError_ for any other in-place op on a buffer."""
     graph = gm.graph
-    for n in list(graph.nodes):
-        if n.op != "call_function" or n.target not in _IN_PLACE:
-            continue
-        functional = _IN_PLACE[n.target]
-        if functional is None:
-            dst, src = n.args[0].meta.get("val"), n.args[1].meta.get("val")
-            if (dst is None or src is None or dst.shape != src.shape or
-                    dst.dtype != src.dtype):
-                raise ImportError_("%s: a copy_ that converts or broadcasts "
-                                   "is not supported" % n.meta["remat_path"])
-            n.replace_all_uses_with(n.args[1])
-        else:
-            with graph.inserting_before(n):
-                new = graph.call_function(functional, n.args, n.kwargs)
-            new.meta.update(n.meta)
-            n.replace_all_uses_with(new)
-        graph.erase_node(n)
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
-    buffer_args = set(placeholders[nparams:nparams + len(bnames)])
-    mutating = sorted({"%s at %s" % (op_name(n), n.meta.get("remat_path"))
-                       for n in graph.nodes if n.op == "call_function" and
-                       n.args and n.args[0] in buffer_args and
-                       isinstance(n.target, torch._ops.OpOverload) and
-                       n.target._schema.name.endswith("_")})
+    # The buffers' current values, in graph order (a module called twice
+    # updates the value its first call stored).
+    current = set(placeholders[nparams:nparams + len(bnames)])
+    mutating = set()
+    for n in list(graph.nodes):
+        if n.op != "call_function" or not n.args or n.args[0] not in current:
+            continue
+        if n.target in _IN_PLACE:
+            current.add(_functional_update(graph, n))
+        elif isinstance(n.target, torch._ops.OpOverload) and \
+                n.target._schema.name.endswith("_"):
+            mutating.add("%s at %s" % (op_name(n), n.meta.get("remat_path")))
     if mutating:
         raise ImportError_("in-place update(s) of a buffer the importer "
-                           "cannot turn into values: %s" % ", ".join(mutating))
+                           "cannot turn into values: %s"
+                           % ", ".join(sorted(mutating)))
     output = [n for n in graph.nodes if n.op == "output"][0]
     outs = list(output.args[0])
     nb = len(bnames)
@@ -433,6 +424,26 @@ def functionalize_buffer_updates(gm, nparams, bnames):
                if v is not placeholders[nparams + i] or _written(v)]
     output.args = ([outs[0]] + grads + [v for _, v in updated],)
     return [name for name, _ in updated]
+
+
+def _functional_update(graph, n):
+    """Replaces the in-place update `n` of a buffer (an _IN_PLACE op) by the
+    value it stores; returns that value."""
+    functional = _IN_PLACE[n.target]
+    if functional is None:
+        dst, src = n.args[0].meta.get("val"), n.args[1].meta.get("val")
+        if (dst is None or src is None or dst.shape != src.shape or
+                dst.dtype != src.dtype):
+            raise ImportError_("%s: a copy_ that converts or broadcasts "
+                               "is not supported" % n.meta["remat_path"])
+        value = n.args[1]
+    else:
+        with graph.inserting_before(n):
+            value = graph.call_function(functional, n.args, n.kwargs)
+        value.meta.update(n.meta)
+    n.replace_all_uses_with(value)
+    graph.erase_node(n)
+    return value
 
 
 def _written(node):
