@@ -405,7 +405,9 @@ def functionalize_buffer_updates(gm, nparams, bnames):
     current = set(placeholders[nparams:nparams + len(bnames)])
     mutating = set()
     for n in list(graph.nodes):
-        if n.op != "call_function" or not n.args or n.args[0] not in current:
+        target = n.args[0] if n.args else None
+        if n.op != "call_function" or not isinstance(target, torch.fx.Node) \
+                or target not in current:
             continue
         if n.target in _IN_PLACE:
             current.add(_functional_update(graph, n))
