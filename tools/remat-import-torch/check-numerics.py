@@ -16,7 +16,10 @@ from float64):
   * always: the sum and the sum of magnitudes, scale sum |ref|.
 
 With --sgd-lr the results compared are the parameters after
-torch.optim.SGD's step (the step imported with --sgd-lr).
+torch.optim.SGD's step (the step imported with --sgd-lr). The buffers
+(arguments after the parameters) get remat-run's values too, and the buffers
+PyTorch's step updates in place (batch norm's running statistics) are
+compared after the loss and the parameters' results, in named_buffers order.
 
 Prints one line per result and 'numerics PASS' or 'numerics FAIL'.
 """
@@ -48,18 +51,35 @@ def remat_run_value(k, shape, dtype):
     return v.reshape(shape)
 
 
+def buffer_values(model, first, spec_dtype, dtype):
+    """Every buffer as remat-run gives it, argument `first` onwards (float
+    buffers converted like the parameters; num_batches_tracked stays int)."""
+    out = {}
+    for k, (n, t) in enumerate(model.named_buffers(), first):
+        if t.dtype.is_floating_point:
+            out[n] = remat_run_value(k, list(t.shape), spec_dtype).to(dtype)
+        else:
+            out[n] = remat_run_value(k, list(t.shape), t.dtype)
+    return out
+
+
 def torch_step(spec, dtype, sgd_lr=None):
     """Loss and parameter gradients (or, with sgd_lr, the parameters after
-    one SGD step) of PyTorch on remat-run's inputs."""
+    one SGD step), then the buffers the step updates, of PyTorch on
+    remat-run's inputs."""
     model = spec.model.to(dtype)
     model.train()
     names = [n for n, _ in model.named_parameters()]
     params = {n: remat_run_value(k, list(t.shape), spec.dtype).to(dtype)
               .requires_grad_()
               for k, (n, t) in enumerate(model.named_parameters())}
-    buffers = dict(model.named_buffers())
-    x = remat_run_value(len(names), spec.input_shape, spec.dtype).to(dtype)
-    y = remat_run_value(len(names) + 1, [spec.input_shape[0]], torch.int64)
+    buffers = buffer_values(model, len(names), spec.dtype, dtype)
+    # Updated in place: native_batch_norm's kernel writes the running
+    # statistics without bumping the tensors' versions, so compare values.
+    before = {n: t.clone() for n, t in buffers.items()}
+    first = len(names) + len(buffers)  # the input's argument index
+    x = remat_run_value(first, spec.input_shape, spec.dtype).to(dtype)
+    y = remat_run_value(first + 1, [spec.input_shape[0]], torch.int64)
     # Dropout masks are arguments of the imported step, after the labels, in
     # call order: give PyTorch's dropout the same masks.
     masks = []
@@ -67,7 +87,7 @@ def torch_step(spec, dtype, sgd_lr=None):
     def dropout(input, p=0.5, training=True, inplace=False):
         if not training or p == 0:
             return input
-        k = len(names) + 2 + len(masks)
+        k = first + 2 + len(masks)
         mask = remat_run_value(k, list(input.shape), spec.dtype).to(dtype)
         masks.append(mask)
         return input * mask / (1 - p)
@@ -80,11 +100,14 @@ def torch_step(spec, dtype, sgd_lr=None):
         F.dropout = saved
     loss = F.cross_entropy(out, y)
     grads = torch.autograd.grad(loss, [params[n] for n in names])
+    updated = [n for n, t in buffers.items() if not torch.equal(t, before[n])]
+    after = ([buffers[n].double() for n in updated],
+             ["b " + n for n in updated])
     if sgd_lr is not None:
-        return ([loss.detach().double()] + sgd_step(params, names, grads, sgd_lr),
-                ["loss"] + ["p " + n for n in names])
-    return ([loss.detach().double()] + [g.detach().double() for g in grads],
-            ["loss"] + ["d " + n for n in names])
+        return ([loss.detach().double()] + sgd_step(params, names, grads, sgd_lr)
+                + after[0], ["loss"] + ["p " + n for n in names] + after[1])
+    return ([loss.detach().double()] + [g.detach().double() for g in grads]
+            + after[0], ["loss"] + ["d " + n for n in names] + after[1])
 
 
 def sgd_step(params, names, grads, lr):

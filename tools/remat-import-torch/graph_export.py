@@ -49,6 +49,7 @@ PER_OUTPUT_ELEMENT = {
     "aten.native_dropout_backward": 1, "aten.scalar_tensor": 0,
     "aten.zeros": 0, "aten.ones": 0, "aten.full": 0, "aten.new_zeros": 0,
     "aten.zeros_like": 0, "aten.ones_like": 0, "aten.full_like": 0,
+    "aten.new_ones": 0,
     "aten.fill": 0, "aten.empty": 0, "aten.arange": 0,
     "aten.constant_pad_nd": 1, "aten.masked_fill": 1, "aten.avg_pool2d": 1,
     "aten.avg_pool2d_backward": 1, "aten.leaky_relu": 1,
@@ -165,9 +166,10 @@ def to_graph(joint, name):
     index = {}
     nodes = []
     unknown = {}
-    # Forward = ancestors of the loss.
+    # Forward = ancestors of the loss and of the buffer updates (batch norm's
+    # running statistics: computed from forward values).
     forward = set()
-    todo = [joint.loss]
+    todo = [joint.loss] + [v for _, v in joint.buffer_updates]
     while todo:
         n = todo.pop()
         if n in forward:
@@ -218,6 +220,7 @@ def to_graph(joint, name):
         raise UnknownOps(format_unknown(unknown, "no cost rule"))
     outputs = [index[joint.loss]] + [index[g] for g in joint.grads
                                      if g is not None]
+    outputs += [index[v] for _, v in joint.buffer_updates]
     return {"name": name, "fixed_bytes": 0, "nodes": nodes, "outputs": outputs}
 
 

@@ -1,11 +1,12 @@
 """Linalg-on-tensors training IR from a traced (decomposed) joint graph.
 
-One func.func: parameters (named_parameters order), then the input images and
-the int64 labels as arguments; the loss and every parameter gradient as
-results; static shapes; every op located `loc("<module path>/aten.<op>")`.
-The loss's incoming gradient (tangents_1) is the constant 1. Buffers (batch
-norm running statistics) are not arguments: in training mode the step only
-updates them, and the update is dropped (docs/Importer.md).
+One func.func: parameters (named_parameters order), the buffers the step
+reads (named_buffers order: batch norm's running_mean, running_var and
+num_batches_tracked), then the input images and the int64 labels as
+arguments; the loss, every parameter gradient (or updated parameter), then
+every buffer the step updates (named_buffers order) as results; static
+shapes; every op located `loc("<module path>/aten.<op>")`. The loss's
+incoming gradient (tangents_1) is the constant 1.
 
 The lowering covers the small core op set left after torch._decomp's
 decompositions (torch_trace.MLIR_DECOMPOSITIONS); anything else is collected
@@ -195,12 +196,17 @@ class Emitter:
         if shape == v.shape:
             return v
         cur = v
+        if cur.rank == 0:  # a scalar (new_ones of an affine-free batch norm)
+            n = self.fresh("r")
+            self.emit("%s = tensor.expand_shape %s [] output_shape [1] : %s into %s"
+                      % (n, cur.name, cur.type, ttype([1], cur.elt)))
+            cur = Val(n, [1], cur.elt)
         if cur.rank != 1:
             flat = [1]
             for d in cur.shape:
                 flat[0] *= d
             n = self.fresh("r")
-            reassoc = "[[%s]]" % ", ".join(str(i) for i in range(cur.rank)) if cur.rank else "[]"
+            reassoc = "[[%s]]" % ", ".join(str(i) for i in range(cur.rank))
             self.emit("%s = tensor.collapse_shape %s %s : %s into %s" % (
                 n, cur.name, reassoc, cur.type, ttype(flat, cur.elt)))
             cur = Val(n, flat, cur.elt)
@@ -315,6 +321,9 @@ UNARY_F = {
     "aten.sqrt": "math.sqrt", "aten.tanh": "math.tanh",
     "aten.neg": "arith.negf", "aten.abs": "math.absf",
 }
+# The integer forms of BINARY_F (num_batches_tracked's increment).
+BINARY_I = {"aten.add": "arith.addi", "aten.sub": "arith.subi",
+            "aten.mul": "arith.muli"}
 CMP_F = {"aten.le": "ole", "aten.lt": "olt", "aten.ge": "oge", "aten.gt": "ogt",
          "aten.eq": "oeq", "aten.ne": "une"}
 PASS_THROUGH = {"aten.detach", "aten.alias", "aten.clone", "aten.lift_fresh_copy"}
@@ -358,14 +367,19 @@ def lower_node(L, n):
         a, b = L.val(args[0]), L.val(args[1])
         alpha = n.kwargs.get("alpha", 1)
         ops_ = [a, b]
-        instr = BINARY_F[op]
+        integer = elt.startswith("i")
+        if integer and op not in BINARY_I:
+            raise KeyError(op + " (integer)")
+        instr = (BINARY_I if integer else BINARY_F)[op]
 
         def pay(s):
             lines = []
             rhs = s[1]
             if alpha != 1:
-                lines.append("%%al = arith.constant %s : %s" % (fconst(alpha, elt), elt))
-                lines.append("%%am = arith.mulf %s, %%al : %s" % (rhs, elt))
+                lit = str(int(alpha)) if integer else fconst(alpha, elt)
+                lines.append("%%al = arith.constant %s : %s" % (lit, elt))
+                lines.append("%%am = %s %s, %%al : %s" % (
+                    "arith.muli" if integer else "arith.mulf", rhs, elt))
                 rhs = "%am"
             lines.append("%%r = %s %s, %s : %s" % (instr, s[0], rhs, elt))
             return lines, "%r"
@@ -541,7 +555,7 @@ def lower_node(L, n):
         return Val(c, [], elt)
     if op in ("aten.zeros_like", "aten.zeros", "aten.new_zeros"):
         return e.filled(shape, elt, 0.0 if elt.startswith("f") else 0)
-    if op in ("aten.ones_like", "aten.ones"):
+    if op in ("aten.ones_like", "aten.ones", "aten.new_ones"):
         return e.filled(shape, elt, 1.0 if elt.startswith("f") else 1)
     if op == "aten.full":
         return e.filled(shape, elt, args[1])
@@ -593,6 +607,14 @@ def lower_node(L, n):
         return lower_adaptive_avg_pool_backward(L, n)
     if op == "aten.nll_loss_forward":
         return lower_nll_loss(L, n)
+    if op == "remat.all_reduce_sum":
+        # Synchronized batch norm (shard_export.py): the sum over the
+        # data-parallel grid the per-rank step is written for.
+        v = L.val(args[0])
+        name = e.fresh("ar")
+        e.emit("%s = shard.all_reduce %s on @dp grid_axes = [0] : %s -> %s"
+               % (name, v.name, v.type, v.type))
+        return Val(name, v.shape, v.elt)
     if op == "aten.scatter" and len(args) == 4 and not isinstance(args[3], torch.fx.Node):
         return lower_scatter_value(L, n)
     raise KeyError(op)
@@ -1138,7 +1160,7 @@ def to_mlir(joint, name, sgd_lr=None):
     args = []
     data = set()  # the data arguments, marked remat.data
     unknown = {}
-    # Arguments: every used placeholder but the tangent.
+    # Arguments: every buffer and every used placeholder but the tangent.
     for i, p in enumerate(joint.placeholders):
         kind = joint.placeholder_kind(i)
         v = p.meta["val"]
@@ -1149,7 +1171,7 @@ def to_mlir(joint, name, sgd_lr=None):
             e.emit("%s = arith.constant dense<%s> : %s" % (c, fconst(1.0, telt), ttype(list(v.shape), telt)))
             L.values[p] = Val(c, list(v.shape), telt)
             continue
-        if not p.users:
+        if not p.users and kind != "buffer":
             continue
         label = joint.placeholder_label(i)
         ssa = "%" + sanitize(label if kind in ("param", "buffer") else ("x" if kind == "input" else "labels"))
@@ -1196,14 +1218,16 @@ def to_mlir(joint, name, sgd_lr=None):
         results.append(L.values[g])
     if sgd_lr is not None:
         results = results[:1] + sgd_update(L, results[1:], sgd_lr)
+    results += [L.values[v] for _, v in joint.buffer_updates]
     out = []
     out.append("// Generated by remat-import-torch: one training step of %s" % name)
     out.append("// (forward, cross-entropy loss, backward). Arguments: parameters,")
-    if sgd_lr is None:
-        out.append("// input, labels; results: loss, then the gradient of every parameter.")
-    else:
-        out.append("// input, labels; results: loss, then every parameter after one SGD")
-        out.append("// step, p - %r * dp." % sgd_lr)
+    out.append("// buffers, input, labels; results: loss, then %s," % (
+        "the gradient of every parameter" if sgd_lr is None else
+        "every parameter after one SGD step, p - %r * dp" % sgd_lr))
+    out.append("// then every buffer the step updates%s." % (
+        " (%s)" % ", ".join(b for b, _ in joint.buffer_updates)
+        if joint.buffer_updates else ": none"))
     sig = ",\n    ".join('%s: %s%s loc("%s")' % (v.name, v.type, " {remat.data}" if v.name in data else "", label)
                           for v, label in args)
     rtypes = ", ".join(r.type for r in results)

@@ -85,8 +85,8 @@ def main(argv=None):
                    help="print the aten ops of the joint graph with counts")
     p.add_argument("--shard", type=int, metavar="N",
                    help="--emit-mlir: the per-rank step of N data-parallel "
-                   "ranks (batch split, gradients all-reduced; see "
-                   "docs/Distributed.md)")
+                   "ranks (batch split, gradients and batch-norm "
+                   "statistics all-reduced; see docs/Distributed.md)")
     args = p.parse_args(argv)
     if not (args.emit_graph or args.emit_mlir or args.list_ops):
         p.error("nothing to do: give --emit-graph, --emit-mlir or --list-ops")
@@ -169,18 +169,21 @@ def emit(args, spec):
 
 def emit_data_parallel_mlir(args, spec):
     """--emit-mlir with --shard N: the per-rank step of N data-parallel
-    ranks (shard_export.py)."""
+    ranks (shard_export.py), batch norm synchronized over the ranks."""
     import mlir_export
     import shard_export
     local = shard_export.per_rank_spec(spec, args.shard)
-    joint = torch_trace.trace(local, decompose=True, for_mlir=True)
+    joint = torch_trace.trace(
+        local, decompose=True, for_mlir=True,
+        decompositions=shard_export.sync_batch_norm_decompositions(args.shard))
     try:
         text = mlir_export.to_mlir(joint, spec.name)
     except mlir_export.UnsupportedOps as e:
         sys.stderr.write("remat-import-torch: error: %s\n" % e)
         return 1
     with open(args.emit_mlir, "w") as f:
-        f.write(shard_export.to_data_parallel(text, args.shard))
+        f.write(shard_export.to_data_parallel(text, args.shard,
+                                              1 + len(joint.param_names)))
     return 0
 
 

@@ -14,15 +14,20 @@ program itself, with explicit `shard` collectives:
 * each input argument (after the parameters) marked
   `{remat.split_dim = 0 : i64}`: the rank's block of the global batch
   (the runners feed it that block of the single-process input);
-* each result (the loss and every gradient, means over the rank's B/N
-  samples) all-reduced over the grid (`shard.all_reduce`, sum) and divided
-  by N: the mean over the global batch, as the single-process step on B
-  samples computes it, up to the order of the sums.
+* the loss and every gradient (means over the rank's B/N samples)
+  all-reduced over the grid (`shard.all_reduce`, sum) and divided by N: the
+  mean over the global batch, as the single-process step on B samples
+  computes it, up to the order of the sums;
+* the updated buffers (batch norm's running statistics) returned as they
+  are: every rank computes the same values.
 
 This holds when the samples of a batch are independent (the loss is a mean
-of per-sample losses); batch norm in training mode is not (its statistics
-are over the batch: SyncBatchNorm would all-reduce them), and is refused.
-See docs/Distributed.md.
+of per-sample losses). Batch norm in training mode couples them (its
+statistics are over the batch): the step is traced with a synchronized batch
+norm (`sync_batch_norm_decompositions`, PyTorch's SyncBatchNorm), whose
+forward all-reduces the per-channel sum of x and then the sum of squared
+deviations from the global mean, and whose backward all-reduces the sums of
+dy and of dy * (x - mean). See docs/Distributed.md for the derivation.
 """
 
 import copy
@@ -33,47 +38,111 @@ import torch_trace
 
 def per_rank_spec(spec, ranks):
     """`spec` at the per-rank batch: batch / ranks samples. Raises
-    ImportError_ when the batch does not split evenly or the model couples
-    the samples of a batch."""
+    ImportError_ when the batch does not split evenly."""
     batch = spec.input_shape[0]
     if ranks < 1 or batch % ranks:
         raise torch_trace.ImportError_(
             "--shard %d: the batch, %d, is not a multiple of %d ranks"
             % (ranks, batch, ranks))
-    import torch.nn as nn
-    coupled = [name for name, m in spec.model.named_modules()
-               if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.training]
-    if coupled:
-        raise torch_trace.ImportError_(
-            "--shard: batch norm in training mode (%s) couples the samples of "
-            "a batch; per-rank statistics would not compute the "
-            "single-process step (SyncBatchNorm is not supported)"
-            % ", ".join(coupled))
     local = copy.copy(spec)
     local.input_shape = [batch // ranks] + spec.input_shape[1:]
     return local
 
 
+_LIBRARY = []
+
+
+def _all_reduce_op():
+    """torch.ops.remat.all_reduce_sum: the sum of a tensor over the ranks
+    (mlir_export lowers it to `shard.all_reduce` on @dp). Traced only: its
+    kernels return their input's shape (Meta) or value (one process)."""
+    import torch
+    if not _LIBRARY:
+        library = torch.library.Library("remat", "DEF")
+        library.define("all_reduce_sum(Tensor x) -> Tensor")
+        library.impl("all_reduce_sum", lambda x: torch.empty_like(x), "Meta")
+        library.impl("all_reduce_sum", lambda x: x.clone(), "CPU")
+        _LIBRARY.append(library)
+    return torch.ops.remat.all_reduce_sum
+
+
+def sync_batch_norm_decompositions(ranks):
+    """{aten op: function}: native_batch_norm and its backward in training
+    mode with the batch statistics of all `ranks` ranks (the per-rank step
+    sees B/N samples); eval mode is PyTorch's own decomposition."""
+    import torch
+    from torch._decomp import decompositions as base
+    aten = torch.ops.aten
+    all_reduce = _all_reduce_op()
+
+    def forward(x, weight, bias, running_mean, running_var, training,
+                momentum, eps):
+        if not training:
+            return base.native_batch_norm(x, weight, bias, running_mean,
+                                          running_var, training, momentum, eps)
+        dims, shape, count = _channel_layout(x, ranks)
+        mean = all_reduce(torch.sum(x, dims)) / count
+        xmu = x - mean.view(shape)
+        var = all_reduce(torch.sum(xmu * xmu, dims)) / count
+        rstd = torch.rsqrt(var + eps)
+        out = xmu * rstd.view(shape)
+        if weight is not None:
+            out = out * weight.view(shape)
+        if bias is not None:
+            out = out + bias.view(shape)
+        if running_mean is not None:
+            running_mean.copy_(momentum * mean + (1 - momentum) * running_mean)
+        if running_var is not None:
+            unbiased = var * (count / (count - 1))
+            running_var.copy_(momentum * unbiased + (1 - momentum) * running_var)
+        return out, mean, rstd
+
+    def backward(dy, x, weight, running_mean, running_var, save_mean,
+                 save_invstd, train, eps, output_mask):
+        if not train:
+            return base.native_batch_norm_backward(
+                dy, x, weight, running_mean, running_var, save_mean,
+                save_invstd, train, eps, output_mask)
+        dims, shape, count = _channel_layout(x, ranks)
+        xmu = x - save_mean.view(shape)
+        sum_dy = torch.sum(dy, dims)  # this rank's: the bias gradient
+        sum_dy_xmu = torch.sum(dy * xmu, dims)
+        mean_dy = all_reduce(sum_dy) / count
+        mean_dy_xmu = all_reduce(sum_dy_xmu) / count
+        scale = save_invstd if weight is None else save_invstd * weight
+        proj = xmu * (mean_dy_xmu * save_invstd * save_invstd).view(shape)
+        dx = (dy - proj - mean_dy.view(shape)) * scale.view(shape)
+        return (dx, sum_dy_xmu * save_invstd if output_mask[1] else None,
+                sum_dy if output_mask[2] else None)
+
+    return {aten.native_batch_norm.default: forward,
+            aten.native_batch_norm_backward.default: backward}
+
+
+def _channel_layout(x, ranks):
+    """The reduced dimensions of a batch norm on x (all but the channels),
+    the broadcast shape of a per-channel value, and the number of samples
+    per channel over all ranks."""
+    dims = [0] + list(range(2, x.dim()))
+    shape = [1, x.shape[1]] + [1] * (x.dim() - 2)
+    return dims, shape, x.numel() // x.shape[1] * ranks
+
+
 _SIGNATURE = re.compile(r"func\.func @(\w+)\((.*?)\)\s*->\s*\((.*?)\) \{\n",
                         re.S)
-_ARG = re.compile(r"(%\w+): (tensor<[^>]*>)(?: \{remat\.data\})?( loc\([^)]*\))?")
 _RETURN = re.compile(r"^(\s*)func\.return (.*?) : (.*?)( loc\([^)]*\))?$",
                      re.M)
 
 
-def to_data_parallel(text, ranks):
+def to_data_parallel(text, ranks, reduced):
     """The per-rank step `text` (traced at the per-rank batch) as the rank
-    program of an N-rank data-parallel step (see the module comment)."""
+    program of an N-rank data-parallel step (see the module comment): its
+    first `reduced` results (the loss and the gradients) are all-reduced
+    means, the others (the updated buffers) returned as they are."""
     m = _SIGNATURE.search(text)
-    args = _ARG.findall(m.group(2))
     results = _split_types(m.group(3))
-    nparams = len(results) - 1
-    signature = m.group(2)
-    for name, ty, loc in args[nparams:]:
-        signature = signature.replace(
-            "%s: %s {remat.data}%s" % (name, ty, loc),
-            "%s: %s {remat.data, remat.split_dim = 0 : i64}%s" % (name, ty, loc),
-            1)
+    signature = m.group(2).replace(
+        " {remat.data} loc(", " {remat.data, remat.split_dim = 0 : i64} loc(")
     r = _RETURN.search(text, m.end())
     indent, values, types = r.group(1), r.group(2).split(", "), r.group(3)
     lines = [indent + "// Data parallel over %d ranks: each result is a mean "
@@ -82,11 +151,14 @@ def to_data_parallel(text, ranks):
              "ranks divided by %d." % ranks,
              indent + '%%dp_ranks = arith.constant %s : f32 loc("dp")'
              % _float(ranks)]
-    reduced = []
+    returned = []
     for i, (value, ty) in enumerate(zip(values, results)):
+        if i >= reduced:
+            returned.append(value)
+            continue
         lines += _all_reduce_mean(indent, i, value, ty)
-        reduced.append("%%dp_mean%d" % i)
-    ret = "%sfunc.return %s : %s%s" % (indent, ", ".join(reduced), types,
+        returned.append("%%dp_mean%d" % i)
+    ret = "%sfunc.return %s : %s%s" % (indent, ", ".join(returned), types,
                                         r.group(4) or "")
     body = text[m.end():r.start()] + "\n".join(lines) + "\n" + ret
     head = text[:m.start()] + "shard.grid @dp(shape = %d)\n\n" % ranks

@@ -4,10 +4,16 @@
 captures the joint graph the partitioner would receive: placeholders
 `primals_*` (parameters, then buffers, then the input and the labels) and
 `tangents_1` (the loss's incoming gradient), then aten ops in execution order,
-and an output list [loss, d(param_0), ..., None for non-differentiable
-inputs]. Every node gets meta['remat_path'], the module path ("layer1.0.conv1";
-"loss" for the loss) of the nn.Module whose forward produced it, or whose
-forward the backward node differentiates.
+and an output list [loss, d(param_0), ..., new value of every buffer the step
+updates]. Every node gets meta['remat_path'], the module path
+("layer1.0.conv1"; "loss" for the loss) of the nn.Module whose forward
+produced it, or whose forward the backward node differentiates.
+
+Buffer updates (batch norm's running_mean, running_var and
+num_batches_tracked) are in-place ops in PyTorch, which AOT autograd 1.13 does
+not functionalize: the traced step returns every buffer after the forward,
+and `functionalize_buffer_updates` rewrites the in-place ops that produced
+them (`copy_`, `add_`) into the values they store.
 """
 
 import collections
@@ -125,7 +131,8 @@ GRAPH_DECOMPOSITIONS = MLIR_DECOMPOSITIONS[:22]
 class Joint:
     """The traced joint graph and what its placeholders mean."""
 
-    def __init__(self, gm, param_names, buffer_names, input_shape):
+    def __init__(self, gm, param_names, buffer_names, input_shape,
+                 updated_buffers=()):
         self.gm = gm
         self.graph = gm.graph
         self.param_names = param_names
@@ -138,6 +145,10 @@ class Joint:
         self.loss = outs[0]
         # Gradients of the parameters, in named_parameters order.
         self.grads = list(outs[1:1 + len(param_names)])
+        # (name, new value) of every buffer the step updates, in
+        # named_buffers order.
+        self.buffer_updates = list(zip(
+            updated_buffers, outs[1 + len(param_names):]))
 
     def placeholder_kind(self, index):
         """'param', 'buffer', 'input', 'labels' or 'tangent'."""
@@ -291,11 +302,14 @@ def register_meta_kernels():
     _META_LIBRARY.append(library)  # registrations live as long as it
 
 
-def trace(spec, decompose=False, for_mlir=False):
-    """Returns the Joint of one training step of spec.model (train mode)."""
+def trace(spec, decompose=False, for_mlir=False, decompositions=None):
+    """Returns the Joint of one training step of spec.model (train mode).
+    `decompositions` ({aten op: function}) replace PyTorch's own (the
+    synchronized batch norm of shard_export)."""
     register_meta_kernels()
     model = spec.model
     model.train()
+    _check_batch_norms(model)
     params = dict(model.named_parameters())
     buffers = dict(model.named_buffers())
     pnames, bnames = list(params), list(buffers)
@@ -312,7 +326,9 @@ def trace(spec, decompose=False, for_mlir=False):
         loss = F.cross_entropy(out, y)
         rec.tag(loss, "loss")
         rec.hook_backward(loss)
-        return loss
+        # The buffers after the forward: a batch norm's updates replaced
+        # them in place (functionalize_buffer_updates).
+        return (loss,) + tuple(b.values())
 
     captured = {}
 
@@ -325,6 +341,7 @@ def trace(spec, decompose=False, for_mlir=False):
             MLIR_DECOMPOSITIONS if for_mlir else GRAPH_DECOMPOSITIONS)
     else:
         decomps = {}
+    decomps.update(decompositions or {})
     aot_config.use_fake_tensor = True
     fn = aot_function(step, lambda g, inputs: g, partition_fn=partition,
                       decompositions=decomps)
@@ -343,5 +360,115 @@ def trace(spec, decompose=False, for_mlir=False):
     if "gm" not in captured:
         raise ImportError_("AOT autograd produced no joint graph")
     gm = captured["gm"]
+    updated = functionalize_buffer_updates(gm, len(pnames), bnames)
     gm.graph.eliminate_dead_code()
-    return Joint(gm, pnames, bnames, spec.input_shape)
+    _erase_unused_tangents(gm, len(pnames) + len(bnames) + 2)
+    return Joint(gm, pnames, bnames, spec.input_shape, updated)
+
+
+def _check_batch_norms(model):
+    """Refuses batch norms whose running-statistics update the importer
+    cannot trace: momentum=None (a cumulative average, whose factor PyTorch
+    reads from num_batches_tracked's value in Python)."""
+    import torch.nn as nn
+    cumulative = [name for name, m in model.named_modules()
+                  if isinstance(m, nn.modules.batchnorm._BatchNorm) and
+                  m.track_running_stats and m.momentum is None]
+    if cumulative:
+        raise ImportError_(
+            "batch norm with momentum=None (%s): the cumulative average of "
+            "the running statistics is not supported; give a momentum"
+            % ", ".join(cumulative))
+
+
+# In-place ops a buffer update may use, and their out-of-place forms (None:
+# the op stores its second argument).
+_IN_PLACE = {
+    torch.ops.aten.copy_.default: None,
+    torch.ops.aten.add_.Tensor: torch.ops.aten.add.Tensor,
+}
+
+
+def functionalize_buffer_updates(gm, nparams, bnames):
+    """Rewrites the joint output [loss, buffer..., d(param)..., None...] of
+    the step traced by `trace` to [loss, d(param)..., updated buffer...]
+    with every in-place update of a buffer (`copy_`, `add_`) replaced by the
+    value it stores; returns the
+    names of the updated buffers: those whose value is not the argument, and
+    those an op writes in place (native_batch_norm, not decomposed, updates
+    its running statistics in its arguments: the update's value is the
+    argument). Raises ImportError_ for any other in-place op on a buffer."""
+    graph = gm.graph
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    # The buffers' current values, in graph order (a module called twice
+    # updates the value its first call stored).
+    current = set(placeholders[nparams:nparams + len(bnames)])
+    mutating = set()
+    for n in list(graph.nodes):
+        target = n.args[0] if n.args else None
+        if n.op != "call_function" or not isinstance(target, torch.fx.Node) \
+                or target not in current:
+            continue
+        if n.target in _IN_PLACE:
+            current.add(_functional_update(graph, n))
+        elif isinstance(n.target, torch._ops.OpOverload) and \
+                n.target._schema.name.endswith("_"):
+            mutating.add("%s at %s" % (op_name(n), n.meta.get("remat_path")))
+    if mutating:
+        raise ImportError_("in-place update(s) of a buffer the importer "
+                           "cannot turn into values: %s"
+                           % ", ".join(sorted(mutating)))
+    output = [n for n in graph.nodes if n.op == "output"][0]
+    outs = list(output.args[0])
+    nb = len(bnames)
+    buffers, grads = outs[1:1 + nb], outs[1 + nb:1 + nb + nparams]
+    updated = [(name, v) for i, (name, v) in enumerate(zip(bnames, buffers))
+               if v is not placeholders[nparams + i] or _written(v)]
+    output.args = ([outs[0]] + grads + [v for _, v in updated],)
+    return [name for name, _ in updated]
+
+
+def _functional_update(graph, n):
+    """Replaces the in-place update `n` of a buffer (an _IN_PLACE op) by the
+    value it stores; returns that value."""
+    functional = _IN_PLACE[n.target]
+    if functional is None:
+        dst, src = n.args[0].meta.get("val"), n.args[1].meta.get("val")
+        if (dst is None or src is None or dst.shape != src.shape or
+                dst.dtype != src.dtype):
+            raise ImportError_("%s: a copy_ that converts or broadcasts "
+                               "is not supported" % n.meta["remat_path"])
+        value = n.args[1]
+    else:
+        with graph.inserting_before(n):
+            value = graph.call_function(functional, n.args, n.kwargs)
+        value.meta.update(n.meta)
+    n.replace_all_uses_with(value)
+    graph.erase_node(n)
+    return value
+
+
+def _written(node):
+    """Whether an op writes `node` in place: a mutable argument, or the
+    running statistics of native_batch_norm in training mode (torch 1.13's
+    schema does not mark them mutable)."""
+    for user in node.users:
+        if user.target is torch.ops.aten.native_batch_norm.default:
+            if user.args[5] and node in user.args[3:5]:
+                return True
+            continue
+        schema = getattr(user.target, "_schema", None)
+        for arg, value in zip(schema.arguments if schema else (), user.args):
+            if value is node and arg.alias_info is not None and \
+                    arg.alias_info.is_write:
+                return True
+    return False
+
+
+def _erase_unused_tangents(gm, first):
+    """Drops the tangents of the buffer results (placeholders from index
+    `first` on that nothing reads): the buffers are not differentiated."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    for n in placeholders[first:]:
+        if not n.users:
+            gm.graph.erase_node(n)

@@ -48,6 +48,11 @@ def main(argv):
     budget = int(plan.group(1))
 
     worst = 0.0
+    for report in plain + remat:
+        if len(report["results"]) != len(single["results"]):
+            fail("rank %d returned %d results, the single-process step %d" %
+                 (report["rank"], len(report["results"]),
+                  len(single["results"])))
     for report in plain:
         for mine, ref in zip(report["results"], single["results"]):
             for a, b in zip(mine["values"], ref["values"]):

@@ -118,3 +118,36 @@ class TinyPools(nn.Module):
         x = self.conv(x)
         x = self.pool(self.maxpool(self.avgpool(x * self.gate(x))))
         return self.fc(x.flatten(1))
+
+
+class TinyBN(nn.Module):
+    """Batch norm's running statistics: a 2-d batch norm with momentum 0.3,
+    one without affine parameters, a 1-d batch norm on features."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 4, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(4, momentum=0.3)
+        self.conv2 = nn.Conv2d(4, 4, 3, stride=2, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(4, affine=False)
+        self.fc1 = nn.Linear(4, 6)
+        self.bn3 = nn.BatchNorm1d(6)
+        self.fc2 = nn.Linear(6, 10)
+
+    def forward(self, x):
+        x = self.bn1(self.conv1(x)).relu()
+        x = self.bn2(self.conv2(x)).relu()
+        return self.fc2(self.bn3(self.fc1(x.mean((2, 3)))).relu())
+
+
+class CumulativeBN(nn.Module):
+    """A batch norm with momentum=None (a cumulative average: the update
+    depends on num_batches_tracked's value)."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(4, momentum=None)
+        self.fc = nn.Linear(4, 10)
+
+    def forward(self, x):
+        return self.fc(self.bn(x))
