@@ -273,8 +273,11 @@ BudgetSearch BudgetSearcher::run() {
     search.best = top;
     return search;
   }
-  if (belowTopIsMet())
+  // An exact solver's "infeasible" bounds the range from below instead.
+  if (belowTopIsMet() || solver.exact) {
+    lo = std::max(lo, proven);
     bisect();
+  }
   recheck();
   search.best = search.answers[metIndex].result;
   search.smallestBudget = met;
