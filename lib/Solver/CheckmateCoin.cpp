@@ -1223,6 +1223,11 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
     argv.push_back(arg.c_str());
   argv.push_back("-solve");
   argv.push_back("-quit");
+  // CBC looks at its clock only between LP solves; the LPs themselves (the
+  // root's, a node's) stop at the same wall-clock deadline (CLP's limit
+  // counts from when it is set).
+  if (auto *clp = dynamic_cast<OsiClpSolverInterface *>(model.solver()))
+    clp->getModelPtr()->setMaximumWallSeconds(left);
   CbcMain1(
       static_cast<int>(argv.size()), argv.data(), model,
       [](CbcModel *, int) { return 0; }, data);
@@ -1235,9 +1240,10 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
                   std::string("CBC finished") +
                       (model.isProvenOptimal() ? ": optimal" : ""),
                   /*phase=*/true);
-  out.provenOptimal = model.isProvenOptimal() && best;
   out.timedOut = model.isSecondsLimitReached() ||
                  watch.seconds() >= options.timeLimitSeconds;
+  // An LP stopped at the deadline proves nothing about its node.
+  out.provenOptimal = model.isProvenOptimal() && best && !out.timedOut;
   // An LP that CLP stopped at the time limit is no proof.
   out.provenInfeasible = model.isProvenInfeasible() && !best && !out.timedOut;
   if (best)

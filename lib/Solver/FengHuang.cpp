@@ -709,7 +709,10 @@ SolveResult remat::solveFengHuang(const Graph &graph,
   std::vector<ModelSet> sets;
   int64_t best = kInf;
   for (int64_t m : candidates) {
-    if (m >= best)
+    // Out of time, the sets found so far (a 20,005-op step has thousands
+    // of candidate bounds, each a walk of the whole tree).
+    if (m >= best ||
+        (!sets.empty() && watch.seconds() >= options.timeLimitSeconds))
       break;
     std::vector<int> set;
     int64_t cost = tree.solve(tree.root, m, set);

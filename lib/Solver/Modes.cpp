@@ -83,7 +83,7 @@ static std::string describe(const SolveResult &result) {
 }
 
 /// Re-asks the solver at verified peaks below the smallest budget met so
-/// far at most this many times.
+/// far at most this many times (`BudgetSearcher::recheck`).
 static constexpr int kMaxRechecks = 8;
 /// The rechecks a search with a total time expects to need.
 static constexpr int kExpectedRechecks = 2;
@@ -127,90 +127,129 @@ static int bisectionSteps(int64_t lo, int64_t hi) {
       static_cast<double>(hi - lo) / static_cast<double>(resolution))));
 }
 
-BudgetSearch remat::findSmallestBudget(const Graph &graph,
-                                       const SolverInfo &solver,
-                                       const SolveOptions &options,
-                                       double totalSeconds) {
+/// The time limit of the search's first probe below the top: short, since a
+/// search heuristic spends its whole limit on a budget it cannot meet.
+static constexpr double kQuickProbeSeconds = 0.1;
+
+namespace {
+/// The smallest-budget search (`findSmallestBudget`): the top of the range,
+/// one quick probe a resolution step below it, then a bisection with equal
+/// shares of the time and the rechecks of the verified peaks.
+class BudgetSearcher {
+public:
+  BudgetSearcher(const Graph &graph, const SolverInfo &solver,
+                 const SolveOptions &options, double totalSeconds)
+      : graph(graph), solver(solver), options(options),
+        total(totalSeconds > 0 ? totalSeconds : options.timeLimitSeconds),
+        progress(options, "min-budget", watch),
+        probeOptions(getProbeOptions(options)) {}
+
+  BudgetSearch run();
+
+private:
+  const SolveResult &probe(int64_t budget, double seconds = -1);
+  void report(const SolveResult &result, int64_t budget);
+  bool belowTopIsMet();
+  void bisect();
+  void recheck();
+  bool mayStart() const { return mayStartSolve(watch.seconds(), total); }
+  int64_t step() const { return std::max<int64_t>(1, hi / 1000); }
+
+  const Graph &graph;
+  const SolverInfo &solver;
+  const SolveOptions &options;
+  const double total;
   Stopwatch watch;
-  ProgressReporter progress(options, "min-budget", watch);
+  ProgressReporter progress;
+  SolveOptions probeOptions;
   BudgetSearch search;
-  // One time limit for the whole search.
-  if (totalSeconds <= 0)
-    totalSeconds = options.timeLimitSeconds;
-  SolveOptions probe = getProbeOptions(options);
-  search.lowerBound = peakLowerBound(graph);
-  int64_t lo = search.lowerBound;
-  // Below this, an exact solver proved that no budget is met.
-  int64_t proven = lo;
-  int64_t hi = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
-  hi = std::max(hi, lo);
-  // The smallest budget asked at which the solver returned a plan, and the
-  // smallest verified peak (the incumbent of the progress reports).
+  /// The bracket: nothing met below `lo` (proven or not), and the smallest
+  /// budget or verified peak met so far.
+  int64_t lo = 0, hi = 0;
+  /// The smallest budget met when asked (-1: none), and its answer.
   int64_t met = -1;
   size_t metIndex = 0;
+  /// Below this, an exact solver proved that no budget is met.
+  int64_t proven = 0;
+};
+} // namespace
+
+void BudgetSearcher::report(const SolveResult &result, int64_t budget) {
   const SolveResult *smallestPeak = nullptr;
-  auto run = [&](int64_t budget) -> const SolveResult & {
-    probe.budget = budget;
-    probe.timeLimitSeconds =
-        shareOfTime(options, totalSeconds - watch.seconds(),
-                    1 + bisectionSteps(lo, hi) + kExpectedRechecks);
-    search.answers.push_back({budget, solver.solve(graph, probe)});
-    ++search.probes;
-    const SolveResult &result = search.answers.back().result;
-    if (result.feasible() && (met < 0 || budget < met)) {
+  for (const BudgetProbe &answer : search.answers)
+    if (answer.result.feasible() &&
+        (!smallestPeak || answer.result.peakBytes < smallestPeak->peakBytes))
+      smallestPeak = &answer.result;
+  progress.report(smallestPeak ? smallestPeak->cost : -1,
+                  smallestPeak ? smallestPeak->peakBytes : -1,
+                  static_cast<double>(search.lowerBound),
+                  "probe " + std::to_string(search.probes) + " at budget " +
+                      std::to_string(budget) + ": " + describe(result),
+                  /*phase=*/true);
+}
+
+/// Asks the solver at `budget` with `seconds` (default: an equal share of
+/// what is left among the probes still expected).
+const SolveResult &BudgetSearcher::probe(int64_t budget, double seconds) {
+  probeOptions.budget = budget;
+  double share = shareOfTime(options, total - watch.seconds(),
+                             1 + bisectionSteps(lo, hi) + kExpectedRechecks);
+  probeOptions.timeLimitSeconds =
+      seconds > 0 ? std::min(seconds, share) : share;
+  search.answers.push_back({budget, solver.solve(graph, probeOptions)});
+  ++search.probes;
+  const SolveResult &result = search.answers.back().result;
+  if (result.feasible()) {
+    hi = std::min({hi, budget, result.peakBytes});
+    if (met < 0 || budget < met) {
       met = budget;
       metIndex = search.answers.size() - 1;
     }
-    smallestPeak = nullptr;
-    for (const BudgetProbe &answer : search.answers)
-      if (answer.result.feasible() &&
-          (!smallestPeak || answer.result.peakBytes < smallestPeak->peakBytes))
-        smallestPeak = &answer.result;
-    progress.report(smallestPeak ? smallestPeak->cost : -1,
-                    smallestPeak ? smallestPeak->peakBytes : -1,
-                    static_cast<double>(search.lowerBound),
-                    "probe " + std::to_string(search.probes) + " at budget " +
-                        std::to_string(budget) + ": " + describe(result),
-                    /*phase=*/true);
-    return result;
-  };
-  auto asked = [&](int64_t budget) {
-    for (const BudgetProbe &answer : search.answers)
-      if (answer.budget == budget)
-        return true;
-    return false;
-  };
-  // The top of the range: checkpoint-all's peak fits every sane solver.
-  const SolveResult &top = run(hi);
-  if (!top.feasible()) {
-    search.best = top;
-    return search;
+  } else if (result.status == SolveStatus::Infeasible && solver.exact) {
+    // A timeout proves nothing, even from an exact solver.
+    proven = std::max(proven, budget + 1);
   }
-  hi = top.peakBytes;
-  // Out of time, the smallest budget met so far stands (it was asked).
-  while (lo < hi && hi - lo > std::max<int64_t>(1, hi / 1000) &&
-         mayStartSolve(watch.seconds(), totalSeconds)) {
+  report(result, budget);
+  return result;
+}
+
+/// One quick probe a resolution step below the top, which the top's plan
+/// met. Whether the search should go on: not when the solver answered that
+/// it found nothing there (a timeout or a plan says go on). Budgets that
+/// cannot be met are often met nowhere below the checkpoint-all peak
+/// (parameters and gradients dominate), and then every probe of a
+/// bisection would fail, each spending its whole share of the time.
+bool BudgetSearcher::belowTopIsMet() {
+  if (hi - lo <= step() || !mayStart())
+    return true;
+  const SolveResult &result = probe(hi - step(), kQuickProbeSeconds);
+  // A timeout at this short limit says nothing about the budget.
+  return result.status != SolveStatus::Infeasible;
+}
+
+/// Bisects [lo, hi] down to the resolution (out of time, the smallest
+/// budget met so far stands), then asks at `lo` itself once.
+void BudgetSearcher::bisect() {
+  while (lo < hi && hi - lo > step() && mayStart()) {
     int64_t mid = lo + (hi - lo) / 2;
-    const SolveResult &result = run(mid);
-    if (result.feasible()) {
-      hi = std::min(mid, result.peakBytes);
-    } else {
+    if (!probe(mid).feasible())
       lo = mid + 1;
-      // A timeout proves nothing, even from an exact solver.
-      if (result.status == SolveStatus::Infeasible)
-        proven = std::max(proven, lo);
-    }
   }
-  if (lo < hi && hi - lo <= std::max<int64_t>(1, hi / 1000) && lo != hi &&
-      mayStartSolve(watch.seconds(), totalSeconds))
-    run(lo);
-  // A plan found at budget X peaks at P <= X, but the solver asked at P may
-  // find nothing (it is not monotone in the budget). Only a budget the
-  // solver met when asked at exactly that budget is reported: re-ask it at
-  // the smaller verified peaks, smallest first.
-  for (int recheck = 0; recheck < kMaxRechecks; ++recheck) {
-    if (!mayStartSolve(watch.seconds(), totalSeconds))
-      break;
+  if (lo < hi && hi - lo <= step() && mayStart())
+    probe(lo);
+}
+
+/// Re-asks the solver at verified peaks below the smallest budget met so
+/// far: a plan found at budget X peaks at P <= X, but the solver asked at P
+/// may find nothing (it is not monotone in the budget). Only a budget the
+/// solver met when asked at exactly that budget is reported.
+void BudgetSearcher::recheck() {
+  auto asked = [&](int64_t budget) {
+    return std::any_of(
+        search.answers.begin(), search.answers.end(),
+        [&](const BudgetProbe &answer) { return answer.budget == budget; });
+  };
+  for (int i = 0; i < kMaxRechecks && met >= 0 && mayStart(); ++i) {
     int64_t next = -1;
     for (const BudgetProbe &answer : search.answers)
       if (answer.result.feasible() && answer.result.peakBytes < met &&
@@ -219,13 +258,39 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
         next = answer.result.peakBytes;
     if (next < 0)
       break;
-    run(next);
+    probe(next);
   }
+}
+
+BudgetSearch BudgetSearcher::run() {
+  search.lowerBound = peakLowerBound(graph);
+  lo = proven = search.lowerBound;
+  // The top of the range: checkpoint-all's peak fits every sane solver.
+  hi = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
+  hi = std::max(hi, lo);
+  const SolveResult &top = probe(hi);
+  if (!top.feasible()) {
+    search.best = top;
+    return search;
+  }
+  // An exact solver's "infeasible" bounds the range from below instead.
+  if (belowTopIsMet() || solver.exact) {
+    lo = std::max(lo, proven);
+    bisect();
+  }
+  recheck();
   search.best = search.answers[metIndex].result;
   search.smallestBudget = met;
   if (solver.exact)
     search.lowerBound = std::max(search.lowerBound, std::min(proven, met));
   return search;
+}
+
+BudgetSearch remat::findSmallestBudget(const Graph &graph,
+                                       const SolverInfo &solver,
+                                       const SolveOptions &options,
+                                       double totalSeconds) {
+  return BudgetSearcher(graph, solver, options, totalSeconds).run();
 }
 
 BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,

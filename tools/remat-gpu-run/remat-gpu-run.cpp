@@ -166,6 +166,220 @@ const char *const kMgpuSymbols[] = {"mgpuStreamCreate",
                                     "mgpuLaunchKernel",
                                     "mgpuSetDefaultDevice"};
 
+/// Lowers the module with --pipeline (default: remat-lower-to-nvvm).
+void lowerStep(ModuleOp module, const RunnerOptions &options) {
+  lowerModule(kToolName, module, options.pipeline, options.inputFilename,
+              [](PassManager &pm) {
+                buildRematLowerToNVVMPipeline(
+                    pm, RematLowerToNVVMPipelineOptions());
+              });
+}
+
+/// JIT-compiles the lowered module with the runtime's mgpu* functions (and
+/// MPI's) as its symbols.
+JITEntry compileStep(ModuleOp module, StringRef name, const Runtime &rt,
+                     const RunnerOptions &options) {
+  SmallVector<std::pair<StringRef, void *>> symbols = getMPISymbols();
+  for (const char *symbol : kMgpuSymbols)
+    if (void *address = dlsym(rt.handle, symbol))
+      symbols.push_back({symbol, address});
+  return compileEntry(kToolName, module, name, options.optLevel,
+                      /*sharedLibPaths=*/{}, symbols);
+}
+
+/// What the timed calls measured.
+struct StepRuns {
+  SmallVector<RunStats<RematCudaStats>> runs;
+  /// The results' checksums of the last run.
+  SmallVector<Checksum> checksums;
+  /// Bytes of the device buffers of the inputs (counted in the peak).
+  uint64_t inputBytes = 0;
+};
+
+/// One timed call of the entry from fresh inputs: its device statistics;
+/// the results are downloaded and checksummed into `checksums`, then the
+/// buffers the step allocated and returned are freed.
+RunStats<RematCudaStats> runOnce(Runtime &rt, JITEntry &jit, PackedCall &call,
+                                 const RankEntry &ranked,
+                                 MutableArrayRef<std::vector<char>> hostInputs,
+                                 ArrayRef<void *> deviceInputs,
+                                 RankSession &session, bool printResults,
+                                 SmallVector<Checksum> &checksums) {
+  for (auto [i, spec] : llvm::enumerate(ranked.argSpecs)) {
+    char *host = hostInputs[i].data();
+    fillRankInput(ranked, i, session, host);
+    if (spec.isMemRef)
+      rt.copyToDevice(deviceInputs[i], host, spec.byteSize());
+    else
+      std::memcpy(call.getScalarArg(i), host, 8);
+  }
+  call.clearResults();
+  session.barrier();
+
+  RematCudaStats before;
+  rt.reset();
+  rt.getStats(&before);
+  auto start = std::chrono::steady_clock::now();
+  // The entry ends with a stream synchronization: the kernels are done.
+  jit.call(call.getArgs());
+  auto stop = std::chrono::steady_clock::now();
+  RunStats<RematCudaStats> stats;
+  rt.getStats(&stats.memory);
+  stats.seconds = std::chrono::duration<double>(stop - start).count();
+  stats.returnedBytes = stats.memory.currentBytes - before.currentBytes;
+
+  // Download, checksum, then free what the step allocated and returned
+  // (two results may share a buffer; a result may be an argument).
+  std::vector<char> host;
+  checksums = call.checksumResults(
+      printResults, [&](unsigned i, const DescriptorView &d) {
+        // The span of elements the view touches, downloaded in one copy.
+        const ValueSpec &spec = ranked.resultSpecs[i];
+        int64_t last = 0;
+        for (int64_t dim = 0; dim < spec.rank(); ++dim)
+          last += (d.sizes[dim] - 1) * d.strides[dim];
+        host.resize((last + 1) * spec.elemBytes());
+        rt.copyToHost(host.data(), d.aligned + d.offset * spec.elemBytes(),
+                      host.size());
+        return static_cast<const char *>(host.data());
+      });
+  for (void *p : call.getResultAllocations())
+    if (rt.sizeOf(p) >= 0 && !llvm::is_contained(deviceInputs, p))
+      rt.memFree(p, nullptr);
+  RematCudaStats after;
+  rt.getStats(&after);
+  stats.leakedBytes = after.currentBytes - before.currentBytes;
+  return stats;
+}
+
+/// Runs the entry --repeat times. Inputs: host copies filled by the shared
+/// formula, uploaded into device buffers allocated through the runtime
+/// (counted).
+StepRuns runStep(Runtime &rt, JITEntry &jit, const RankEntry &ranked,
+                 RankSession &session, const RunnerOptions &options) {
+  StepRuns measured;
+  SmallVector<std::vector<char>> hostInputs;
+  SmallVector<void *> deviceInputs;
+  for (const ValueSpec &spec : ranked.argSpecs) {
+    if (spec.isMemRef) {
+      measured.inputBytes += spec.byteSize();
+      hostInputs.emplace_back(spec.byteSize());
+      deviceInputs.push_back(rt.memAlloc(spec.byteSize(), nullptr, 0));
+    } else {
+      hostInputs.emplace_back(8);
+      deviceInputs.push_back(nullptr);
+    }
+  }
+  PackedCall call(ranked.argSpecs, ranked.resultSpecs, deviceInputs);
+  rt.setKernelTiming(1);
+  for (unsigned run = 0; run < options.repeatCount; ++run)
+    measured.runs.push_back(runOnce(rt, jit, call, ranked, hostInputs,
+                                    deviceInputs, session, options.printResults,
+                                    measured.checksums));
+  for (void *p : deviceInputs)
+    if (p)
+      rt.memFree(p, nullptr);
+  return measured;
+}
+
+/// The figures of the report, over the runs.
+struct RunSummary {
+  RunSummary(const StepRuns &measured)
+      : worst(getWorstRun<RematCudaStats>(measured.runs)) {
+    SmallVector<double> times, kernelTimes;
+    for (const RunStats<RematCudaStats> &r : measured.runs) {
+      times.push_back(r.seconds * 1e3);
+      kernelTimes.push_back(r.memory.kernelMs);
+    }
+    time = getMinAndMedian(times);
+    kernel = getMinAndMedian(kernelTimes);
+    peak = worst.memory.peakBytes;
+    stepPeak = peak - measured.inputBytes;
+  }
+  const RunStats<RematCudaStats> &worst;
+  MinMedian time, kernel;
+  /// The device peak with the inputs, and without them.
+  uint64_t peak = 0, stepPeak = 0;
+};
+
+/// This rank's JSON report.
+void printJSONRun(llvm::raw_ostream &os, const RunnerOptions &options,
+                  StringRef name, const RankEntry &ranked,
+                  const StepRuns &measured, double compileSeconds,
+                  const RankSession &session) {
+  RunSummary summary(measured);
+  printJSONReport(
+      os, options.inputFilename, name, "cuda", ranked.resultSpecs,
+      measured.checksums, options.printResults, [&](llvm::json::OStream &j) {
+        if (session.isDistributed()) {
+          j.attribute("rank", session.getRank());
+          j.attribute("ranks", session.getSize());
+        }
+        j.attribute("peak_device_bytes", static_cast<int64_t>(summary.peak));
+        j.attribute("peak_bytes", static_cast<int64_t>(summary.stepPeak));
+        j.attribute("pool_peak_bytes",
+                    static_cast<int64_t>(summary.worst.memory.poolPeakBytes));
+        printAllocationsJSON(j, summary.worst, measured.inputBytes);
+        j.attribute("num_launches",
+                    static_cast<int64_t>(summary.worst.memory.numLaunches));
+        j.attribute("repeat", static_cast<int64_t>(options.repeatCount));
+        j.attribute("time_ms_min", summary.time.min);
+        j.attribute("time_ms_median", summary.time.median);
+        j.attribute("kernel_ms_min", summary.kernel.min);
+        j.attribute("kernel_ms_median", summary.kernel.median);
+        j.attribute("compile_ms", compileSeconds * 1e3);
+      });
+}
+
+/// The text report of rank 0 (with every rank's row after it when the run
+/// is distributed).
+void printTextRun(llvm::raw_ostream &os, const RunnerOptions &options,
+                  StringRef name, const RankEntry &ranked,
+                  const StepRuns &measured, double compileSeconds,
+                  const RankSession &session, ArrayRef<std::string> reports) {
+  RunSummary summary(measured);
+  const RunStats<RematCudaStats> &worst = summary.worst;
+  if (session.isDistributed())
+    os << "rank 0 of " << session.getSize() << "\n";
+  printTextReport(os, name, "cuda", ranked.resultSpecs, measured.checksums,
+                  options.printResults);
+  os << "peak_device_bytes: " << summary.peak << " (inputs included)\n";
+  os << "peak_bytes: " << summary.stepPeak << " (inputs excluded)\n";
+  os << "pool_peak_bytes: " << worst.memory.poolPeakBytes << "\n";
+  os << "num_allocs: " << worst.memory.numAllocs << "\n";
+  os << "returned_bytes: " << worst.returnedBytes << "\n";
+  os << "leaked_bytes: " << worst.leakedBytes << "\n";
+  os << "input_bytes: " << measured.inputBytes << "\n";
+  os << "num_launches: " << worst.memory.numLaunches << "\n";
+  os << llvm::format("kernel_ms: min=%.3f median=%.3f\n", summary.kernel.min,
+                     summary.kernel.median);
+  os << llvm::format("time_ms: min=%.3f median=%.3f (repeat=%u)\n",
+                     summary.time.min, summary.time.median,
+                     options.repeatCount.getValue());
+  os << llvm::format("compile_ms: %.1f\n", compileSeconds * 1e3);
+  if (session.isDistributed())
+    printRankTable(kToolName, os, reports);
+}
+
+/// Prints the report on stdout: rank 0 gathers every rank's JSON report
+/// when the run is distributed; the other ranks print nothing.
+void report(const RunnerOptions &options, StringRef name,
+            const RankEntry &ranked, const StepRuns &measured,
+            double compileSeconds, RankSession &session) {
+  std::vector<std::string> reports;
+  auto printJSON = [&](llvm::raw_ostream &os) {
+    printJSONRun(os, options, name, ranked, measured, compileSeconds, session);
+  };
+  if (!gatherRankReports(session, printJSON, reports))
+    return;
+  if (!options.emitJson)
+    return printTextRun(llvm::outs(), options, name, ranked, measured,
+                        compileSeconds, session, reports);
+  if (!session.isDistributed())
+    return printJSON(llvm::outs());
+  printRankReportsJSON(llvm::outs(), reports);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -184,7 +398,6 @@ int main(int argc, char **argv) {
       argc, argv,
       "remat-gpu-run: lower, run on a CUDA GPU and measure a training step\n");
   const std::string &inputFilename = options.inputFilename;
-  bool printResults = options.printResults;
 
   // Parse. Syntax errors are reported by the parser's diagnostics on stderr.
   RunnerInput input(kToolName, inputFilename, [](DialectRegistry &registry) {
@@ -203,15 +416,12 @@ int main(int argc, char **argv) {
   RankSession session(kToolName, communicates(module), argc, argv);
   RankEntry ranked =
       prepareRankEntry(kToolName, module, entry, inputFilename, session);
-  const SmallVector<ValueSpec> &argSpecs = ranked.argSpecs;
-  const SmallVector<ValueSpec> &resultSpecs = ranked.resultSpecs;
 
-  // Lower.
+  // Lower; then the GPU: load the runtime before JIT-compiling, whose
+  // initialization loads the kernels (global constructors call
+  // mgpuModuleLoad).
   auto compileStart = std::chrono::steady_clock::now();
-  lowerModule(
-      kToolName, module, options.pipeline, inputFilename, [](PassManager &pm) {
-        buildRematLowerToNVVMPipeline(pm, RematLowerToNVVMPipelineOptions());
-      });
+  lowerStep(module, options);
   if (options.printLowered) {
     module.print(llvm::outs());
     llvm::outs() << "\n";
@@ -220,159 +430,18 @@ int main(int argc, char **argv) {
   if (!module.lookupSymbol<LLVM::LLVMFuncOp>(name))
     fail("after lowering, '" + name +
          "' is not an llvm.func: the pipeline must lower to the LLVM dialect");
-
-  // The GPU: load the runtime before JIT-compiling, whose initialization
-  // loads the kernels (global constructors call mgpuModuleLoad).
   Runtime rt = loadRuntime(session);
   if (session.isDistributed() && !session.acceptsCudaBuffers())
     fail("the step communicates, but the MPI library does not accept CUDA "
          "device buffers (not CUDA-aware; OpenMPI: ompi_info shows "
          "mpi_built_with_cuda_support false); the lowered step passes "
          "device buffers to MPI");
-  SmallVector<std::pair<StringRef, void *>> symbols = getMPISymbols();
-  for (const char *symbol : kMgpuSymbols)
-    if (void *address = dlsym(rt.handle, symbol))
-      symbols.push_back({symbol, address});
-  JITEntry jit = compileEntry(kToolName, module, name, options.optLevel,
-                              /*sharedLibPaths=*/{}, symbols);
+  JITEntry jit = compileStep(module, name, rt, options);
   double compileSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - compileStart)
                               .count();
 
-  // Inputs: host copies filled by the shared formula, uploaded into device
-  // buffers allocated through the runtime (counted).
-  uint64_t inputBytes = 0;
-  SmallVector<std::vector<char>> hostInputs;
-  SmallVector<void *> deviceInputs;
-  for (const ValueSpec &spec : argSpecs) {
-    if (spec.isMemRef) {
-      inputBytes += spec.byteSize();
-      hostInputs.emplace_back(spec.byteSize());
-      deviceInputs.push_back(rt.memAlloc(spec.byteSize(), nullptr, 0));
-    } else {
-      hostInputs.emplace_back(8);
-      deviceInputs.push_back(nullptr);
-    }
-  }
-  PackedCall call(argSpecs, resultSpecs, deviceInputs);
-
-  rt.setKernelTiming(1);
-  SmallVector<RunStats<RematCudaStats>> runs;
-  SmallVector<Checksum> checksums;
-  for (unsigned run = 0; run < options.repeatCount; ++run) {
-    for (auto [i, spec] : llvm::enumerate(argSpecs)) {
-      fillRankInput(ranked, i, session, hostInputs[i].data());
-      if (spec.isMemRef)
-        rt.copyToDevice(deviceInputs[i], hostInputs[i].data(), spec.byteSize());
-      else
-        std::memcpy(call.getScalarArg(i), hostInputs[i].data(), 8);
-    }
-    call.clearResults();
-    session.barrier();
-
-    RematCudaStats before;
-    rt.reset();
-    rt.getStats(&before);
-    auto start = std::chrono::steady_clock::now();
-    // The entry ends with a stream synchronization: the kernels are done.
-    jit.call(call.getArgs());
-    auto stop = std::chrono::steady_clock::now();
-    RunStats<RematCudaStats> stats;
-    rt.getStats(&stats.memory);
-    stats.seconds = std::chrono::duration<double>(stop - start).count();
-    stats.returnedBytes = stats.memory.currentBytes - before.currentBytes;
-
-    // Download, checksum, then free what the step allocated and returned
-    // (two results may share a buffer; a result may be an argument).
-    std::vector<char> host;
-    checksums = call.checksumResults(
-        printResults, [&](unsigned i, const DescriptorView &d) {
-          // The span of elements the view touches, downloaded in one copy.
-          const ValueSpec &spec = resultSpecs[i];
-          int64_t last = 0;
-          for (int64_t dim = 0; dim < spec.rank(); ++dim)
-            last += (d.sizes[dim] - 1) * d.strides[dim];
-          host.resize((last + 1) * spec.elemBytes());
-          rt.copyToHost(host.data(), d.aligned + d.offset * spec.elemBytes(),
-                        host.size());
-          return static_cast<const char *>(host.data());
-        });
-    for (void *p : call.getResultAllocations())
-      if (rt.sizeOf(p) >= 0 && !llvm::is_contained(deviceInputs, p))
-        rt.memFree(p, nullptr);
-    RematCudaStats after;
-    rt.getStats(&after);
-    stats.leakedBytes = after.currentBytes - before.currentBytes;
-    runs.push_back(stats);
-  }
-  for (void *p : deviceInputs)
-    if (p)
-      rt.memFree(p, nullptr);
-
-  // Report.
-  SmallVector<double> times, kernelTimes;
-  for (const RunStats<RematCudaStats> &r : runs) {
-    times.push_back(r.seconds * 1e3);
-    kernelTimes.push_back(r.memory.kernelMs);
-  }
-  MinMedian time = getMinAndMedian(times);
-  MinMedian kernel = getMinAndMedian(kernelTimes);
-  const auto &worst = getWorstRun<RematCudaStats>(runs);
-  uint64_t peak = worst.memory.peakBytes;
-  uint64_t stepPeak = peak - inputBytes;
-
-  auto printJSON = [&](llvm::raw_ostream &os) {
-    printJSONReport(
-        os, inputFilename, name, "cuda", resultSpecs, checksums, printResults,
-        [&](llvm::json::OStream &j) {
-          if (session.isDistributed()) {
-            j.attribute("rank", session.getRank());
-            j.attribute("ranks", session.getSize());
-          }
-          j.attribute("peak_device_bytes", static_cast<int64_t>(peak));
-          j.attribute("peak_bytes", static_cast<int64_t>(stepPeak));
-          j.attribute("pool_peak_bytes",
-                      static_cast<int64_t>(worst.memory.poolPeakBytes));
-          printAllocationsJSON(j, worst, inputBytes);
-          j.attribute("num_launches",
-                      static_cast<int64_t>(worst.memory.numLaunches));
-          j.attribute("repeat", static_cast<int64_t>(options.repeatCount));
-          j.attribute("time_ms_min", time.min);
-          j.attribute("time_ms_median", time.median);
-          j.attribute("kernel_ms_min", kernel.min);
-          j.attribute("kernel_ms_median", kernel.median);
-          j.attribute("compile_ms", compileSeconds * 1e3);
-        });
-  };
-  std::vector<std::string> reports;
-  if (!gatherRankReports(session, printJSON, reports))
-    return 0;
-  if (options.emitJson) {
-    if (session.isDistributed())
-      printRankReportsJSON(llvm::outs(), reports);
-    else
-      printJSON(llvm::outs());
-    return 0;
-  }
-
-  llvm::raw_ostream &os = llvm::outs();
-  if (session.isDistributed())
-    os << "rank 0 of " << session.getSize() << "\n";
-  printTextReport(os, name, "cuda", resultSpecs, checksums, printResults);
-  os << "peak_device_bytes: " << peak << " (inputs included)\n";
-  os << "peak_bytes: " << stepPeak << " (inputs excluded)\n";
-  os << "pool_peak_bytes: " << worst.memory.poolPeakBytes << "\n";
-  os << "num_allocs: " << worst.memory.numAllocs << "\n";
-  os << "returned_bytes: " << worst.returnedBytes << "\n";
-  os << "leaked_bytes: " << worst.leakedBytes << "\n";
-  os << "input_bytes: " << inputBytes << "\n";
-  os << "num_launches: " << worst.memory.numLaunches << "\n";
-  os << llvm::format("kernel_ms: min=%.3f median=%.3f\n", kernel.min,
-                     kernel.median);
-  os << llvm::format("time_ms: min=%.3f median=%.3f (repeat=%u)\n", time.min,
-                     time.median, options.repeatCount.getValue());
-  os << llvm::format("compile_ms: %.1f\n", compileSeconds * 1e3);
-  if (session.isDistributed())
-    printRankTable(kToolName, os, reports);
+  StepRuns measured = runStep(rt, jit, ranked, session, options);
+  report(options, name, ranked, measured, compileSeconds, session);
   return 0;
 }

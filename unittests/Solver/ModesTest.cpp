@@ -151,6 +151,58 @@ TEST(ModesTest, SmallestBudgetIsMetWhenAskedAgain) {
   }
 }
 
+// A budget met nowhere below the checkpoint-all peak (parameters and
+// gradients dominate the generated residual-MLP steps at 50 %) costs the
+// search one quick failed probe below the top, not a bisection of failures
+// each spending its whole share: the search used to take 38 s at 5,029 ops.
+TEST(ModesTest, SmallestBudgetAtTheTopStopsEarly) {
+  Graph g = makeFamily("resnet", 30);
+  const int64_t top = simulate(g, checkpointAllSchedule(g)).peakBytes;
+  int solves = 0;
+  SolverInfo onlyTop{"only-top",
+                     "checkpoint-all, else infeasible after "
+                     "its whole time limit",
+                     [&](const Graph &graph, const SolveOptions &o) {
+                       ++solves;
+                       if (o.budget >= top)
+                         return solveCheckpointAll(graph, o);
+                       std::this_thread::sleep_for(
+                           std::chrono::duration<double>(o.timeLimitSeconds));
+                       return failSolve("only-top", SolveStatus::Infeasible,
+                                        "nothing below the top", Stopwatch());
+                     }};
+  SolveOptions options;
+  options.timeLimitSeconds = 10;
+  Stopwatch watch;
+  BudgetSearch search = findSmallestBudget(g, onlyTop, options);
+  EXPECT_EQ(search.smallestBudget, top);
+  EXPECT_EQ(search.probes, 2);
+  EXPECT_EQ(solves, 2);
+  // The quick probe is short; a bisection would have taken about 10 s.
+  EXPECT_LT(watch.seconds(), 2.0);
+}
+
+// A quick probe that runs out of time proves nothing: the search goes on
+// and finds what the solver finds with its ordinary share of the time.
+TEST(ModesTest, SmallestBudgetQuickTimeoutGoesOn) {
+  Graph g = makeFamily("resnet", 30);
+  SolverInfo slowStart{"slow-start", "Chen greedy, but a timeout under 0.5 s",
+                       [](const Graph &graph, const SolveOptions &o) {
+                         if (o.timeLimitSeconds < 0.5)
+                           return failSolve("slow-start", SolveStatus::Timeout,
+                                            "needs half a second", Stopwatch());
+                         return solveChenGreedyTopo(graph, o);
+                       }};
+  SolveOptions options;
+  options.timeLimitSeconds = 20;
+  BudgetSearch search = findSmallestBudget(g, slowStart, options);
+  EXPECT_EQ(search.answers[1].result.status, SolveStatus::Timeout);
+  ASSERT_GE(search.smallestBudget, 0);
+  EXPECT_LT(search.smallestBudget,
+            simulate(g, checkpointAllSchedule(g)).peakBytes);
+  EXPECT_GT(search.probes, 3);
+}
+
 // The time limit bounds the whole curve: with a solver that always takes
 // its full limit, ten points (and the search's probes) take about the limit
 // in all instead of the limit per solve.

@@ -90,7 +90,11 @@ struct BudgetSearch {
 /// probe gets an equal share of what is left among the probes still
 /// expected (at least 0.1 s, at most `options.timeLimitSeconds`), and the
 /// bisection and the rechecks stop when it is spent, keeping the smallest
-/// budget met so far.
+/// budget met so far. Before the bisection, one quick probe (0.1 s) a
+/// resolution step below the checkpoint-all peak: when a heuristic answers
+/// Infeasible there, the search ends with the peak (budgets that cannot be
+/// met are often met nowhere below it, and every probe of a bisection would
+/// spend its whole share failing); a timeout there proves nothing.
 BudgetSearch findSmallestBudget(const Graph &graph, const SolverInfo &solver,
                                 const SolveOptions &options,
                                 double totalSeconds = 0);
