@@ -670,27 +670,44 @@ private:
 };
 } // namespace
 
-std::vector<char> remat::fengHuangKeep(const Graph &graph) {
-  DivisionTree tree(graph);
+/// The model sets of the division tree's candidate bounds, smallest bound
+/// first, while a bound is below the best model memory so far; out of time
+/// (`limitSeconds` on `watch`) with a set found, the sets so far (a 20,005-op
+/// step has thousands of candidate bounds, each a walk of the whole tree).
+static std::vector<ModelSet> candidateSets(const DivisionTree &tree,
+                                           const Stopwatch &watch,
+                                           double limitSeconds) {
   std::vector<int64_t> candidates;
   tree.candidates(candidates);
   candidates.push_back(0);
   candidates = thin(std::move(candidates));
+  std::vector<ModelSet> sets;
   int64_t best = kInf;
-  std::vector<int> bestSet, set;
   for (int64_t m : candidates) {
-    if (m >= best)
+    if (m >= best || (!sets.empty() && watch.seconds() >= limitSeconds))
       break;
-    set.clear();
+    std::vector<int> set;
     int64_t cost = tree.solve(tree.root, m, set);
-    if (cost < kInf && cost + m < best) {
-      best = cost + m;
-      bestSet = set;
-    }
+    if (cost >= kInf)
+      continue;
+    best = std::min(best, cost + m);
+    sets.push_back({cost + m, m, std::move(set)});
   }
+  return sets;
+}
+
+std::vector<char> remat::fengHuangKeep(const Graph &graph,
+                                       double limitSeconds) {
+  Stopwatch watch;
+  DivisionTree tree(graph);
+  std::vector<ModelSet> sets = candidateSets(tree, watch, limitSeconds);
   std::vector<char> keep(graph.size(), 0);
-  for (int id : bestSet)
-    keep[id] = 1;
+  auto best = std::min_element(
+      sets.begin(), sets.end(),
+      [](const ModelSet &a, const ModelSet &b) { return a.model < b.model; });
+  if (best != sets.end())
+    for (int id : best->checkpoints)
+      keep[id] = 1;
   return keep;
 }
 
@@ -702,25 +719,8 @@ SolveResult remat::solveFengHuang(const Graph &graph,
     return failSolve(name, SolveStatus::Unsupported,
                      "the graph has no forward nodes", watch);
   DivisionTree tree(graph);
-  std::vector<int64_t> candidates;
-  tree.candidates(candidates);
-  candidates.push_back(0);
-  candidates = thin(std::move(candidates));
-  std::vector<ModelSet> sets;
-  int64_t best = kInf;
-  for (int64_t m : candidates) {
-    // Out of time, the sets found so far (a 20,005-op step has thousands
-    // of candidate bounds, each a walk of the whole tree).
-    if (m >= best ||
-        (!sets.empty() && watch.seconds() >= options.timeLimitSeconds))
-      break;
-    std::vector<int> set;
-    int64_t cost = tree.solve(tree.root, m, set);
-    if (cost >= kInf)
-      continue;
-    best = std::min(best, cost + m);
-    sets.push_back({cost + m, m, std::move(set)});
-  }
+  std::vector<ModelSet> sets =
+      candidateSets(tree, watch, options.timeLimitSeconds);
   if (sets.empty())
     return failSolve(name, SolveStatus::Infeasible,
                      "no candidate segment bound admits a checkpoint set",

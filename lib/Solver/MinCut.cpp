@@ -160,19 +160,49 @@ std::vector<char> remat::minCutKeep(const Graph &graph, double lambda) {
   return keep;
 }
 
-std::vector<std::vector<char>> remat::minCutKeepSets(const Graph &graph) {
+/// The sweep's prices, in the order they are tried: every eighth first,
+/// then every fourth, second and the rest, so that a sweep cut short by its
+/// time limit still spans the whole range.
+static std::vector<double> sweepOrder() {
+  std::vector<double> lambdas;
+  for (double lambda = 1.0 / 1024; lambda <= 1024.0; lambda *= std::sqrt(2.0))
+    lambdas.push_back(lambda);
+  std::vector<double> order;
+  std::vector<char> taken(lambdas.size(), 0);
+  for (size_t stride : {8, 4, 2, 1})
+    for (size_t i = 0; i < lambdas.size(); i += stride)
+      if (!taken[i]) {
+        taken[i] = 1;
+        order.push_back(lambdas[i]);
+      }
+  return order;
+}
+
+std::vector<std::vector<char>> remat::minCutKeepSets(const Graph &graph,
+                                                     double limitSeconds) {
+  Stopwatch watch;
+  std::vector<std::pair<double, std::vector<char>>> swept;
+  for (double lambda : sweepOrder()) {
+    if (!swept.empty() && watch.seconds() >= limitSeconds)
+      break;
+    swept.emplace_back(lambda, minCutKeep(graph, lambda));
+  }
+  // In price order, each set once.
+  std::sort(swept.begin(), swept.end(),
+            [](const auto &a, const auto &b) { return a.first < b.first; });
   std::vector<std::vector<char>> sets;
-  for (double lambda = 1.0 / 1024; lambda <= 1024.0; lambda *= std::sqrt(2.0)) {
-    std::vector<char> keep = minCutKeep(graph, lambda);
+  for (auto &[lambda, keep] : swept)
     if (std::find(sets.begin(), sets.end(), keep) == sets.end())
       sets.push_back(std::move(keep));
-  }
   return sets;
 }
 
 SolveResult remat::solveMinCut(const Graph &graph,
                                const SolveOptions &options) {
   Stopwatch watch;
-  return solveFromCheckpointSets(graph, options, "min-cut",
-                                 minCutKeepSets(graph), watch);
+  // The sweep may take half of the limit, the evaluation of its sets the
+  // rest.
+  return solveFromCheckpointSets(
+      graph, options, "min-cut",
+      minCutKeepSets(graph, options.timeLimitSeconds / 2), watch);
 }

@@ -81,6 +81,21 @@ TEST(MinCutTest, SweepSchedulesAreValidAndRecomputeLittle) {
   }
 }
 
+// Out of time, the sweep keeps what it found (at least the set of the
+// cheapest price, tried first), and every set it returns is one of the
+// full sweep's.
+TEST(MinCutTest, SweepCutShortSpansTheRange) {
+  GeneratorOptions opts;
+  opts.heterogeneous = true;
+  Graph g = makeFamily("resnet", 150, opts);
+  std::vector<std::vector<char>> all = minCutKeepSets(g);
+  std::vector<std::vector<char>> hurried = minCutKeepSets(g, 0);
+  ASSERT_EQ(hurried.size(), 1u);
+  EXPECT_EQ(hurried[0], all.front());
+  for (const std::vector<char> &keep : minCutKeepSets(g, 1e-9))
+    EXPECT_NE(std::find(all.begin(), all.end(), keep), all.end());
+}
+
 TEST(MinCutTest, SolverNeverBeatsTheExhaustiveOptimum) {
   GeneratorOptions opts;
   opts.params = false;

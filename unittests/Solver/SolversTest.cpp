@@ -334,6 +334,16 @@ TEST(SolversTest, FengHuangOutOfTimeKeepsItsFirstSet) {
   EXPECT_LE(hurried.peakBytes, opts.budget);
 }
 
+// The local search's Feng & Huang start keeps the first bound's set when
+// out of time, and the whole search's best set when not.
+TEST(SolversTest, FengHuangKeepOutOfTime) {
+  Graph g = makeFamily("resnet", 40);
+  std::vector<char> hurried = fengHuangKeep(g, 0);
+  EXPECT_GT(std::count(hurried.begin(), hurried.end(), 1), 0);
+  EXPECT_TRUE(simulate(g, scheduleFromCheckpoints(g, hurried, {})).valid());
+  EXPECT_EQ(fengHuangKeep(g), fengHuangKeep(g, 1e9));
+}
+
 // Our local search never does worse than the heuristics it starts from.
 TEST(SolversTest, LocalSearchAtLeastAsGoodAsItsStarts) {
   for (const std::string &family : familyNames()) {

@@ -17,6 +17,7 @@
 #include "remat/Solver/Solver.h"
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -124,12 +125,19 @@ std::vector<char> chenGreedyKeep(const Graph &graph,
 int64_t fengHuangChain(const std::vector<int64_t> &weights,
                        std::vector<int> &checkpoints);
 /// The checkpoint set of Feng & Huang's division tree with the smallest
-/// model memory over its candidate bounds m (the set's cost plus m).
-std::vector<char> fengHuangKeep(const Graph &graph);
+/// model memory over its candidate bounds m (the set's cost plus m); after
+/// `limitSeconds`, the best of the bounds tried (at least one).
+std::vector<char>
+fengHuangKeep(const Graph &graph,
+              double limitSeconds = std::numeric_limits<double>::infinity());
 /// The saved set of a minimum cut for recompute price `lambda` (bytes per
 /// unit of cost), and the distinct sets of the whole lambda sweep.
 std::vector<char> minCutKeep(const Graph &graph, double lambda);
-std::vector<std::vector<char>> minCutKeepSets(const Graph &graph);
+/// After `limitSeconds` the sweep stops with the sets found (at least one),
+/// which still span the range of prices.
+std::vector<std::vector<char>>
+minCutKeepSets(const Graph &graph,
+               double limitSeconds = std::numeric_limits<double>::infinity());
 /// The checkpoint set of the hierarchical solver's best verified plan for
 /// `options` (its DP's choice, which no greedy rule reproduces); empty when
 /// it has none.
