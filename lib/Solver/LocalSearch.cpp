@@ -17,7 +17,10 @@
 // improves. Each pass starts with drops aimed at the peak: the largest kept
 // values held across the peak step, alone and several at once (a block's
 // activations, each useless to drop alone because the others still hold
-// the peak), repeated while one is taken. Climbs start from the three best
+// the peak), then toggles of the recomputable nodes around the peak step
+// (`nodesAroundPeak`: the values live there and their readers and operands,
+// largest first: keeping a small value such as a mask can free a large
+// recomputed one held there), repeated while one is taken. Climbs start from the three best
 // distinct starting points, sharing the time limit (at most 10 s), and from the
 // others in rank order while nothing meets the constraints and time is left;
 // every step stops before the time limit would be passed (`Deadline`). Every
@@ -47,6 +50,8 @@ static constexpr size_t kStarts = 3;
 /// peak, and group values at most kNearNodes recomputable nodes apart.
 static constexpr size_t kMaxJointDrop = 6;
 static constexpr int kNearNodes = 12;
+/// Peak-aimed toggles try at most this many nodes around the peak step.
+static constexpr size_t kPeakToggles = 48;
 /// The hierarchical solver's share of the starting points' time.
 static constexpr double kHierarchicalSeconds = 1.0;
 
@@ -147,6 +152,67 @@ static std::vector<Point> rankStarts(const Graph &graph,
   return ranked;
 }
 
+/// Which values are live during the first compute step at the schedule's
+/// peak (the operands that step reads included when `withOperands`), and
+/// that step's node; -1 when the schedule is empty or invalid.
+static int livePeakStep(const Graph &graph, const Schedule &schedule,
+                        bool withOperands, std::vector<char> &live) {
+  Simulation sim = simulate(graph, schedule);
+  live.assign(graph.size(), 0);
+  if (!sim.valid() || schedule.steps.empty())
+    return -1;
+  size_t peakStep = 0;
+  for (size_t i = 0; i < schedule.steps.size(); ++i)
+    if (schedule.steps[i].kind == Step::Kind::Compute &&
+        sim.liveAfterStep[i] == sim.peakBytes) {
+      peakStep = i;
+      break;
+    }
+  for (size_t i = 0; i < peakStep; ++i)
+    live[schedule.steps[i].node] =
+        schedule.steps[i].kind == Step::Kind::Compute;
+  int atPeak = schedule.steps[peakStep].node;
+  if (!withOperands)
+    for (int dep : graph.nodes[atPeak].deps)
+      live[dep] = 0;
+  return atPeak;
+}
+
+std::vector<int> remat::nodesAroundPeak(const Graph &graph,
+                                        const Schedule &schedule,
+                                        const std::vector<char> &candidates,
+                                        size_t limit) {
+  std::vector<char> live;
+  std::vector<int> around;
+  int atPeak = livePeakStep(graph, schedule, /*withOperands=*/true, live);
+  if (atPeak < 0)
+    return around;
+  live[atPeak] = 1;
+  std::vector<char> near(graph.size(), 0);
+  for (int id = 0; id < graph.size(); ++id) {
+    if (graph.nodes[id].isResident())
+      continue;
+    bool touches = live[id];
+    forEachRead(graph.nodes[id], [&](int dep) {
+      if (live[dep]) {
+        touches = true;
+        near[dep] = 1;
+      }
+    });
+    near[id] |= touches;
+  }
+  for (int id = 0; id < graph.size(); ++id)
+    if (near[id] && id < static_cast<int>(candidates.size()) &&
+        candidates[id])
+      around.push_back(id);
+  std::stable_sort(around.begin(), around.end(), [&](int a, int b) {
+    return ownedBytes(graph, a) > ownedBytes(graph, b);
+  });
+  if (around.size() > limit)
+    around.resize(limit);
+  return around;
+}
+
 namespace {
 /// One hill climb over toggle and shift moves, in a deterministic shuffled
 /// order, until a pass improves nothing or time runs out.
@@ -156,9 +222,12 @@ public:
         const SolveOptions &options, double limit, uint64_t &rng,
         Deadline &deadline)
       : graph(graph), nodes(nodes), options(options), limit(limit), rng(rng),
-        deadline(deadline), position(graph.size(), 0) {
-    for (size_t i = 0; i < nodes.size(); ++i)
+        deadline(deadline), position(graph.size(), 0),
+        recomputable(graph.size(), 0) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
       position[nodes[i]] = static_cast<int>(i);
+      recomputable[nodes[i]] = 1;
+    }
   }
 
   /// Improves `point` until `until` (seconds on `watch`) or the deadline.
@@ -174,7 +243,8 @@ public:
       improved = false;
       ++passes;
       // The peak's own values first: few evaluations, aimed where it counts.
-      while (tryPeakDrops(point, watch, until))
+      while (tryPeakDrops(point, watch, until) ||
+             tryPeakToggles(point, watch, until))
         improved = true;
       if (progress.due())
         progress.report(point.eval.cost, point.eval.peakBytes, -1,
@@ -241,25 +311,11 @@ private:
   /// The kept values live across the peak step of the point's schedule
   /// (not read by that step), largest first.
   std::vector<int> keptAtPeak(const Point &point) const {
-    const Schedule &schedule = point.eval.schedule;
-    Simulation sim = simulate(graph, schedule);
+    std::vector<char> live;
     std::vector<int> held;
-    if (!sim.valid() || schedule.steps.empty())
+    if (livePeakStep(graph, point.eval.schedule, /*withOperands=*/false,
+                     live) < 0)
       return held;
-    size_t peakStep = 0;
-    for (size_t i = 0; i < schedule.steps.size(); ++i)
-      if (schedule.steps[i].kind == Step::Kind::Compute &&
-          sim.liveAfterStep[i] == sim.peakBytes) {
-        peakStep = i;
-        break;
-      }
-    std::vector<char> live(graph.size(), 0);
-    for (size_t i = 0; i < peakStep; ++i)
-      live[schedule.steps[i].node] =
-          schedule.steps[i].kind == Step::Kind::Compute;
-    int atPeak = schedule.steps[peakStep].node;
-    for (int dep : graph.nodes[atPeak].deps)
-      live[dep] = 0;
     for (int id : nodes)
       if (point.keep[id] && live[id] && ownedBytes(graph, id) > 0)
         held.push_back(id);
@@ -267,6 +323,23 @@ private:
       return ownedBytes(graph, a) > ownedBytes(graph, b);
     });
     return held;
+  }
+
+  /// Toggles of the nodes around the peak (`nodesAroundPeak`), largest
+  /// first; keeps the first that is better.
+  bool tryPeakToggles(Point &point, const Stopwatch &watch, double until) {
+    std::vector<int> around =
+        nodesAroundPeak(graph, point.eval.schedule, recomputable, kPeakToggles);
+    deadline.step();
+    for (int id : around) {
+      if (watch.seconds() > until || deadline.reached())
+        return false;
+      bool better = tryMove(point, 0, position[id]);
+      deadline.step();
+      if (better)
+        return true;
+    }
+    return false;
   }
 
   /// Drops of kept values held across the peak: each of the kMaxJointDrop
@@ -357,6 +430,8 @@ private:
   Deadline &deadline;
   /// Index of each recomputable node in `nodes`.
   std::vector<int> position;
+  /// Whether each node is in `nodes`.
+  std::vector<char> recomputable;
 };
 } // namespace
 

@@ -15,13 +15,37 @@
 using namespace remat;
 
 namespace {
+/// Lists of ints per position, stored flat (one allocation for all of them:
+/// the local search builds these thousands of times per second).
+struct Lists {
+  std::vector<int> start{0};
+  std::vector<int> items;
+
+  int size() const { return static_cast<int>(start.size()) - 1; }
+  const int *begin(int p) const { return items.data() + start[p]; }
+  const int *end(int p) const { return items.data() + start[p + 1]; }
+  int *begin(int p) { return items.data() + start[p]; }
+  int *end(int p) { return items.data() + start[p + 1]; }
+  int count(int p) const { return start[p + 1] - start[p]; }
+  /// Ends the list of the next position; `items` past the previous end are
+  /// its entries.
+  void close() { start.push_back(static_cast<int>(items.size())); }
+  /// Sorts the last list and removes duplicates.
+  void sortUniqueLast() {
+    int p = size() - 1;
+    std::sort(begin(p), end(p));
+    items.resize(std::unique(begin(p), end(p)) - items.data());
+    start.back() = static_cast<int>(items.size());
+  }
+};
+
 /// The instance DAG of a compute order, with what the greedy scheduler needs
 /// to know about storage.
 struct Instances {
   /// Positions that must run before each position (sorted, unique).
-  std::vector<std::vector<int>> preds;
+  Lists preds;
   /// Positions whose copy each position reads (its operands' copies).
-  std::vector<std::vector<int>> reads;
+  Lists reads;
   /// The position whose allocation each position's value lives in (itself,
   /// or its base's copy for a view); -1 for a view of a resident value.
   std::vector<int> storage;
@@ -32,45 +56,58 @@ static Instances buildInstances(const Graph &graph,
                                 const std::vector<int> &order) {
   const size_t len = order.size();
   Instances dag;
-  dag.preds.resize(len);
-  dag.reads.resize(len);
+  dag.preds.start.reserve(len + 1);
+  dag.reads.start.reserve(len + 1);
+  dag.preds.items.reserve(3 * len);
+  dag.reads.items.reserve(2 * len);
   dag.storage.assign(len, -1);
   std::vector<int> current(graph.size(), -1);
-  std::vector<std::vector<int>> readers(len);
+  // The readers of each position, as a linked list through `readerNext`
+  // over reader positions: `readerHead[q]` is the latest reader of q.
+  std::vector<int> readerHead(len, -1), readerPos, readerNext;
+  readerPos.reserve(2 * len);
+  readerNext.reserve(2 * len);
   for (size_t p = 0; p < len; ++p) {
     const Node &node = graph.nodes[order[p]];
     forEachRead(node, [&](int dep) {
-      int q = current[dep];
-      if (q < 0)
-        return; // resident
-      dag.preds[p].push_back(q);
-      dag.reads[p].push_back(q);
-      readers[q].push_back(p);
+      if (int q = current[dep]; q >= 0)
+        dag.reads.items.push_back(q);
     });
+    dag.reads.close();
+    dag.reads.sortUniqueLast();
+    const int pos = static_cast<int>(p);
+    for (const int *q = dag.reads.begin(pos); q != dag.reads.end(pos); ++q) {
+      dag.preds.items.push_back(*q);
+      readerPos.push_back(pos);
+      readerNext.push_back(readerHead[*q]);
+      readerHead[*q] = static_cast<int>(readerPos.size()) - 1;
+    }
     // The next copy of a node waits for every reader of the previous one.
     if (int q = current[order[p]]; q >= 0) {
-      dag.preds[p].push_back(q);
-      dag.preds[p].insert(dag.preds[p].end(), readers[q].begin(),
-                          readers[q].end());
+      dag.preds.items.push_back(q);
+      for (int r = readerHead[q]; r >= 0; r = readerNext[r])
+        dag.preds.items.push_back(readerPos[r]);
     }
+    dag.preds.close();
+    dag.preds.sortUniqueLast();
     if (node.isView()) {
       int base = current[node.aliasOf];
       dag.storage[p] = base < 0 ? -1 : dag.storage[base];
     } else {
-      dag.storage[p] = static_cast<int>(p);
+      dag.storage[p] = pos;
     }
-    current[order[p]] = static_cast<int>(p);
-    for (auto *list : {&dag.preds[p], &dag.reads[p]}) {
-      std::sort(list->begin(), list->end());
-      list->erase(std::unique(list->begin(), list->end()), list->end());
-    }
+    current[order[p]] = pos;
   }
   return dag;
 }
 
 std::vector<std::vector<int>>
 remat::instancePredecessors(const Graph &graph, const std::vector<int> &order) {
-  return buildInstances(graph, order).preds;
+  Lists preds = buildInstances(graph, order).preds;
+  std::vector<std::vector<int>> result(preds.size());
+  for (int p = 0; p < preds.size(); ++p)
+    result[p].assign(preds.begin(p), preds.end(p));
+  return result;
 }
 
 /// Depth-first from the positions nothing depends on, in given order; each
@@ -83,33 +120,34 @@ static std::vector<int> onDemandPositions(const Instances &dag,
                                           bool latestFirst,
                                           const std::vector<int64_t> *bytes) {
   const int len = dag.preds.size();
-  std::vector<std::vector<int>> sortedPreds;
+  Lists sortedPreds;
   if (bytes) {
     sortedPreds = dag.preds;
-    for (std::vector<int> &preds : sortedPreds)
-      std::stable_sort(preds.begin(), preds.end(),
+    for (int p = 0; p < len; ++p)
+      std::stable_sort(sortedPreds.begin(p), sortedPreds.end(p),
                        [&](int a, int b) { return (*bytes)[a] < (*bytes)[b]; });
   }
+  const Lists &preds = bytes ? sortedPreds : dag.preds;
   std::vector<char> hasSucc(len, 0), done(len, 0);
-  for (int p = 0; p < len; ++p)
-    for (int q : dag.preds[p])
-      hasSucc[q] = 1;
+  for (int q : dag.preds.items)
+    hasSucc[q] = 1;
   std::vector<int> result;
   result.reserve(len);
-  std::vector<std::pair<int, size_t>> stack;
+  std::vector<std::pair<int, int>> stack;
   for (int sink = 0; sink < len; ++sink) {
     if (hasSucc[sink] || done[sink])
       continue;
     stack.push_back({sink, 0});
     while (!stack.empty()) {
       auto &[p, next] = stack.back();
-      const std::vector<int> &preds = bytes ? sortedPreds[p] : dag.preds[p];
-      auto pred = [&](size_t i) {
-        return latestFirst ? preds[preds.size() - 1 - i] : preds[i];
+      const int *first = preds.begin(p);
+      const int count = preds.count(p);
+      auto pred = [&](int i) {
+        return latestFirst ? first[count - 1 - i] : first[i];
       };
-      while (next < preds.size() && done[pred(next)])
+      while (next < count && done[pred(next)])
         ++next;
-      if (next < preds.size()) {
+      if (next < count) {
         int q = pred(next++);
         stack.push_back({q, 0});
         continue;
@@ -134,12 +172,12 @@ struct GreedyState {
   std::vector<int> pending;
   std::vector<char> pinned;
   /// Per position: the distinct storages it reads.
-  std::vector<std::vector<int>> storagesRead;
+  Lists storagesRead;
 
   GreedyState(const Graph &graph, const std::vector<int> &order,
               const Instances &dag)
       : graph(graph), order(order), dag(dag), pending(order.size(), 0),
-        pinned(order.size(), 0), storagesRead(order.size()) {
+        pinned(order.size(), 0) {
     std::vector<int> last(graph.size(), -1);
     for (size_t p = 0; p < order.size(); ++p)
       last[order[p]] = static_cast<int>(p);
@@ -147,15 +185,15 @@ struct GreedyState {
       if (out >= 0 && out < graph.size() && last[out] >= 0 &&
           dag.storage[last[out]] >= 0)
         pinned[dag.storage[last[out]]] = 1;
-    for (size_t p = 0; p < order.size(); ++p) {
-      std::vector<int> &list = storagesRead[p];
-      for (int q : dag.reads[p])
-        if (dag.storage[q] >= 0)
-          list.push_back(dag.storage[q]);
-      std::sort(list.begin(), list.end());
-      list.erase(std::unique(list.begin(), list.end()), list.end());
-      for (int s : list)
-        ++pending[s];
+    storagesRead.items.reserve(dag.reads.items.size());
+    for (int p = 0, e = order.size(); p < e; ++p) {
+      for (const int *q = dag.reads.begin(p); q != dag.reads.end(p); ++q)
+        if (dag.storage[*q] >= 0)
+          storagesRead.items.push_back(dag.storage[*q]);
+      storagesRead.close();
+      storagesRead.sortUniqueLast();
+      for (const int *s = storagesRead.begin(p); s != storagesRead.end(p); ++s)
+        ++pending[*s];
     }
   }
 
@@ -167,17 +205,17 @@ struct GreedyState {
   /// Live bytes after running `p` minus live bytes before it.
   int64_t delta(int p) const {
     int64_t result = allocated(p);
-    for (int s : storagesRead[p])
-      if (pending[s] == 1 && !pinned[s])
-        result -= graph.nodes[order[s]].bytes;
+    for (const int *s = storagesRead.begin(p); s != storagesRead.end(p); ++s)
+      if (pending[*s] == 1 && !pinned[*s])
+        result -= graph.nodes[order[*s]].bytes;
     if (dag.storage[p] == p && pending[p] == 0 && !pinned[p])
       result -= allocated(p);
     return result;
   }
 
   void run(int p) {
-    for (int s : storagesRead[p])
-      --pending[s];
+    for (const int *s = storagesRead.begin(p); s != storagesRead.end(p); ++s)
+      --pending[*s];
   }
 };
 } // namespace
@@ -188,12 +226,20 @@ static std::vector<int> memoryGreedyPositions(const Graph &graph,
                                               const std::vector<int> &order,
                                               const Instances &dag) {
   const int len = order.size();
-  std::vector<std::vector<int>> succs(len);
+  // Successors, flat: counted, then filled in position order.
+  Lists succs;
+  succs.start.assign(len + 1, 0);
   std::vector<int> waiting(len, 0);
+  for (int q : dag.preds.items)
+    ++succs.start[q + 1];
+  for (int p = 0; p < len; ++p)
+    succs.start[p + 1] += succs.start[p];
+  succs.items.resize(dag.preds.items.size());
+  std::vector<int> fill(succs.start.begin(), succs.start.end() - 1);
   for (int p = 0; p < len; ++p) {
-    waiting[p] = dag.preds[p].size();
-    for (int q : dag.preds[p])
-      succs[q].push_back(p);
+    waiting[p] = dag.preds.count(p);
+    for (const int *q = dag.preds.begin(p); q != dag.preds.end(p); ++q)
+      succs.items[fill[*q]++] = p;
   }
   GreedyState state(graph, order, dag);
   std::vector<int> ready, result;
@@ -219,9 +265,9 @@ static std::vector<int> memoryGreedyPositions(const Graph &graph,
     ready.pop_back();
     state.run(p);
     result.push_back(p);
-    for (int s : succs[p])
-      if (--waiting[s] == 0)
-        ready.push_back(s);
+    for (const int *s = succs.begin(p); s != succs.end(p); ++s)
+      if (--waiting[*s] == 0)
+        ready.push_back(*s);
   }
   return result;
 }
