@@ -114,20 +114,22 @@ remat::instancePredecessors(const Graph &graph, const std::vector<int> &order) {
 /// position's predecessors are emitted right before it, in given order or,
 /// with `latestFirst`, the latest first (so the work the tracer placed
 /// earliest, often backward work that only holds memory, runs last), or,
-/// with `bytes`, the smallest allocation first (stable), so that the large
-/// values a position reads are computed last and held the shortest time.
+/// with `rank`, the smallest rank first (stable): the smallest allocation
+/// first, so that the large values a position reads are computed last and
+/// held the shortest time, or the largest working set first
+/// (`workingSetRanks`).
 static std::vector<int> onDemandPositions(const Instances &dag,
                                           bool latestFirst,
-                                          const std::vector<int64_t> *bytes) {
+                                          const std::vector<double> *rank) {
   const int len = dag.preds.size();
   Lists sortedPreds;
-  if (bytes) {
+  if (rank) {
     sortedPreds = dag.preds;
     for (int p = 0; p < len; ++p)
       std::stable_sort(sortedPreds.begin(p), sortedPreds.end(p),
-                       [&](int a, int b) { return (*bytes)[a] < (*bytes)[b]; });
+                       [&](int a, int b) { return (*rank)[a] < (*rank)[b]; });
   }
-  const Lists &preds = bytes ? sortedPreds : dag.preds;
+  const Lists &preds = rank ? sortedPreds : dag.preds;
   std::vector<char> hasSucc(len, 0), done(len, 0);
   for (int q : dag.preds.items)
     hasSucc[q] = 1;
@@ -158,6 +160,35 @@ static std::vector<int> onDemandPositions(const Instances &dag,
     }
   }
   return result;
+}
+
+/// Sethi-Ullman numbers on the instance DAG, as ranks for
+/// `onDemandPositions`: a position's working set is the memory its
+/// predecessors' evaluation needs when each is evaluated in turn, largest
+/// working set less result first, and their results are held until it runs:
+/// need(p) = max(max_i need(q_i) + sum_{j<i} bytes(q_j), sum_i bytes(q_i) +
+/// bytes(p)). Shared predecessors count in each user (an estimate; exact
+/// on trees). The rank is bytes - need, so that the predecessor needing the
+/// most memory beyond its result runs first and the cheap ones (a
+/// recomputed activation next to a gradient chain) run last, held shortest.
+static std::vector<double> workingSetRanks(const Instances &dag,
+                                           const std::vector<double> &bytes) {
+  const int len = dag.preds.size();
+  std::vector<double> need(len, 0), rank(len, 0);
+  std::vector<int> preds;
+  for (int p = 0; p < len; ++p) {
+    preds.assign(dag.preds.begin(p), dag.preds.end(p));
+    std::stable_sort(preds.begin(), preds.end(),
+                     [&](int a, int b) { return rank[a] < rank[b]; });
+    double held = 0, most = 0;
+    for (int q : preds) {
+      most = std::max(most, held + need[q]);
+      held += bytes[q];
+    }
+    need[p] = std::max(most, held + bytes[p]);
+    rank[p] = bytes[p] - need[p];
+  }
+  return rank;
 }
 
 namespace {
@@ -280,15 +311,19 @@ std::vector<int> remat::reorder(const Graph &graph,
   if (policy == OrderPolicy::Best)
     return bestOrder(graph, order);
   Instances dag = buildInstances(graph, order);
-  std::vector<int64_t> bytes;
-  if (policy == OrderPolicy::OnDemandLargestLast)
+  std::vector<double> rank;
+  if (policy == OrderPolicy::OnDemandLargestLast ||
+      policy == OrderPolicy::OnDemandWorkingSet)
     for (int id : order)
-      bytes.push_back(graph.nodes[id].isView() ? 0 : graph.nodes[id].bytes);
+      rank.push_back(graph.nodes[id].isView() ? 0.0
+                                              : double(graph.nodes[id].bytes));
+  if (policy == OrderPolicy::OnDemandWorkingSet)
+    rank = workingSetRanks(dag, rank);
   std::vector<int> positions =
       policy == OrderPolicy::MemoryGreedy
           ? memoryGreedyPositions(graph, order, dag)
           : onDemandPositions(dag, policy == OrderPolicy::OnDemandLatestFirst,
-                              bytes.empty() ? nullptr : &bytes);
+                              rank.empty() ? nullptr : &rank);
   std::vector<int> result;
   result.reserve(positions.size());
   for (int p : positions)
@@ -304,7 +339,7 @@ std::vector<int> remat::bestOrder(const Graph &graph,
   for (OrderPolicy policy :
        {OrderPolicy::Given, OrderPolicy::OnDemand,
         OrderPolicy::OnDemandLatestFirst, OrderPolicy::OnDemandLargestLast,
-        OrderPolicy::MemoryGreedy}) {
+        OrderPolicy::OnDemandWorkingSet, OrderPolicy::MemoryGreedy}) {
     std::vector<int> candidate = reorder(graph, order, policy);
     Simulation sim =
         simulate(graph, scheduleFromComputeOrder(graph, candidate));

@@ -398,8 +398,8 @@ Graph maskBlocks(int blocks) {
   int prev = addNode(g, "x", NodeKind::Input, 1, 0, {});
   std::vector<int> c, r;
   for (int b = 0; b < blocks; ++b) {
-    c.push_back(addNode(g, "c" + std::to_string(b), NodeKind::Forward, 8, 4,
-                        {prev}));
+    c.push_back(
+        addNode(g, "c" + std::to_string(b), NodeKind::Forward, 8, 4, {prev}));
     r.push_back(addNode(g, "r" + std::to_string(b), NodeKind::Forward, 8, 1,
                         {c.back()}));
     prev = r.back();
