@@ -20,12 +20,12 @@
 // the peak), then toggles of the recomputable nodes around the peak step
 // (`nodesAroundPeak`: the values live there and their readers and operands,
 // largest first: keeping a small value such as a mask can free a large
-// recomputed one held there), repeated while one is taken. Climbs start from the three best
-// distinct starting points, sharing the time limit (at most 10 s), and from the
-// others in rank order while nothing meets the constraints and time is left;
-// every step stops before the time limit would be passed (`Deadline`). Every
-// evaluation is a full build and simulation, so what it reports is exactly what
-// the schedule does.
+// recomputed one held there), repeated while one is taken. Climbs start from
+// the three best distinct starting points, sharing the time limit (at most 10
+// s), and from the others in rank order while nothing meets the constraints and
+// time is left; every step stops before the time limit would be passed
+// (`Deadline`). Every evaluation is a full build and simulation, so what it
+// reports is exactly what the schedule does.
 //
 // Fails (Infeasible) when no set it visits meets the constraints. It cannot
 // find schedules outside the builder's family (checkpoint sets with
@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Ordering.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
@@ -40,6 +41,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 using namespace remat;
@@ -202,8 +204,7 @@ std::vector<int> remat::nodesAroundPeak(const Graph &graph,
     near[id] |= touches;
   }
   for (int id = 0; id < graph.size(); ++id)
-    if (near[id] && id < static_cast<int>(candidates.size()) &&
-        candidates[id])
+    if (near[id] && id < static_cast<int>(candidates.size()) && candidates[id])
       around.push_back(id);
   std::stable_sort(around.begin(), around.end(), [&](int a, int b) {
     return ownedBytes(graph, a) > ownedBytes(graph, b);
@@ -232,11 +233,19 @@ public:
 
   /// Improves `point` until `until` (seconds on `watch`) or the deadline.
   /// Returns false when it stopped for either.
+  /// With `policy`, climbs with that order policy instead of the one that
+  /// won for the starting point (re-evaluating the start with it).
   bool run(Point &point, const Stopwatch &watch, double until,
-           ProgressReporter &progress) {
+           ProgressReporter &progress,
+           std::optional<OrderPolicy> policy = std::nullopt) {
     if (deadline.reached())
       return false;
-    fixOrderPolicy(point);
+    if (policy) {
+      point.variant.order = *policy;
+      point.eval = evaluateCheckpoints(graph, point.keep, point.variant);
+    } else {
+      fixOrderPolicy(point);
+    }
     deadline.step();
     bool improved = true;
     while (improved) {
@@ -313,8 +322,8 @@ private:
   std::vector<int> keptAtPeak(const Point &point) const {
     std::vector<char> live;
     std::vector<int> held;
-    if (livePeakStep(graph, point.eval.schedule, /*withOperands=*/false,
-                     live) < 0)
+    if (livePeakStep(graph, point.eval.schedule, /*withOperands=*/false, live) <
+        0)
       return held;
     for (int id : nodes)
       if (point.keep[id] && live[id] && ownedBytes(graph, id) > 0)
@@ -469,7 +478,19 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
   size_t climbs = 0;
   // The best kStarts climb first, each with an equal share of what is
   // left; while nothing meets the constraints, the other starts follow.
-  for (size_t c = 0; c < ranked.size() && !outOfTime; ++c) {
+  // Then, while still nothing meets them, each start again with every
+  // other order policy: the policy that orders a start best may leave no
+  // improving move (on a small sharded CNN step the working-set order won
+  // every start and no toggle beat it, where climbing with the memory-greedy
+  // order reached the budget by reordering alone).
+  const std::vector<OrderPolicy> policies = {OrderPolicy::Given,
+                                             OrderPolicy::OnDemand,
+                                             OrderPolicy::OnDemandLatestFirst,
+                                             OrderPolicy::OnDemandLargestLast,
+                                             OrderPolicy::MemoryGreedy,
+                                             OrderPolicy::OnDemandWorkingSet};
+  const size_t plain = ranked.size();
+  for (size_t c = 0; c < plain * (1 + policies.size()) && !outOfTime; ++c) {
     if (c >= kStarts && meetsConstraints(options, limit, best.eval))
       break;
     double until = c < kStarts
@@ -477,8 +498,11 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
                                                static_cast<double>(kStarts - c)
                        : timeLimit;
     ++climbs;
-    Point point = ranked[c];
-    outOfTime = !climb.run(point, watch, until, progress) &&
+    Point point = ranked[c < plain ? c : (c - plain) / policies.size()];
+    std::optional<OrderPolicy> policy;
+    if (c >= plain)
+      policy = policies[(c - plain) % policies.size()];
+    outOfTime = !climb.run(point, watch, until, progress, policy) &&
                 (watch.seconds() > timeLimit || deadline.reached());
     if (isBetter(options, limit, point.eval.peakBytes, point.eval.cost,
                  best.eval.peakBytes, best.eval.cost))

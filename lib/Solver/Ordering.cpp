@@ -339,7 +339,7 @@ std::vector<int> remat::bestOrder(const Graph &graph,
   for (OrderPolicy policy :
        {OrderPolicy::Given, OrderPolicy::OnDemand,
         OrderPolicy::OnDemandLatestFirst, OrderPolicy::OnDemandLargestLast,
-        OrderPolicy::OnDemandWorkingSet, OrderPolicy::MemoryGreedy}) {
+        OrderPolicy::MemoryGreedy, OrderPolicy::OnDemandWorkingSet}) {
     std::vector<int> candidate = reorder(graph, order, policy);
     Simulation sim =
         simulate(graph, scheduleFromComputeOrder(graph, candidate));
