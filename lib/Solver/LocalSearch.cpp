@@ -17,12 +17,15 @@
 // improves. Each pass starts with drops aimed at the peak: the largest kept
 // values held across the peak step, alone and several at once (a block's
 // activations, each useless to drop alone because the others still hold
-// the peak), repeated while one is taken. Climbs start from the three best
-// distinct starting points, sharing the time limit (at most 10 s), and from the
-// others in rank order while nothing meets the constraints and time is left;
-// every step stops before the time limit would be passed (`Deadline`). Every
-// evaluation is a full build and simulation, so what it reports is exactly what
-// the schedule does.
+// the peak), then toggles of the recomputable nodes around the peak step
+// (`nodesAroundPeak`: the values live there and their readers and operands,
+// largest first: keeping a small value such as a mask can free a large
+// recomputed one held there), repeated while one is taken. Climbs start from
+// the three best distinct starting points, sharing the time limit (at most 10
+// s), and from the others in rank order while nothing meets the constraints and
+// time is left; every step stops before the time limit would be passed
+// (`Deadline`). Every evaluation is a full build and simulation, so what it
+// reports is exactly what the schedule does.
 //
 // Fails (Infeasible) when no set it visits meets the constraints. It cannot
 // find schedules outside the builder's family (checkpoint sets with
@@ -30,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Ordering.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
@@ -37,6 +41,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 using namespace remat;
@@ -47,6 +52,8 @@ static constexpr size_t kStarts = 3;
 /// peak, and group values at most kNearNodes recomputable nodes apart.
 static constexpr size_t kMaxJointDrop = 6;
 static constexpr int kNearNodes = 12;
+/// Peak-aimed toggles try at most this many nodes around the peak step.
+static constexpr size_t kPeakToggles = 48;
 /// The hierarchical solver's share of the starting points' time.
 static constexpr double kHierarchicalSeconds = 1.0;
 
@@ -149,6 +156,66 @@ static std::vector<Point> rankStarts(const Graph &graph,
   return ranked;
 }
 
+/// Which values are live during the first compute step at the schedule's
+/// peak (the operands that step reads included when `withOperands`), and
+/// that step's node; -1 when the schedule is empty or invalid.
+static int livePeakStep(const Graph &graph, const Schedule &schedule,
+                        bool withOperands, std::vector<char> &live) {
+  Simulation sim = simulate(graph, schedule);
+  live.assign(graph.size(), 0);
+  if (!sim.valid() || schedule.steps.empty())
+    return -1;
+  size_t peakStep = 0;
+  for (size_t i = 0; i < schedule.steps.size(); ++i)
+    if (schedule.steps[i].kind == Step::Kind::Compute &&
+        sim.liveAfterStep[i] == sim.peakBytes) {
+      peakStep = i;
+      break;
+    }
+  for (size_t i = 0; i < peakStep; ++i)
+    live[schedule.steps[i].node] =
+        schedule.steps[i].kind == Step::Kind::Compute;
+  int atPeak = schedule.steps[peakStep].node;
+  if (!withOperands)
+    for (int dep : graph.nodes[atPeak].deps)
+      live[dep] = 0;
+  return atPeak;
+}
+
+std::vector<int> remat::nodesAroundPeak(const Graph &graph,
+                                        const Schedule &schedule,
+                                        const std::vector<char> &candidates,
+                                        size_t limit) {
+  std::vector<char> live;
+  std::vector<int> around;
+  int atPeak = livePeakStep(graph, schedule, /*withOperands=*/true, live);
+  if (atPeak < 0)
+    return around;
+  live[atPeak] = 1;
+  std::vector<char> near(graph.size(), 0);
+  for (int id = 0; id < graph.size(); ++id) {
+    if (graph.nodes[id].isResident())
+      continue;
+    bool touches = live[id];
+    forEachRead(graph.nodes[id], [&](int dep) {
+      if (live[dep]) {
+        touches = true;
+        near[dep] = 1;
+      }
+    });
+    near[id] |= touches;
+  }
+  for (int id = 0; id < graph.size(); ++id)
+    if (near[id] && id < static_cast<int>(candidates.size()) && candidates[id])
+      around.push_back(id);
+  std::stable_sort(around.begin(), around.end(), [&](int a, int b) {
+    return ownedBytes(graph, a) > ownedBytes(graph, b);
+  });
+  if (around.size() > limit)
+    around.resize(limit);
+  return around;
+}
+
 namespace {
 /// One hill climb over toggle and shift moves, in a deterministic shuffled
 /// order, until a pass improves nothing or time runs out.
@@ -158,25 +225,37 @@ public:
         const SolveOptions &options, double limit, uint64_t &rng,
         Deadline &deadline)
       : graph(graph), nodes(nodes), options(options), limit(limit), rng(rng),
-        deadline(deadline), position(graph.size(), 0) {
-    for (size_t i = 0; i < nodes.size(); ++i)
+        deadline(deadline), position(graph.size(), 0),
+        recomputable(graph.size(), 0) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
       position[nodes[i]] = static_cast<int>(i);
+      recomputable[nodes[i]] = 1;
+    }
   }
 
   /// Improves `point` until `until` (seconds on `watch`) or the deadline.
   /// Returns false when it stopped for either.
+  /// With `policy`, climbs with that order policy instead of the one that
+  /// won for the starting point (re-evaluating the start with it).
   bool run(Point &point, const Stopwatch &watch, double until,
-           ProgressReporter &progress) {
+           ProgressReporter &progress,
+           std::optional<OrderPolicy> policy = std::nullopt) {
     if (deadline.reached())
       return false;
-    fixOrderPolicy(point);
+    if (policy) {
+      point.variant.order = *policy;
+      point.eval = evaluateCheckpoints(graph, point.keep, point.variant);
+    } else {
+      fixOrderPolicy(point);
+    }
     deadline.step();
     bool improved = true;
     while (improved) {
       improved = false;
       ++passes;
       // The peak's own values first: few evaluations, aimed where it counts.
-      while (tryPeakDrops(point, watch, until))
+      while (tryPeakDrops(point, watch, until) ||
+             tryPeakToggles(point, watch, until))
         improved = true;
       if (progress.due())
         progress.report(point.eval.cost, point.eval.peakBytes, -1,
@@ -243,25 +322,11 @@ private:
   /// The kept values live across the peak step of the point's schedule
   /// (not read by that step), largest first.
   std::vector<int> keptAtPeak(const Point &point) const {
-    const Schedule &schedule = point.eval.schedule;
-    Simulation sim = simulate(graph, schedule);
+    std::vector<char> live;
     std::vector<int> held;
-    if (!sim.valid() || schedule.steps.empty())
+    if (livePeakStep(graph, point.eval.schedule, /*withOperands=*/false, live) <
+        0)
       return held;
-    size_t peakStep = 0;
-    for (size_t i = 0; i < schedule.steps.size(); ++i)
-      if (schedule.steps[i].kind == Step::Kind::Compute &&
-          sim.liveAfterStep[i] == sim.peakBytes) {
-        peakStep = i;
-        break;
-      }
-    std::vector<char> live(graph.size(), 0);
-    for (size_t i = 0; i < peakStep; ++i)
-      live[schedule.steps[i].node] =
-          schedule.steps[i].kind == Step::Kind::Compute;
-    int atPeak = schedule.steps[peakStep].node;
-    for (int dep : graph.nodes[atPeak].deps)
-      live[dep] = 0;
     for (int id : nodes)
       if (point.keep[id] && live[id] && ownedBytes(graph, id) > 0)
         held.push_back(id);
@@ -269,6 +334,23 @@ private:
       return ownedBytes(graph, a) > ownedBytes(graph, b);
     });
     return held;
+  }
+
+  /// Toggles of the nodes around the peak (`nodesAroundPeak`), largest
+  /// first; keeps the first that is better.
+  bool tryPeakToggles(Point &point, const Stopwatch &watch, double until) {
+    std::vector<int> around =
+        nodesAroundPeak(graph, point.eval.schedule, recomputable, kPeakToggles);
+    deadline.step();
+    for (int id : around) {
+      if (watch.seconds() > until || deadline.reached())
+        return false;
+      bool better = tryMove(point, 0, position[id]);
+      deadline.step();
+      if (better)
+        return true;
+    }
+    return false;
   }
 
   /// Drops of kept values held across the peak: each of the kMaxJointDrop
@@ -359,6 +441,8 @@ private:
   Deadline &deadline;
   /// Index of each recomputable node in `nodes`.
   std::vector<int> position;
+  /// Whether each node is in `nodes`.
+  std::vector<char> recomputable;
 };
 } // namespace
 
@@ -396,7 +480,19 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
   size_t climbs = 0;
   // The best kStarts climb first, each with an equal share of what is
   // left; while nothing meets the constraints, the other starts follow.
-  for (size_t c = 0; c < ranked.size() && !outOfTime; ++c) {
+  // Then, while still nothing meets them, each start again with every
+  // other order policy: the policy that orders a start best may leave no
+  // improving move (on a small sharded CNN step the working-set order won
+  // every start and no toggle beat it, where climbing with the memory-greedy
+  // order reached the budget by reordering alone).
+  const std::vector<OrderPolicy> policies = {OrderPolicy::Given,
+                                             OrderPolicy::OnDemand,
+                                             OrderPolicy::OnDemandLatestFirst,
+                                             OrderPolicy::OnDemandLargestLast,
+                                             OrderPolicy::MemoryGreedy,
+                                             OrderPolicy::OnDemandWorkingSet};
+  const size_t plain = ranked.size();
+  for (size_t c = 0; c < plain * (1 + policies.size()) && !outOfTime; ++c) {
     if (c >= kStarts && meetsConstraints(options, limit, best.eval))
       break;
     double until = c < kStarts
@@ -404,8 +500,11 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
                                                static_cast<double>(kStarts - c)
                        : timeLimit;
     ++climbs;
-    Point point = ranked[c];
-    outOfTime = !climb.run(point, watch, until, progress) &&
+    Point point = ranked[c < plain ? c : (c - plain) / policies.size()];
+    std::optional<OrderPolicy> policy;
+    if (c >= plain)
+      policy = policies[(c - plain) % policies.size()];
+    outOfTime = !climb.run(point, watch, until, progress, policy) &&
                 (watch.seconds() > timeLimit || deadline.reached());
     if (isBetter(options, limit, point.eval.peakBytes, point.eval.cost,
                  best.eval.peakBytes, best.eval.cost))

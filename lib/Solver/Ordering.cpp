@@ -15,13 +15,37 @@
 using namespace remat;
 
 namespace {
+/// Lists of ints per position, stored flat (one allocation for all of them:
+/// the local search builds these thousands of times per second).
+struct Lists {
+  std::vector<int> start{0};
+  std::vector<int> items;
+
+  int size() const { return static_cast<int>(start.size()) - 1; }
+  const int *begin(int p) const { return items.data() + start[p]; }
+  const int *end(int p) const { return items.data() + start[p + 1]; }
+  int *begin(int p) { return items.data() + start[p]; }
+  int *end(int p) { return items.data() + start[p + 1]; }
+  int count(int p) const { return start[p + 1] - start[p]; }
+  /// Ends the list of the next position; `items` past the previous end are
+  /// its entries.
+  void close() { start.push_back(static_cast<int>(items.size())); }
+  /// Sorts the last list and removes duplicates.
+  void sortUniqueLast() {
+    int p = size() - 1;
+    std::sort(begin(p), end(p));
+    items.resize(std::unique(begin(p), end(p)) - items.data());
+    start.back() = static_cast<int>(items.size());
+  }
+};
+
 /// The instance DAG of a compute order, with what the greedy scheduler needs
 /// to know about storage.
 struct Instances {
   /// Positions that must run before each position (sorted, unique).
-  std::vector<std::vector<int>> preds;
+  Lists preds;
   /// Positions whose copy each position reads (its operands' copies).
-  std::vector<std::vector<int>> reads;
+  Lists reads;
   /// The position whose allocation each position's value lives in (itself,
   /// or its base's copy for a view); -1 for a view of a resident value.
   std::vector<int> storage;
@@ -32,84 +56,100 @@ static Instances buildInstances(const Graph &graph,
                                 const std::vector<int> &order) {
   const size_t len = order.size();
   Instances dag;
-  dag.preds.resize(len);
-  dag.reads.resize(len);
+  dag.preds.start.reserve(len + 1);
+  dag.reads.start.reserve(len + 1);
+  dag.preds.items.reserve(3 * len);
+  dag.reads.items.reserve(2 * len);
   dag.storage.assign(len, -1);
   std::vector<int> current(graph.size(), -1);
-  std::vector<std::vector<int>> readers(len);
+  // The readers of each position, as a linked list through `readerNext`
+  // over reader positions: `readerHead[q]` is the latest reader of q.
+  std::vector<int> readerHead(len, -1), readerPos, readerNext;
+  readerPos.reserve(2 * len);
+  readerNext.reserve(2 * len);
   for (size_t p = 0; p < len; ++p) {
     const Node &node = graph.nodes[order[p]];
     forEachRead(node, [&](int dep) {
-      int q = current[dep];
-      if (q < 0)
-        return; // resident
-      dag.preds[p].push_back(q);
-      dag.reads[p].push_back(q);
-      readers[q].push_back(p);
+      if (int q = current[dep]; q >= 0)
+        dag.reads.items.push_back(q);
     });
+    dag.reads.close();
+    dag.reads.sortUniqueLast();
+    const int pos = static_cast<int>(p);
+    for (const int *q = dag.reads.begin(pos); q != dag.reads.end(pos); ++q) {
+      dag.preds.items.push_back(*q);
+      readerPos.push_back(pos);
+      readerNext.push_back(readerHead[*q]);
+      readerHead[*q] = static_cast<int>(readerPos.size()) - 1;
+    }
     // The next copy of a node waits for every reader of the previous one.
     if (int q = current[order[p]]; q >= 0) {
-      dag.preds[p].push_back(q);
-      dag.preds[p].insert(dag.preds[p].end(), readers[q].begin(),
-                          readers[q].end());
+      dag.preds.items.push_back(q);
+      for (int r = readerHead[q]; r >= 0; r = readerNext[r])
+        dag.preds.items.push_back(readerPos[r]);
     }
+    dag.preds.close();
+    dag.preds.sortUniqueLast();
     if (node.isView()) {
       int base = current[node.aliasOf];
       dag.storage[p] = base < 0 ? -1 : dag.storage[base];
     } else {
-      dag.storage[p] = static_cast<int>(p);
+      dag.storage[p] = pos;
     }
-    current[order[p]] = static_cast<int>(p);
-    for (auto *list : {&dag.preds[p], &dag.reads[p]}) {
-      std::sort(list->begin(), list->end());
-      list->erase(std::unique(list->begin(), list->end()), list->end());
-    }
+    current[order[p]] = pos;
   }
   return dag;
 }
 
 std::vector<std::vector<int>>
 remat::instancePredecessors(const Graph &graph, const std::vector<int> &order) {
-  return buildInstances(graph, order).preds;
+  Lists preds = buildInstances(graph, order).preds;
+  std::vector<std::vector<int>> result(preds.size());
+  for (int p = 0; p < preds.size(); ++p)
+    result[p].assign(preds.begin(p), preds.end(p));
+  return result;
 }
 
 /// Depth-first from the positions nothing depends on, in given order; each
 /// position's predecessors are emitted right before it, in given order or,
 /// with `latestFirst`, the latest first (so the work the tracer placed
 /// earliest, often backward work that only holds memory, runs last), or,
-/// with `bytes`, the smallest allocation first (stable), so that the large
-/// values a position reads are computed last and held the shortest time.
+/// with `rank`, the smallest rank first (stable): the smallest allocation
+/// first, so that the large values a position reads are computed last and
+/// held the shortest time, or the largest working set first
+/// (`workingSetRanks`).
 static std::vector<int> onDemandPositions(const Instances &dag,
                                           bool latestFirst,
-                                          const std::vector<int64_t> *bytes) {
+                                          const std::vector<double> *rank) {
   const int len = dag.preds.size();
-  std::vector<std::vector<int>> sortedPreds;
-  if (bytes) {
+  Lists sortedPreds;
+  if (rank) {
     sortedPreds = dag.preds;
-    for (std::vector<int> &preds : sortedPreds)
-      std::stable_sort(preds.begin(), preds.end(),
-                       [&](int a, int b) { return (*bytes)[a] < (*bytes)[b]; });
+    for (int p = 0; p < len; ++p)
+      std::stable_sort(sortedPreds.begin(p), sortedPreds.end(p),
+                       [&](int a, int b) { return (*rank)[a] < (*rank)[b]; });
   }
+  const Lists &preds = rank ? sortedPreds : dag.preds;
   std::vector<char> hasSucc(len, 0), done(len, 0);
-  for (int p = 0; p < len; ++p)
-    for (int q : dag.preds[p])
-      hasSucc[q] = 1;
+  for (int q : dag.preds.items)
+    hasSucc[q] = 1;
   std::vector<int> result;
   result.reserve(len);
-  std::vector<std::pair<int, size_t>> stack;
+  std::vector<std::pair<int, int>> stack;
   for (int sink = 0; sink < len; ++sink) {
     if (hasSucc[sink] || done[sink])
       continue;
     stack.push_back({sink, 0});
     while (!stack.empty()) {
       auto &[p, next] = stack.back();
-      const std::vector<int> &preds = bytes ? sortedPreds[p] : dag.preds[p];
-      auto pred = [&](size_t i) {
-        return latestFirst ? preds[preds.size() - 1 - i] : preds[i];
+      const int *first = preds.begin(p);
+      const int count = preds.count(p);
+      auto pred = [&](int i) {
+        return latestFirst ? first[count - 1 - i] : first[i];
       };
-      while (next < preds.size() && done[pred(next)])
+      while (next < count && done[pred(next)])
         ++next;
-      if (next < preds.size()) {
+      if (next < count) {
         int q = pred(next++);
         stack.push_back({q, 0});
         continue;
@@ -120,6 +160,35 @@ static std::vector<int> onDemandPositions(const Instances &dag,
     }
   }
   return result;
+}
+
+/// Sethi-Ullman numbers on the instance DAG, as ranks for
+/// `onDemandPositions`: a position's working set is the memory its
+/// predecessors' evaluation needs when each is evaluated in turn, largest
+/// working set less result first, and their results are held until it runs:
+/// need(p) = max(max_i need(q_i) + sum_{j<i} bytes(q_j), sum_i bytes(q_i) +
+/// bytes(p)). Shared predecessors count in each user (an estimate; exact
+/// on trees). The rank is bytes - need, so that the predecessor needing the
+/// most memory beyond its result runs first and the cheap ones (a
+/// recomputed activation next to a gradient chain) run last, held shortest.
+static std::vector<double> workingSetRanks(const Instances &dag,
+                                           const std::vector<double> &bytes) {
+  const int len = dag.preds.size();
+  std::vector<double> need(len, 0), rank(len, 0);
+  std::vector<int> preds;
+  for (int p = 0; p < len; ++p) {
+    preds.assign(dag.preds.begin(p), dag.preds.end(p));
+    std::stable_sort(preds.begin(), preds.end(),
+                     [&](int a, int b) { return rank[a] < rank[b]; });
+    double held = 0, most = 0;
+    for (int q : preds) {
+      most = std::max(most, held + need[q]);
+      held += bytes[q];
+    }
+    need[p] = std::max(most, held + bytes[p]);
+    rank[p] = bytes[p] - need[p];
+  }
+  return rank;
 }
 
 namespace {
@@ -134,12 +203,12 @@ struct GreedyState {
   std::vector<int> pending;
   std::vector<char> pinned;
   /// Per position: the distinct storages it reads.
-  std::vector<std::vector<int>> storagesRead;
+  Lists storagesRead;
 
   GreedyState(const Graph &graph, const std::vector<int> &order,
               const Instances &dag)
       : graph(graph), order(order), dag(dag), pending(order.size(), 0),
-        pinned(order.size(), 0), storagesRead(order.size()) {
+        pinned(order.size(), 0) {
     std::vector<int> last(graph.size(), -1);
     for (size_t p = 0; p < order.size(); ++p)
       last[order[p]] = static_cast<int>(p);
@@ -147,15 +216,15 @@ struct GreedyState {
       if (out >= 0 && out < graph.size() && last[out] >= 0 &&
           dag.storage[last[out]] >= 0)
         pinned[dag.storage[last[out]]] = 1;
-    for (size_t p = 0; p < order.size(); ++p) {
-      std::vector<int> &list = storagesRead[p];
-      for (int q : dag.reads[p])
-        if (dag.storage[q] >= 0)
-          list.push_back(dag.storage[q]);
-      std::sort(list.begin(), list.end());
-      list.erase(std::unique(list.begin(), list.end()), list.end());
-      for (int s : list)
-        ++pending[s];
+    storagesRead.items.reserve(dag.reads.items.size());
+    for (int p = 0, e = order.size(); p < e; ++p) {
+      for (const int *q = dag.reads.begin(p); q != dag.reads.end(p); ++q)
+        if (dag.storage[*q] >= 0)
+          storagesRead.items.push_back(dag.storage[*q]);
+      storagesRead.close();
+      storagesRead.sortUniqueLast();
+      for (const int *s = storagesRead.begin(p); s != storagesRead.end(p); ++s)
+        ++pending[*s];
     }
   }
 
@@ -167,17 +236,17 @@ struct GreedyState {
   /// Live bytes after running `p` minus live bytes before it.
   int64_t delta(int p) const {
     int64_t result = allocated(p);
-    for (int s : storagesRead[p])
-      if (pending[s] == 1 && !pinned[s])
-        result -= graph.nodes[order[s]].bytes;
+    for (const int *s = storagesRead.begin(p); s != storagesRead.end(p); ++s)
+      if (pending[*s] == 1 && !pinned[*s])
+        result -= graph.nodes[order[*s]].bytes;
     if (dag.storage[p] == p && pending[p] == 0 && !pinned[p])
       result -= allocated(p);
     return result;
   }
 
   void run(int p) {
-    for (int s : storagesRead[p])
-      --pending[s];
+    for (const int *s = storagesRead.begin(p); s != storagesRead.end(p); ++s)
+      --pending[*s];
   }
 };
 } // namespace
@@ -188,12 +257,20 @@ static std::vector<int> memoryGreedyPositions(const Graph &graph,
                                               const std::vector<int> &order,
                                               const Instances &dag) {
   const int len = order.size();
-  std::vector<std::vector<int>> succs(len);
+  // Successors, flat: counted, then filled in position order.
+  Lists succs;
+  succs.start.assign(len + 1, 0);
   std::vector<int> waiting(len, 0);
+  for (int q : dag.preds.items)
+    ++succs.start[q + 1];
+  for (int p = 0; p < len; ++p)
+    succs.start[p + 1] += succs.start[p];
+  succs.items.resize(dag.preds.items.size());
+  std::vector<int> fill(succs.start.begin(), succs.start.end() - 1);
   for (int p = 0; p < len; ++p) {
-    waiting[p] = dag.preds[p].size();
-    for (int q : dag.preds[p])
-      succs[q].push_back(p);
+    waiting[p] = dag.preds.count(p);
+    for (const int *q = dag.preds.begin(p); q != dag.preds.end(p); ++q)
+      succs.items[fill[*q]++] = p;
   }
   GreedyState state(graph, order, dag);
   std::vector<int> ready, result;
@@ -219,9 +296,9 @@ static std::vector<int> memoryGreedyPositions(const Graph &graph,
     ready.pop_back();
     state.run(p);
     result.push_back(p);
-    for (int s : succs[p])
-      if (--waiting[s] == 0)
-        ready.push_back(s);
+    for (const int *s = succs.begin(p); s != succs.end(p); ++s)
+      if (--waiting[*s] == 0)
+        ready.push_back(*s);
   }
   return result;
 }
@@ -234,15 +311,19 @@ std::vector<int> remat::reorder(const Graph &graph,
   if (policy == OrderPolicy::Best)
     return bestOrder(graph, order);
   Instances dag = buildInstances(graph, order);
-  std::vector<int64_t> bytes;
-  if (policy == OrderPolicy::OnDemandLargestLast)
+  std::vector<double> rank;
+  if (policy == OrderPolicy::OnDemandLargestLast ||
+      policy == OrderPolicy::OnDemandWorkingSet)
     for (int id : order)
-      bytes.push_back(graph.nodes[id].isView() ? 0 : graph.nodes[id].bytes);
+      rank.push_back(graph.nodes[id].isView() ? 0.0
+                                              : double(graph.nodes[id].bytes));
+  if (policy == OrderPolicy::OnDemandWorkingSet)
+    rank = workingSetRanks(dag, rank);
   std::vector<int> positions =
       policy == OrderPolicy::MemoryGreedy
           ? memoryGreedyPositions(graph, order, dag)
           : onDemandPositions(dag, policy == OrderPolicy::OnDemandLatestFirst,
-                              bytes.empty() ? nullptr : &bytes);
+                              rank.empty() ? nullptr : &rank);
   std::vector<int> result;
   result.reserve(positions.size());
   for (int p : positions)
@@ -258,7 +339,7 @@ std::vector<int> remat::bestOrder(const Graph &graph,
   for (OrderPolicy policy :
        {OrderPolicy::Given, OrderPolicy::OnDemand,
         OrderPolicy::OnDemandLatestFirst, OrderPolicy::OnDemandLargestLast,
-        OrderPolicy::MemoryGreedy}) {
+        OrderPolicy::MemoryGreedy, OrderPolicy::OnDemandWorkingSet}) {
     std::vector<int> candidate = reorder(graph, order, policy);
     Simulation sim =
         simulate(graph, scheduleFromComputeOrder(graph, candidate));

@@ -68,20 +68,28 @@ Schedule remat::scheduleFromComputeOrder(const Graph &graph,
     if (current[id] >= 0)
       lastCopy[current[id]] = 1;
 
-  // Frees to emit after each position.
-  std::vector<std::vector<int>> freesAfter(len);
-  for (size_t pos = 0; pos < len; ++pos) {
-    int id = order[pos];
-    if (lastCopy[pos] && isOutput[id])
-      continue;
-    freesAfter[lastRead[pos]].push_back(id);
-  }
+  // Frees to emit after each position, flat: `freeStart[pos]` indexes
+  // `frees` (counted, then filled in position order).
+  std::vector<int> freeStart(len + 1, 0);
+  auto freed = [&](size_t pos) {
+    return !(lastCopy[pos] && isOutput[order[pos]]);
+  };
+  for (size_t pos = 0; pos < len; ++pos)
+    if (freed(pos))
+      ++freeStart[lastRead[pos] + 1];
+  for (size_t pos = 0; pos < len; ++pos)
+    freeStart[pos + 1] += freeStart[pos];
+  std::vector<int> frees(freeStart[len]);
+  std::vector<int> fill(freeStart.begin(), freeStart.end() - 1);
+  for (size_t pos = 0; pos < len; ++pos)
+    if (freed(pos))
+      frees[fill[lastRead[pos]]++] = order[pos];
   Schedule schedule;
-  schedule.steps.reserve(2 * len);
+  schedule.steps.reserve(len + frees.size());
   for (size_t pos = 0; pos < len; ++pos) {
     schedule.steps.push_back(Step::compute(order[pos]));
-    for (int id : freesAfter[pos])
-      schedule.steps.push_back(Step::free(id));
+    for (int i = freeStart[pos]; i < freeStart[pos + 1]; ++i)
+      schedule.steps.push_back(Step::free(frees[i]));
   }
   return schedule;
 }
@@ -191,8 +199,11 @@ public:
         needed(neededNodes(graph)), recomputable(recomputableNodes(graph)),
         kept(n, 1), hoisted(n, 0), seg(n, -1), computed(n, 0),
         epochOf(n, kNever) {
-    for (int id = 0; id < n; ++id)
-      forEachRead(graph.nodes[id], [&](int dep) { reads[id].push_back(dep); });
+    readStart.reserve(n + 1);
+    for (int id = 0; id < n; ++id) {
+      forEachRead(graph.nodes[id], [&](int dep) { reads.push_back(dep); });
+      readStart.push_back(static_cast<int>(reads.size()));
+    }
     chooseKept(keep);
     assignSegments();
   }
@@ -262,15 +273,15 @@ private:
     if (available(root))
       return;
     stack.clear();
-    stack.push_back({root, 0});
+    stack.push_back({root, readStart[root]});
     while (!stack.empty()) {
       auto &[id, next] = stack.back();
-      const std::vector<int> &deps = reads[id];
-      while (next < deps.size() && available(deps[next]))
+      const int last = readStart[id + 1];
+      while (next < last && available(reads[next]))
         ++next;
-      if (next < deps.size()) {
-        int dep = deps[next++];
-        stack.push_back({dep, 0});
+      if (next < last) {
+        int dep = reads[next++];
+        stack.push_back({dep, readStart[dep]});
         continue;
       }
       order.push_back(id);
@@ -296,9 +307,9 @@ private:
       if (!needed[id] || graph.nodes[id].kind == NodeKind::Forward)
         continue;
       int s = -1;
-      for (int dep : reads[id])
-        if (!kept[dep])
-          s = std::max(s, seg[dep]);
+      for (int i = readStart[id]; i < readStart[id + 1]; ++i)
+        if (!kept[reads[i]])
+          s = std::max(s, seg[reads[i]]);
       // Runs only move down the segments: a backward node that needs a
       // higher segment again recomputes it within the current run, so two
       // segments never alternate (and thrash).
@@ -317,12 +328,15 @@ private:
   const int n;
   std::vector<char> needed, recomputable, kept, hoisted;
   std::vector<int> seg;
-  std::vector<std::vector<int>> reads{static_cast<size_t>(n)};
+  /// What each node reads (forEachRead), flat: node id's reads are
+  /// reads[readStart[id]] .. reads[readStart[id + 1] - 1].
+  std::vector<int> reads, readStart{0};
   std::vector<char> computed;
   std::vector<int> epochOf;
   int epoch = 0, curSeg = -1, firstRunSeg = kNever;
   std::vector<int> order;
-  std::vector<std::pair<int, size_t>> stack;
+  /// Depth-first stack: a node and the index in `reads` of its next read.
+  std::vector<std::pair<int, int>> stack;
 };
 } // namespace
 

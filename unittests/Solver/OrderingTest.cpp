@@ -62,8 +62,8 @@ TEST(OrderingTest, EveryPolicyKeepsTheNodesAndCost) {
       ASSERT_TRUE(given.valid()) << given.error;
       for (OrderPolicy policy :
            {OrderPolicy::OnDemand, OrderPolicy::OnDemandLatestFirst,
-            OrderPolicy::OnDemandLargestLast, OrderPolicy::MemoryGreedy,
-            OrderPolicy::Best}) {
+            OrderPolicy::OnDemandLargestLast, OrderPolicy::OnDemandWorkingSet,
+            OrderPolicy::MemoryGreedy, OrderPolicy::Best}) {
         std::vector<int> moved = reorder(g, order, policy);
         std::vector<int> a = order, b = moved;
         std::sort(a.begin(), a.end());
@@ -144,6 +144,50 @@ TEST(OrderingTest, LargestLastHoldsTheBigOperandShortest) {
   // is freed once big has read it).
   EXPECT_EQ(peak(OrderPolicy::OnDemandLargestLast), 14);
   EXPECT_EQ(peak(OrderPolicy::Best), 14);
+}
+
+TEST(OrderingTest, WorkingSetRunsTheGradientChainFirst) {
+  // Two backward nodes each read a gradient (q1, q2: 8 bytes, through a
+  // 4-byte temporary) and a value recomputed from the forward's `a` (c1,
+  // c2: 8 bytes), as a normalization's backward reads the incoming gradient
+  // and its recomputed input. c1 comes before its gradient chain in the
+  // given order, c2 after. Only the working-set order runs both chains
+  // before the value, whatever the given order.
+  Graph g;
+  int x = addNode(g, "x", NodeKind::Input, 1, 0, {});
+  int a = addNode(g, "a", NodeKind::Forward, 1, 1, {x});
+  int loss = addNode(g, "loss", NodeKind::Forward, 1, 1, {a});
+  int seed = addNode(g, "seed", NodeKind::Input, 1, 0, {});
+  int c1 = addNode(g, "c1", NodeKind::Backward, 8, 1, {a});
+  int p1 = addNode(g, "p1", NodeKind::Backward, 4, 1, {seed, loss});
+  int q1 = addNode(g, "q1", NodeKind::Backward, 8, 1, {p1});
+  int out1 = addNode(g, "out1", NodeKind::Backward, 1, 1, {c1, q1});
+  int p2 = addNode(g, "p2", NodeKind::Backward, 4, 1, {seed, loss});
+  int q2 = addNode(g, "q2", NodeKind::Backward, 8, 1, {p2});
+  int c2 = addNode(g, "c2", NodeKind::Backward, 8, 1, {a});
+  int out2 = addNode(g, "out2", NodeKind::Backward, 1, 1, {q2, c2});
+  g.outputs = {loss, out1, out2};
+  std::vector<int> order = allOnce(g);
+  auto peak = [&](OrderPolicy policy) {
+    Simulation sim =
+        simulate(g, scheduleFromComputeOrder(g, reorder(g, order, policy)));
+    EXPECT_TRUE(sim.valid()) << sim.error;
+    return sim.peakBytes;
+  };
+  // x seed a loss = 4 live throughout the first half. Given: c1 p1 q1 =
+  // 4 + 8 + 4 + 8 when q1 runs (p1 is freed after it).
+  EXPECT_EQ(peak(OrderPolicy::Given), 24);
+  EXPECT_EQ(peak(OrderPolicy::OnDemand), 24);
+  // c1 and q1 allocate the same: largest last keeps the given order.
+  EXPECT_EQ(peak(OrderPolicy::OnDemandLargestLast), 24);
+  // Latest first mends out1 but runs c2 before q2's chain: x seed loss
+  // out1 c2 p2 q2 = 24 (a is freed after c2).
+  EXPECT_EQ(peak(OrderPolicy::OnDemandLatestFirst), 24);
+  // Working sets: q1 needs 12 bytes beyond what is live (p1 and q1), c1
+  // needs 9 (a and c1): q1's chain runs first, then c1: 4 + q1 + c1 + out1
+  // = 21; then out2 the same way (a is freed after c2): 21.
+  EXPECT_EQ(peak(OrderPolicy::OnDemandWorkingSet), 21);
+  EXPECT_LE(peak(OrderPolicy::Best), 21);
 }
 
 TEST(OrderingTest, HoistedBackwardNodeRunsInTheForwardPass) {

@@ -24,7 +24,11 @@
 //     OnDemandLargestLast visits them smallest allocation first, so that a
 //     large operand (a recomputed activation a weight gradient reads) is
 //     computed after the small ones (the incoming gradient's chain) and
-//     held the shortest time.
+//     held the shortest time. OnDemandWorkingSet visits them largest
+//     working set first (Sethi-Ullman numbers on the instance DAG): the
+//     operand whose evaluation needs the most memory beyond its result
+//     (the incoming gradient's chain) runs first, and a recomputed
+//     activation as large as that gradient runs after it, not before.
 //   * MemoryGreedy: list scheduling that runs, among the ready positions, the
 //     one that leaves the least memory live (frees the most, allocates the
 //     least), ties by allocation then given order.
@@ -47,6 +51,7 @@ enum class OrderPolicy {
   OnDemand,
   OnDemandLatestFirst,
   OnDemandLargestLast,
+  OnDemandWorkingSet,
   MemoryGreedy,
   /// The lowest simulated peak among the others (`bestOrder`).
   Best,

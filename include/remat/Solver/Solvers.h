@@ -78,11 +78,19 @@ SolveResult solveBruteForce(const Graph &graph, const SolveOptions &options);
 
 /// Ours: local search over the checkpoint set (toggle a node, shift a
 /// checkpoint to a neighbour, drop the largest values held across the peak
-/// alone or several at once), started from the best of the Chen, Feng &
+/// alone or several at once, toggle the nodes around the peak first), started from the best of the Chen, Feng &
 /// Huang, min-cut and hierarchical sets and checkpoint-all, each move
 /// verified by simulation, stopping before the time limit (at most 10 s)
 /// would be passed. Infeasible when nothing found fits.
 SolveResult solveLocalSearch(const Graph &graph, const SolveOptions &options);
+/// The local search's peak-aimed toggles: the `candidates` (by node id)
+/// around the first compute step at `schedule`'s peak: the values live
+/// there (operands included), the node computed there, and the nodes that
+/// read or are read by any of them; largest owned bytes first (ties by id),
+/// at most `limit`. Empty when the schedule is invalid or empty.
+std::vector<int> nodesAroundPeak(const Graph &graph, const Schedule &schedule,
+                                 const std::vector<char> &candidates,
+                                 size_t limit);
 
 /// Ours: DTR-style eviction (Kirisame et al. 2021) simulated offline on the
 /// static graph: compute in topological order under the memory limit,
