@@ -121,6 +121,9 @@ def main():
                    "updated parameters with torch.optim.SGD's")
     p.add_argument("--remat-run", default="remat-run")
     p.add_argument("--pipeline", help="remat-run --pipeline")
+    p.add_argument("--opt-level", type=int,
+                   help="remat-run --opt-level (LLVM optimization of the "
+                   "JIT; 0 compiles full models in a fraction of the time)")
     p.add_argument("--rtol", type=float, default=1e-4)
     p.add_argument("--atol", type=float, default=1e-6)
     p.add_argument("--slack", type=float, default=4.0)
@@ -136,6 +139,8 @@ def main():
         cmd.append("--print-results")
     if args.pipeline:
         cmd.append("--pipeline=" + args.pipeline)
+    if args.opt_level is not None:
+        cmd.append("--opt-level=%d" % args.opt_level)
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit("remat-run failed:\n" + run.stderr)
