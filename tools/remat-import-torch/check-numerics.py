@@ -148,7 +148,7 @@ def main():
     expected, labels = torch_step(spec, torch.float64, args.sgd_lr)
     # PyTorch's own error: its float32 step, or with --perturb its float64
     # step on inputs perturbed at rounding level.
-    other = "f32"
+    other = "f32" if spec.dtype == torch.float32 else "f64"
     if args.perturb:
         torch32, _ = torch_step(spec, torch.float64, args.sgd_lr, args.perturb)
         other = "f64 perturbed"
