@@ -45,7 +45,10 @@ def run(cmd):
 
 
 def remat_run(args, path):
-    out = run([args.remat_run, path, "--json", "--repeat=%d" % args.repeat])
+    cmd = [args.remat_run, path, "--json", "--repeat=%d" % args.repeat]
+    if args.opt_level is not None:
+        cmd.append("--opt-level=%d" % args.opt_level)
+    out = run(cmd)
     if out.returncode != 0:
         sys.exit("remat-run failed on %s:\n%s" % (path, out.stderr))
     return json.loads(out.stdout)
@@ -72,6 +75,9 @@ def main():
                         help="allowed measured overshoot over the budget, as "
                              "a fraction of the budget")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--opt-level", type=int,
+                        help="remat-run --opt-level for every run (the "
+                             "original and the rematerialized step alike)")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--stock-pipeline", default="",
                         help="bufferize the (cleaned-up) rematerialized step "
