@@ -130,6 +130,10 @@ static int bisectionSteps(int64_t lo, int64_t hi) {
 /// The time limit of the search's first probe below the top: short, since a
 /// search heuristic spends its whole limit on a budget it cannot meet.
 static constexpr double kQuickProbeSeconds = 0.1;
+/// The time limit of the probe that confirms an "infeasible" quick probe:
+/// twenty times the quick one, for machines that slow (instrumented builds,
+/// heavy load).
+static constexpr double kConfirmProbeSeconds = 2.0;
 
 namespace {
 /// The smallest-budget search (`findSmallestBudget`): the top of the range,
@@ -222,9 +226,17 @@ const SolveResult &BudgetSearcher::probe(int64_t budget, double seconds) {
 bool BudgetSearcher::belowTopIsMet() {
   if (hi - lo <= step() || !mayStart())
     return true;
-  const SolveResult &result = probe(hi - step(), kQuickProbeSeconds);
+  const SolveResult &quick = probe(hi - step(), kQuickProbeSeconds);
   // A timeout at this short limit says nothing about the budget.
-  return result.status != SolveStatus::Infeasible;
+  if (quick.status != SolveStatus::Infeasible)
+    return true;
+  // Neither does a heuristic's "infeasible" when it ran short of time (a
+  // slow or loaded machine, an instrumented build): the search ends only if
+  // the solver also finds nothing there with more time.
+  if (!mayStart())
+    return false;
+  return probe(hi - step(), kConfirmProbeSeconds).status !=
+         SolveStatus::Infeasible;
 }
 
 /// Bisects [lo, hi] down to the resolution (out of time, the smallest

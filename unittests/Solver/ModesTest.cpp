@@ -153,8 +153,9 @@ TEST(ModesTest, SmallestBudgetIsMetWhenAskedAgain) {
 
 // A budget met nowhere below the checkpoint-all peak (parameters and
 // gradients dominate the generated residual-MLP steps at 50 %) costs the
-// search one quick failed probe below the top, not a bisection of failures
-// each spending its whole share: the search used to take 38 s at 5,029 ops.
+// search a quick failed probe below the top and a longer one to confirm
+// it, not a bisection of failures each spending its whole share:
+// the search used to take 38 s at 5,029 ops.
 TEST(ModesTest, SmallestBudgetAtTheTopStopsEarly) {
   Graph g = makeFamily("resnet", 30);
   const int64_t top = simulate(g, checkpointAllSchedule(g)).peakBytes;
@@ -176,10 +177,32 @@ TEST(ModesTest, SmallestBudgetAtTheTopStopsEarly) {
   Stopwatch watch;
   BudgetSearch search = findSmallestBudget(g, onlyTop, options);
   EXPECT_EQ(search.smallestBudget, top);
-  EXPECT_EQ(search.probes, 2);
-  EXPECT_EQ(solves, 2);
-  // The quick probe is short; a bisection would have taken about 10 s.
-  EXPECT_LT(watch.seconds(), 2.0);
+  EXPECT_EQ(search.probes, 3);
+  EXPECT_EQ(solves, 3);
+  // Two probes below the top, one short; a bisection takes about 10 s.
+  EXPECT_LT(watch.seconds(), 5.0);
+}
+
+// A heuristic that answers "infeasible" when short of time (as `auto` does
+// on a slow machine or under a sanitizer) does not end the search at the
+// top: the quick probe's answer is confirmed with more time first.
+TEST(ModesTest, SmallestBudgetQuickInfeasibleIsConfirmed) {
+  Graph g = makeFamily("resnet", 30);
+  SolverInfo slowStart{"slow-start", "Chen greedy, but infeasible under 0.5 s",
+                       [](const Graph &graph, const SolveOptions &o) {
+                         if (o.timeLimitSeconds < 0.5)
+                           return failSolve("slow-start",
+                                            SolveStatus::Infeasible,
+                                            "needs half a second", Stopwatch());
+                         return solveChenGreedyTopo(graph, o);
+                       }};
+  SolveOptions options;
+  options.timeLimitSeconds = 20;
+  BudgetSearch search = findSmallestBudget(g, slowStart, options);
+  EXPECT_EQ(search.answers[1].result.status, SolveStatus::Infeasible);
+  ASSERT_GE(search.smallestBudget, 0);
+  EXPECT_LT(search.smallestBudget,
+            simulate(g, checkpointAllSchedule(g)).peakBytes);
 }
 
 // A quick probe that runs out of time proves nothing: the search goes on
