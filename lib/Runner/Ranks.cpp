@@ -211,6 +211,21 @@ void remat::printRankReportsJSON(llvm::raw_ostream &os,
   os << "\n]}\n";
 }
 
+void remat::printRunReport(
+    RankSession &session, bool emitJson,
+    llvm::function_ref<void(llvm::raw_ostream &)> printJSON,
+    llvm::function_ref<void(llvm::raw_ostream &, ArrayRef<std::string>)>
+        printText) {
+  std::vector<std::string> reports;
+  if (!gatherRankReports(session, printJSON, reports))
+    return;
+  if (!emitJson)
+    return printText(llvm::outs(), reports);
+  if (!session.isDistributed())
+    return printJSON(llvm::outs());
+  printRankReportsJSON(llvm::outs(), reports);
+}
+
 void remat::printRankTable(StringRef tool, llvm::raw_ostream &os,
                            ArrayRef<std::string> reports, StringRef peakKey) {
   os << "rank  peak_bytes  input_bytes  leaked_bytes  time_ms_min  "

@@ -366,18 +366,16 @@ void printTextRun(llvm::raw_ostream &os, const RunnerOptions &options,
 void report(const RunnerOptions &options, StringRef name,
             const RankEntry &ranked, const StepRuns &measured,
             double compileSeconds, RankSession &session) {
-  std::vector<std::string> reports;
-  auto printJSON = [&](llvm::raw_ostream &os) {
-    printJSONRun(os, options, name, ranked, measured, compileSeconds, session);
-  };
-  if (!gatherRankReports(session, printJSON, reports))
-    return;
-  if (!options.emitJson)
-    return printTextRun(llvm::outs(), options, name, ranked, measured,
-                        compileSeconds, session, reports);
-  if (!session.isDistributed())
-    return printJSON(llvm::outs());
-  printRankReportsJSON(llvm::outs(), reports);
+  printRunReport(
+      session, options.emitJson,
+      [&](llvm::raw_ostream &os) {
+        printJSONRun(os, options, name, ranked, measured, compileSeconds,
+                     session);
+      },
+      [&](llvm::raw_ostream &os, ArrayRef<std::string> reports) {
+        printTextRun(os, options, name, ranked, measured, compileSeconds,
+                     session, reports);
+      });
 }
 
 } // namespace

@@ -119,6 +119,16 @@ bool gatherRankReports(RankSession &session,
 void printRankReportsJSON(llvm::raw_ostream &os,
                           llvm::ArrayRef<std::string> reports);
 
+/// Prints the report of a run on stdout: rank 0 gathers every rank's JSON
+/// report (`printJSON`) when the run is distributed, then prints the text
+/// report (`printText`, given the ranks' reports) or the JSON (its own, or
+/// every rank's); the other ranks print nothing.
+void printRunReport(
+    RankSession &session, bool emitJson,
+    llvm::function_ref<void(llvm::raw_ostream &)> printJSON,
+    llvm::function_ref<void(llvm::raw_ostream &, llvm::ArrayRef<std::string>)>
+        printText);
+
 /// Prints one row per rank (peak, inputs, leaks, time, one hash over the
 /// result hashes) from every rank's JSON report; `peakKey` names the peak
 /// field of the reports. Exits with a CLI error of `tool` on a malformed
