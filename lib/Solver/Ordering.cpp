@@ -10,7 +10,10 @@
 #include "remat/Solver/Simulator.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
+#include <queue>
+#include <tuple>
 
 using namespace remat;
 
@@ -191,6 +194,23 @@ static std::vector<double> workingSetRanks(const Instances &dag,
   return rank;
 }
 
+/// For lists over positions of items in [0, size): the positions that list
+/// each item, in position order.
+static Lists invert(const Lists &lists, size_t size) {
+  Lists inverse;
+  inverse.start.assign(size + 1, 0);
+  for (int item : lists.items)
+    ++inverse.start[item + 1];
+  for (size_t i = 0; i < size; ++i)
+    inverse.start[i + 1] += inverse.start[i];
+  inverse.items.resize(lists.items.size());
+  std::vector<int> fill(inverse.start.begin(), inverse.start.end() - 1);
+  for (int p = 0; p < lists.size(); ++p)
+    for (const int *item = lists.begin(p); item != lists.end(p); ++item)
+      inverse.items[fill[*item]++] = p;
+  return inverse;
+}
+
 namespace {
 /// The state of list scheduling: which storages each ready position would
 /// free, given how many readers each storage still waits for.
@@ -204,6 +224,9 @@ struct GreedyState {
   std::vector<char> pinned;
   /// Per position: the distinct storages it reads.
   Lists storagesRead;
+  /// Per storage position: the positions that read it (`storagesRead`
+  /// inverted).
+  Lists readers;
 
   GreedyState(const Graph &graph, const std::vector<int> &order,
               const Instances &dag)
@@ -226,6 +249,7 @@ struct GreedyState {
       for (const int *s = storagesRead.begin(p); s != storagesRead.end(p); ++s)
         ++pending[*s];
     }
+    readers = invert(storagesRead, order.size());
   }
 
   int64_t allocated(int p) const {
@@ -244,61 +268,58 @@ struct GreedyState {
     return result;
   }
 
-  void run(int p) {
+  /// Runs `p`. A ready position's `delta` only changes when a storage it
+  /// reads is left with one reader to go (it): `changed` gets the readers
+  /// of each such storage.
+  void run(int p, const std::function<void(int)> &changed) {
     for (const int *s = storagesRead.begin(p); s != storagesRead.end(p); ++s)
-      --pending[*s];
+      if (--pending[*s] == 1)
+        std::for_each(readers.begin(*s), readers.end(*s), changed);
   }
 };
 } // namespace
 
 /// List scheduling: among the ready positions, run the one with the smallest
 /// change in live bytes, then the smallest allocation, then the earliest.
+/// The ready positions wait in a heap keyed that way; a position whose
+/// change in live bytes drops is pushed again with its new key, and the
+/// entries left behind are skipped (O(len log len), not a scan of every
+/// ready position per step).
 static std::vector<int> memoryGreedyPositions(const Graph &graph,
                                               const std::vector<int> &order,
                                               const Instances &dag) {
   const int len = order.size();
-  // Successors, flat: counted, then filled in position order.
-  Lists succs;
-  succs.start.assign(len + 1, 0);
+  const Lists succs = invert(dag.preds, len);
   std::vector<int> waiting(len, 0);
-  for (int q : dag.preds.items)
-    ++succs.start[q + 1];
   for (int p = 0; p < len; ++p)
-    succs.start[p + 1] += succs.start[p];
-  succs.items.resize(dag.preds.items.size());
-  std::vector<int> fill(succs.start.begin(), succs.start.end() - 1);
-  for (int p = 0; p < len; ++p) {
     waiting[p] = dag.preds.count(p);
-    for (const int *q = dag.preds.begin(p); q != dag.preds.end(p); ++q)
-      succs.items[fill[*q]++] = p;
-  }
   GreedyState state(graph, order, dag);
-  std::vector<int> ready, result;
-  result.reserve(len);
+  using Key = std::tuple<int64_t, int64_t, int>; // delta, allocation, position
+  std::priority_queue<Key, std::vector<Key>, std::greater<Key>> ready;
+  auto push = [&](int p) {
+    ready.push({state.delta(p), state.allocated(p), p});
+  };
+  std::vector<char> done(len, 0);
+  auto repush = [&](int p) {
+    if (!done[p] && waiting[p] == 0)
+      push(p);
+  };
   for (int p = 0; p < len; ++p)
     if (waiting[p] == 0)
-      ready.push_back(p);
+      push(p);
+  std::vector<int> result;
+  result.reserve(len);
   while (!ready.empty()) {
-    size_t best = 0;
-    int64_t bestDelta = state.delta(ready[0]);
-    for (size_t i = 1; i < ready.size(); ++i) {
-      int64_t d = state.delta(ready[i]);
-      int64_t a = state.allocated(ready[i]),
-              bestA = state.allocated(ready[best]);
-      if (d < bestDelta || (d == bestDelta && a < bestA) ||
-          (d == bestDelta && a == bestA && ready[i] < ready[best])) {
-        best = i;
-        bestDelta = d;
-      }
-    }
-    int p = ready[best];
-    ready[best] = ready.back();
-    ready.pop_back();
-    state.run(p);
+    auto [delta, allocation, p] = ready.top();
+    ready.pop();
+    if (done[p] || delta != state.delta(p))
+      continue; // an entry with an outdated key
+    done[p] = 1;
+    state.run(p, repush);
     result.push_back(p);
     for (const int *s = succs.begin(p); s != succs.end(p); ++s)
       if (--waiting[*s] == 0)
-        ready.push_back(*s);
+        push(*s);
   }
   return result;
 }
