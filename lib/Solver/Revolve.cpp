@@ -32,13 +32,15 @@
 
 using namespace remat;
 
-/// C(c + t, c), saturating.
+/// C(c + t, c) = C(c + t, t), saturating; O(min(c, t)) (the search asks
+/// for thousands of slots on long chains, with t = 1).
 static int64_t beta(int c, int t) {
   if (c < 0 || t < 0)
     return 0;
+  const int k = std::min(c, t), other = std::max(c, t);
   long double value = 1;
-  for (int i = 1; i <= c; ++i) {
-    value = value * (t + i) / i;
+  for (int i = 1; i <= k; ++i) {
+    value = value * (other + i) / i;
     if (value > 1e17)
       return std::numeric_limits<int64_t>::max() / 4;
   }
@@ -227,6 +229,112 @@ std::vector<int> remat::revolveComputeOrder(const Graph &graph, int slots,
   return driver.run(std::max(0, slots), maxOrderLength(graph));
 }
 
+namespace {
+/// One slot count's plan, as the simulator measured it.
+struct Candidate {
+  int slots = -1;
+  int64_t peak = std::numeric_limits<int64_t>::max();
+  double cost = std::numeric_limits<double>::infinity();
+  Schedule schedule;
+};
+
+/// The search over slot counts, keeping the best verified plan. Each
+/// candidate's compute order is built first (cheap); its cost is then
+/// known, and a candidate that cannot beat the best plan is not reordered
+/// or simulated (the expensive part, which grows with the order's length).
+class SlotSearch {
+public:
+  SlotSearch(const Graph &graph, const SolveOptions &options,
+             const RevolveProblem &p, const Stopwatch &watch)
+      : graph(graph), options(options), driver(graph, p.chain, p.groups,
+                                               p.groupReads),
+        len(p.chain.size()), limit(costLimit(graph, options)),
+        maxLength(maxOrderLength(graph)),
+        deadline(watch, options.timeLimitSeconds) {}
+
+  void consider(int slots);
+  Candidate best;
+
+private:
+  bool cannotWin(double cost) const;
+  bool isBetterThanBest(const Candidate &c) const;
+
+  const Graph &graph;
+  const SolveOptions &options;
+  RevolveDriver driver;
+  const int len;
+  const double limit;
+  const size_t maxLength;
+  Deadline deadline;
+};
+} // namespace
+
+static double orderCost(const Graph &graph, const std::vector<int> &order) {
+  double cost = 0;
+  for (int id : order)
+    cost += graph.nodes[id].cost;
+  return cost;
+}
+
+/// Whether an order of `cost` loses to the best plan whatever its peak:
+/// the best meets the constraints, and this cost passes the cost limit or,
+/// for the compute objective, the best's cost (with room for the rounding
+/// of sums taken in another order).
+bool SlotSearch::cannotWin(double cost) const {
+  const double slack = 1e-6 * std::max(1.0, std::abs(cost));
+  if (best.slots < 0 || best.peak > options.budget ||
+      best.cost > limit + slack)
+    return false;
+  if (cost > limit + slack)
+    return true;
+  return options.objective == Objective::MinComputeUnderBudget &&
+         cost > best.cost + slack;
+}
+
+/// isBetter, ties to the fewer slots (the search runs from many slots down).
+bool SlotSearch::isBetterThanBest(const Candidate &c) const {
+  if (best.slots < 0)
+    return true;
+  if (c.peak == best.peak && c.cost == best.cost)
+    return c.slots < best.slots;
+  return isBetter(options, limit, c.peak, c.cost, best.peak, best.cost);
+}
+
+/// Evaluates `slots` unless it is out of range or, once a plan is in hand,
+/// its order would not be built, reordered and simulated within the time
+/// limit (the order stops growing at the length that still fits).
+void SlotSearch::consider(int slots) {
+  if (slots < 0 || slots > len || (best.slots >= 0 && deadline.reached()))
+    return;
+  size_t cap = maxLength;
+  if (best.slots >= 0)
+    cap = static_cast<size_t>(
+        std::min<double>(cap, deadline.largestStep()));
+  std::vector<int> order = driver.run(slots, cap);
+  Candidate c;
+  c.slots = slots;
+  if (order.empty()) {
+    // Too long: recomputes too often, or would not be ready in time.
+    deadline.step(cap);
+    if (cap == maxLength && isBetterThanBest(c))
+      best = std::move(c);
+    return;
+  }
+  if (cannotWin(orderCost(graph, order))) {
+    deadline.step(order.size());
+    return;
+  }
+  c.schedule = scheduleFromComputeOrder(graph, bestOrder(graph, order));
+  Simulation sim = simulate(graph, c.schedule);
+  deadline.step(order.size());
+  if (sim.valid()) {
+    c.peak = sim.peakBytes;
+    c.cost = sim.cost;
+  }
+  if (isBetterThanBest(c))
+    best = std::move(c);
+}
+
 SolveResult remat::solveRevolve(const Graph &graph,
                                 const SolveOptions &options) {
   Stopwatch watch;
@@ -236,62 +344,31 @@ SolveResult remat::solveRevolve(const Graph &graph,
   if (!why.empty())
     return failSolve(name, SolveStatus::Unsupported, why, watch);
   const int len = p.chain.size();
-  RevolveDriver driver(graph, p.chain, p.groups, p.groupReads);
-  double limit = costLimit(graph, options);
-  struct Candidate {
-    int slots = -1;
-    int64_t peak = 0;
-    double cost = 0;
-  };
-  const size_t maxLength = maxOrderLength(graph);
-  auto evaluate = [&](int slots) {
-    Candidate c;
-    c.slots = slots;
-    std::vector<int> order = driver.run(slots, maxLength);
-    if (order.empty()) {
-      c.peak = std::numeric_limits<int64_t>::max();
-      c.cost = std::numeric_limits<double>::infinity();
-      return c;
-    }
-    Simulation sim = simulate(
-        graph, scheduleFromComputeOrder(graph, bestOrder(graph, order)));
-    c.peak = sim.valid() ? sim.peakBytes : std::numeric_limits<int64_t>::max();
-    c.cost = sim.valid() ? sim.cost : std::numeric_limits<double>::infinity();
-    return c;
-  };
+  SlotSearch search(graph, options, p, watch);
   // More slots: more memory, less recomputation. Scan small chains fully;
-  // on long ones scan geometrically, then refine around the best.
-  Candidate best;
-  // The scan stops at the time limit, keeping the best slot count so far.
-  auto consider = [&](int slots) {
-    if (slots < 0 || slots > len ||
-        (best.slots >= 0 && watch.seconds() > options.timeLimitSeconds))
-      return;
-    Candidate c = evaluate(slots);
-    if (best.slots < 0 ||
-        isBetter(options, limit, c.peak, c.cost, best.peak, best.cost))
-      best = c;
-  };
+  // on long ones scan geometrically, then refine around the best. Many
+  // slots first: their orders are the shortest (the quickest to evaluate,
+  // and the cheapest for the compute objective).
   if (len <= 64) {
-    for (int s = 0; s <= len; ++s)
-      consider(s);
+    for (int s = len; s >= 0; --s)
+      search.consider(s);
   } else {
+    std::vector<int> grid;
     for (int s = 0; s <= len; s = s < 4 ? s + 1 : s * 5 / 4)
-      consider(s);
-    consider(len);
-    int center = best.slots;
-    for (int s = center - 16; s <= center + 16; ++s)
+      grid.push_back(s);
+    search.consider(len);
+    for (auto s = grid.rbegin(); s != grid.rend(); ++s)
+      search.consider(*s);
+    int center = search.best.slots;
+    for (int s = center + 16; s >= center - 16; --s)
       if (s != center)
-        consider(s);
+        search.consider(s);
   }
+  Candidate &best = search.best;
   if (best.slots < 0 || !std::isfinite(best.cost))
     return failSolve(name, SolveStatus::Infeasible,
                      "every slot count recomputes too often", watch);
-  SolveResult result = finishSolve(
-      graph, options, name,
-      scheduleFromComputeOrder(
-          graph, bestOrder(graph, driver.run(best.slots, maxLength))),
-      SolveStatus::Feasible, watch,
-      "checkpoint slots: " + std::to_string(best.slots));
-  return result;
+  return finishSolve(graph, options, name, std::move(best.schedule),
+                     SolveStatus::Feasible, watch,
+                     "checkpoint slots: " + std::to_string(best.slots));
 }

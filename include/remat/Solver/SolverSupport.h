@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -44,25 +45,35 @@ private:
 /// one DP probe): it remembers the longest step so far and says the time is
 /// up once one more step and the final verification of the answer (about as
 /// long as one step) would pass the limit, so that the solver returns within
-/// it instead of one step after it.
+/// it instead of one step after it. Steps whose time grows with a size the
+/// solver knows beforehand (revolve: the length of the compute order) pass
+/// that size, and the deadline scales the longest time per unit of size.
 class Deadline {
 public:
   Deadline(const Stopwatch &watch, double limitSeconds)
       : watch(watch), limit(limitSeconds), last(watch.seconds()) {}
 
-  /// Marks the end of one step.
-  void step() {
+  /// Marks the end of one step of `size` units.
+  void step(double size = 1) {
     double now = watch.seconds();
-    longest = std::max(longest, now - last);
+    perUnit = std::max(perUnit, (now - last) / std::max(size, 1.0));
     last = now;
   }
-  /// Whether the next step (and the verification after it) would not fit.
-  bool reached() const { return watch.seconds() + 2 * longest >= limit; }
+  /// Whether the next step (of `size` units) and the verification after it
+  /// would not fit.
+  bool reached(double size = 1) const { return size >= largestStep(); }
+  /// The largest step size that still fits (infinite before the first
+  /// step).
+  double largestStep() const {
+    if (perUnit <= 0)
+      return watch.seconds() < limit ? HUGE_VAL : 0;
+    return (limit - watch.seconds()) / (2 * perUnit);
+  }
   double limitSeconds() const { return limit; }
 
 private:
   const Stopwatch &watch;
-  double limit, last, longest = 0;
+  double limit, last, perUnit = 0;
 };
 
 /// Sends one solve's `SolveOptions::progress` reports: phase reports always,
