@@ -1026,6 +1026,10 @@ struct WarmStarts {
   double lpBound = -1;
   /// Why CBC cannot run within the limit (from the first LP), or empty.
   std::string skipCbc;
+  /// Wall time of the rounding's first LP (0 without one): about what CBC
+  /// spends between two looks at its clock (a pass of root cuts), so CBC's
+  /// own limit leaves that much before the caller's.
+  double lpSeconds = 0;
   /// Set with `proof` when the rounding proved that nothing fits.
   bool infeasible = false;
   std::string proof;
@@ -1084,6 +1088,7 @@ static WarmStarts collectWarmStarts(const Graph &graph, const ReducedGraph &g,
   }
   if (g.exact)
     warm.lpBound = rounded.lowerBound;
+  warm.lpSeconds = rounded.lpSeconds;
   if (rounded.found)
     warm.plans.push_back(std::move(rounded.plan));
   // CBC solves this LP several times (MIP start, root, nodes) and checks
@@ -1142,13 +1147,15 @@ struct CbcOutcome {
 };
 } // namespace
 
-/// Runs CBC on `f` from `start` with the time left of the limit. Time limits
-/// are wall-clock (CBC's default counts CPU seconds). CBC 2.10's
+/// Runs CBC on `f` from `start` with the time left of the limit, less
+/// `reserve` seconds (CBC looks at its clock only between root cut passes,
+/// and one pass of its cut generators took 3-7 s on densenet:80). Time
+/// limits are wall-clock (CBC's default counts CPU seconds). CBC 2.10's
 /// preprocessing crashed (CglPreProcess::postProcess) when the time limit
 /// hit on 100-node graphs: it is off. `opts.cbcArguments` go last and win.
 static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
                          const MipStart &start, const SolveOptions &options,
-                         const CheckmateOptions &opts,
+                         const CheckmateOptions &opts, double reserve,
                          ProgressReporter &progress, const Stopwatch &watch) {
   const bool minPeak = options.objective == Objective::MinPeakUnderOverhead;
   OsiClpSolverInterface solver;
@@ -1166,7 +1173,8 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
       solver.setColName(c, "x" + std::to_string(c));
   }
   CbcModel model(solver);
-  double left = std::max(0.5, options.timeLimitSeconds - watch.seconds());
+  double left =
+      std::max(0.5, options.timeLimitSeconds - watch.seconds() - reserve);
   if (options.progress) {
     MilpProgress handler(std::make_shared<MilpProgress::Shared>(
         progress, minPeak, f.unit, g.residentBytes));
@@ -1419,7 +1427,8 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
                   std::to_string(warm.plans.size()) +
                       " warm starts; starting CBC",
                   /*phase=*/true);
-  CbcOutcome cbc = runCbc(g, f, start, options, opts, progress, watch);
+  CbcOutcome cbc =
+      runCbc(g, f, start, options, opts, warm.lpSeconds, progress, watch);
   double lowerBound = milpLowerBound(g, f, spec, cbc, warm.lpBound);
   return finishMilp(graph, g, options, warm, start, cbc, lowerBound, watch);
 }
