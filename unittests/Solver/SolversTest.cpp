@@ -302,6 +302,41 @@ TEST(DeadlineTest, ReservesTheLongestStep) {
   EXPECT_FALSE(roomy.reached());
 }
 
+// A step's size scales the time reserved for it: after a step of size 1,
+// one a million times larger does not fit in 1,000 s (the step took at least
+// the 20 ms slept), one of size 1 does.
+TEST(DeadlineTest, ScalesByTheStepSize) {
+  Stopwatch watch;
+  Deadline deadline(watch, watch.seconds() + 1000);
+  EXPECT_FALSE(deadline.reached(1e6));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  deadline.step(1);
+  EXPECT_TRUE(deadline.reached(1e6));
+  EXPECT_FALSE(deadline.reached(1));
+  EXPECT_LT(deadline.largestStep(), 1e6);
+}
+
+// Out of time, revolve keeps the first slot count it evaluated (as many
+// slots as chain steps: nothing recomputed) and returns it verified; with
+// time it finds a plan under half the peak.
+TEST(SolversTest, RevolveOutOfTimeKeepsItsFirstCandidate) {
+  Graph g = makeChain(300, unitOptions());
+  SolveOptions opts;
+  const int64_t all = simulate(g, checkpointAllSchedule(g)).peakBytes;
+  opts.budget = all;
+  opts.timeLimitSeconds = 1e-9;
+  SolveResult hurried = solveRevolve(g, opts);
+  ASSERT_TRUE(hurried.feasible()) << hurried.message;
+  EXPECT_EQ(hurried.message, "checkpoint slots: 300");
+  EXPECT_DOUBLE_EQ(hurried.cost, checkpointAllCost(g));
+  opts.budget = all / 2;
+  EXPECT_EQ(solveRevolve(g, opts).status, SolveStatus::Infeasible);
+  opts.timeLimitSeconds = 60;
+  SolveResult roomy = solveRevolve(g, opts);
+  ASSERT_TRUE(roomy.feasible()) << roomy.message;
+  EXPECT_LE(roomy.peakBytes, opts.budget);
+}
+
 // The searching solvers return within their time limit on a long chain
 // (they used to finish one evaluation round, or ~200 starts, first).
 TEST(SolversTest, TimeLimitIsKeptOnALongChain) {
