@@ -183,6 +183,23 @@ TEST(ModesTest, SmallestBudgetAtTheTopStopsEarly) {
   EXPECT_LT(watch.seconds(), 5.0);
 }
 
+// A probe that takes longer than its share (auto's members on a long chain)
+// is not followed by another that would pass the search's limit: after a
+// first probe of 1.2 s, a second one would end past 2 s.
+TEST(ModesTest, SmallestBudgetStopsBeforeAProbeThatWouldNotFit) {
+  Graph g = makeFamily("resnet", 30);
+  SolverInfo slow{"slow", "Chen greedy after at least 1.2 s",
+                  [](const Graph &graph, const SolveOptions &o) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(
+                        1200));
+                    return solveChenGreedyTopo(graph, o);
+                  }};
+  SolveOptions options;
+  options.timeLimitSeconds = 2;
+  BudgetSearch search = findSmallestBudget(g, slow, options);
+  EXPECT_EQ(search.probes, 1);
+}
+
 /// The smallest-budget search on a 30-block ResNet with a solver that needs
 /// half a second: below that limit it answers `shortStatus`, above it
 /// Chen's greedy plan.
