@@ -75,6 +75,7 @@ namespace {
 /// One way to run a block, as the local model sees it.
 struct BlockOption {
   std::vector<int> kept;  ///< Free nodes kept across the boundary.
+  int subset = -1;        ///< The keep subset scored (filled `kept` later).
   int64_t keptBytes = 0;  ///< Kept bytes, pinned and output nodes included.
   int64_t workBytes = 0;  ///< Recomputed values held during its backward.
   double recompute = 0;   ///< Cost of the recomputed forward nodes.
@@ -116,7 +117,7 @@ private:
   void measureBackward();
   LocalBlock localView(const Block &block) const;
   BlockOption score(const Block &block, const LocalBlock &local,
-                    const std::vector<char> &keep, bool exitRecomputed) const;
+                    const std::vector<char> &keep, bool exitRecomputed);
   std::vector<std::vector<char>> subsets(const Block &block);
   const std::vector<std::vector<char>> &globalSets();
   void buildOptions(Block &block, bool last);
@@ -126,6 +127,9 @@ private:
   std::vector<char> free, forced, demand;
   std::vector<int> blockOf;
   std::optional<std::vector<std::vector<char>>> heuristicSets;
+  /// `score`'s per-node marks, kept between calls (it runs a million times
+  /// on a 50,000-node chain).
+  std::vector<char> recomputed;
 };
 } // namespace
 
@@ -264,20 +268,18 @@ LocalBlock Decomposition::localView(const Block &block) const {
 /// every dropped value a recomputed one reads. The kept nodes cut the block
 /// into segments, as in the builder; a segment's recomputed values are live
 /// together while its run of the backward executes (Chen's model), so the
-/// work is the largest segment's.
+/// work is the largest segment's. `kept` is left empty (`keptNodes`).
 BlockOption Decomposition::score(const Block &block, const LocalBlock &local,
                                  const std::vector<char> &keep,
-                                 bool exitRecomputed) const {
+                                 bool exitRecomputed) {
   BlockOption option;
   const int k = block.nodes.size();
-  std::vector<char> recomputed(k, 0);
+  recomputed.assign(k, 0);
   int64_t segment = 0;
   for (int i = k - 1; i >= 0; --i) {
     int id = block.nodes[i];
     if (keep[i]) {
       option.keptBytes += ownedBytes(graph, id);
-      if (free[id])
-        option.kept.push_back(id);
       option.workBytes = std::max(option.workBytes, segment);
       segment = 0;
       continue;
@@ -351,16 +353,22 @@ const std::vector<std::vector<char>> &Decomposition::globalSets() {
 /// bytes, recompute cost, what it leaves the next block and what it needs
 /// from the previous one.
 static std::vector<BlockOption> paretoFront(std::vector<BlockOption> options) {
+  using Key = std::tuple<double, int64_t, int64_t, bool, bool>;
   auto key = [](const BlockOption &o) {
-    return std::make_tuple(o.recompute, o.keptBytes, o.keptBytes + o.workBytes,
-                           !o.exitAvailable(), o.needsEntry);
+    return Key(o.recompute, o.keptBytes, o.keptBytes + o.workBytes,
+               !o.exitAvailable(), o.needsEntry);
   };
-  std::sort(options.begin(), options.end(),
-            [&](const BlockOption &x, const BlockOption &y) {
-              return key(x) < key(y);
-            });
+  // Sorted by key alone (not by index as well: ties stay where std::sort
+  // leaves them), through the keys, not the options, which are larger.
+  std::vector<std::pair<Key, int>> sorted;
+  sorted.reserve(options.size());
+  for (size_t i = 0; i < options.size(); ++i)
+    sorted.push_back({key(options[i]), static_cast<int>(i)});
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto &x, const auto &y) { return x.first < y.first; });
   std::vector<BlockOption> front;
-  for (BlockOption &o : options) {
+  for (const auto &entry : sorted) {
+    BlockOption &o = options[entry.second];
     // Sorted by cost first: only an earlier option can dominate `o`.
     bool dominated =
         std::any_of(front.begin(), front.end(), [&](const BlockOption &f) {
@@ -376,16 +384,26 @@ static std::vector<BlockOption> paretoFront(std::vector<BlockOption> options) {
 }
 
 /// Scores every subset, also with a dropped exit recomputed for the next
-/// block (not for the last block, which no block follows).
+/// block (not for the last block, which no block follows); the options on
+/// the Pareto front get their kept nodes.
 void Decomposition::buildOptions(Block &block, bool last) {
   LocalBlock local = localView(block);
+  std::vector<std::vector<char>> keeps = subsets(block);
   std::vector<BlockOption> scored;
-  for (const std::vector<char> &keep : subsets(block)) {
-    scored.push_back(score(block, local, keep, false));
+  for (size_t s = 0; s < keeps.size(); ++s) {
+    auto add = [&](bool exitRecomputed) {
+      scored.push_back(score(block, local, keeps[s], exitRecomputed));
+      scored.back().subset = s;
+    };
+    add(false);
     if (!last && !scored.back().keepsExit)
-      scored.push_back(score(block, local, keep, true));
+      add(true);
   }
   block.options = paretoFront(std::move(scored));
+  for (BlockOption &option : block.options)
+    for (size_t i = 0; i < block.nodes.size(); ++i)
+      if (keeps[option.subset][i] && free[block.nodes[i]])
+        option.kept.push_back(block.nodes[i]);
 }
 
 namespace {
