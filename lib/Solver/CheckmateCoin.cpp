@@ -1149,7 +1149,7 @@ struct CbcOutcome {
 
 /// Runs CBC on `f` from `start` with the time left of the limit, less
 /// `reserve` seconds (CBC looks at its clock only between root cut passes,
-/// and one pass of its cut generators took 3-7 s on densenet:80). Time
+/// and its cut generators ran 3-7 s between two on densenet:80). Time
 /// limits are wall-clock (CBC's default counts CPU seconds). CBC 2.10's
 /// preprocessing crashed (CglPreProcess::postProcess) when the time limit
 /// hit on 100-node graphs: it is off. `opts.cbcArguments` go last and win.
