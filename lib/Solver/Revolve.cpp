@@ -71,7 +71,7 @@ public:
 
   /// The compute order for `slots`, or an empty one when it would exceed
   /// `maxLength` computations (few slots on a long chain recompute
-  /// quadratically often).
+  /// quadratically often; or the time left fits no longer order).
   std::vector<int> run(int slots, size_t maxLength) {
     order.clear();
     lengthCap = maxLength;
@@ -246,10 +246,9 @@ class SlotSearch {
 public:
   SlotSearch(const Graph &graph, const SolveOptions &options,
              const RevolveProblem &p, const Stopwatch &watch)
-      : graph(graph), options(options), driver(graph, p.chain, p.groups,
-                                               p.groupReads),
-        len(p.chain.size()), limit(costLimit(graph, options)),
-        maxLength(maxOrderLength(graph)),
+      : graph(graph), options(options),
+        driver(graph, p.chain, p.groups, p.groupReads), len(p.chain.size()),
+        limit(costLimit(graph, options)), maxLength(maxOrderLength(graph)),
         deadline(watch, options.timeLimitSeconds) {}
 
   void consider(int slots);
@@ -282,8 +281,7 @@ static double orderCost(const Graph &graph, const std::vector<int> &order) {
 /// of sums taken in another order).
 bool SlotSearch::cannotWin(double cost) const {
   const double slack = 1e-6 * std::max(1.0, std::abs(cost));
-  if (best.slots < 0 || best.peak > options.budget ||
-      best.cost > limit + slack)
+  if (best.slots < 0 || best.peak > options.budget || best.cost > limit + slack)
     return false;
   if (cost > limit + slack)
     return true;
@@ -308,8 +306,7 @@ void SlotSearch::consider(int slots) {
     return;
   size_t cap = maxLength;
   if (best.slots >= 0)
-    cap = static_cast<size_t>(
-        std::min<double>(cap, deadline.largestStep()));
+    cap = static_cast<size_t>(std::min<double>(cap, deadline.largestStep()));
   std::vector<int> order = driver.run(slots, cap);
   Candidate c;
   c.slots = slots;

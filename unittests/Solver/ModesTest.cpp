@@ -190,8 +190,8 @@ TEST(ModesTest, SmallestBudgetStopsBeforeAProbeThatWouldNotFit) {
   Graph g = makeFamily("resnet", 30);
   SolverInfo slow{"slow", "Chen greedy after at least 1.2 s",
                   [](const Graph &graph, const SolveOptions &o) {
-                    std::this_thread::sleep_for(std::chrono::milliseconds(
-                        1200));
+                    std::this_thread::sleep_for(
+                        std::chrono::milliseconds(1200));
                     return solveChenGreedyTopo(graph, o);
                   }};
   SolveOptions options;
