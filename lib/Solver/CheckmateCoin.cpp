@@ -1145,7 +1145,13 @@ struct CbcOutcome {
 /// Runs CBC on `f` from `start` with the time left of the limit. Time limits
 /// are wall-clock (CBC's default counts CPU seconds). CBC 2.10's
 /// preprocessing crashed (CglPreProcess::postProcess) when the time limit
-/// hit on 100-node graphs: it is off. `opts.cbcArguments` go last and win.
+/// hit on 100-node graphs: it is off. Two assertions of Debian's CLP 1.17
+/// aborted the process on the property campaign's 12-node graphs: one in
+/// CBC's diving heuristics (off), one in CLP's steepest-edge primal pricing
+/// during the root's cut rounds (`reducedCost(bestSequence) > 0.0`), which
+/// CLP's perturbation of the bounds set up: perturbation is off (the LPs of
+/// this formulation are small next to CBC's work; docs/Testing.md).
+/// `opts.cbcArguments` go last and win.
 static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
                          const MipStart &start, const SolveOptions &options,
                          const CheckmateOptions &opts,
@@ -1205,6 +1211,8 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
                                     "1e-7",
                                     "-randomCbcSeed",
                                     "1",
+                                    "-perturbation",
+                                    "off",
                                     "-DivingCoefficient",
                                     "off",
                                     "-DivingFractional",
