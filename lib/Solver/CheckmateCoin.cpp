@@ -1149,8 +1149,8 @@ struct CbcOutcome {
 /// aborted the process on the property campaign's 12-node graphs: one in
 /// CBC's diving heuristics (off), one in CLP's steepest-edge primal pricing
 /// during the root's cut rounds (`reducedCost(bestSequence) > 0.0`), which
-/// CLP's perturbation of the bounds set up: perturbation is off (the LPs of
-/// this formulation are small next to CBC's work; docs/Testing.md).
+/// CLP's perturbation of the bounds set up: perturbation is off (no slower
+/// on the generated DenseNet where CBC proves infeasibility; docs/Testing.md).
 /// `opts.cbcArguments` go last and win.
 static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
                          const MipStart &start, const SolveOptions &options,
