@@ -1148,9 +1148,11 @@ struct CbcOutcome {
 /// hit on 100-node graphs: it is off. Two assertions of Debian's CLP 1.17
 /// aborted the process on the property campaign's 12-node graphs: one in
 /// CBC's diving heuristics (off), one in CLP's steepest-edge primal pricing
-/// during the root's cut rounds (`reducedCost(bestSequence) > 0.0`), which
-/// CLP's perturbation of the bounds set up: perturbation is off (no slower
-/// on the generated DenseNet where CBC proves infeasibility; docs/Testing.md).
+/// during the root's cut rounds (`reducedCost(bestSequence) > 0.0`). Without
+/// CLP's perturbation that graph solves (so it does with scaling off, or
+/// partial pricing; the cause inside CLP was not found): perturbation is off,
+/// no slower on the generated DenseNet where CBC proves infeasibility
+/// (docs/Testing.md).
 /// `opts.cbcArguments` go last and win.
 static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
                          const MipStart &start, const SolveOptions &options,
