@@ -11,10 +11,15 @@
 //
 // Example (the run reported in docs/Testing.md):
 //   remat-campaign --graphs=100000 --seed=1 --max-forward=6
+// A range of a campaign reproduces on its own (`--first`); `--print` writes
+// each problem instead of solving it: its graph JSON on stdout, and on
+// stderr the `remat-solve` flags of its objective, e.g.
+//   remat-campaign --seed=305 --first=7123 --graphs=1 --print > g.json
 //
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/Campaign.h"
+#include "remat/Solver/GraphJSON.h"
 
 #include <chrono>
 #include <cstdio>
@@ -29,8 +34,8 @@ namespace {
 
 void usage() {
   std::fprintf(stderr, "usage: remat-campaign [--graphs=N] [--seed=S] "
-                       "[--max-forward=N] [--solvers=a,b] [--time-limit=S] "
-                       "[--quiet]\n");
+                       "[--first=I] [--max-forward=N] [--solvers=a,b] "
+                       "[--time-limit=S] [--quiet] [--print]\n");
 }
 
 /// The value of `--flag=value` in `arg`, or nullptr.
@@ -41,30 +46,38 @@ const char *valueOf(const char *arg, const char *flag) {
   return nullptr;
 }
 
-/// `text` as a positive number, or exits with a message naming `flag`.
-double positive(const char *text, const char *flag) {
+/// `text` as a number above `low` (or equal to it when `orEqual`), or exits
+/// with a message naming `flag`.
+double number(const char *text, const char *flag, bool orEqual = false) {
   char *end = nullptr;
   double value = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !(value > 0) || value > 1e12) {
-    std::fprintf(stderr,
-                 "remat-campaign: %s needs a positive number, not '%s'\n", flag,
-                 text);
+  bool inRange = orEqual ? value >= 0 : value > 0;
+  if (end == text || *end != '\0' || !inRange || value > 1e9) {
+    std::fprintf(stderr, "remat-campaign: %s needs a %s number, not '%s'\n",
+                 flag, orEqual ? "non-negative" : "positive", text);
     std::exit(1);
   }
   return value;
 }
 
-bool parse(int argc, char **argv, CampaignOptions &options, bool &quiet) {
+struct Flags {
+  bool quiet = false;
+  bool print = false;
+};
+
+bool parse(int argc, char **argv, CampaignOptions &options, Flags &flags) {
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
     if (const char *v = valueOf(arg, "--graphs")) {
-      options.graphs = static_cast<int>(positive(v, "--graphs"));
+      options.graphs = static_cast<int>(number(v, "--graphs"));
+    } else if (const char *v = valueOf(arg, "--first")) {
+      options.first = static_cast<int>(number(v, "--first", true));
     } else if (const char *v = valueOf(arg, "--seed")) {
-      options.seed = static_cast<uint64_t>(positive(v, "--seed"));
+      options.seed = static_cast<uint64_t>(number(v, "--seed"));
     } else if (const char *v = valueOf(arg, "--max-forward")) {
-      options.maxForwardNodes = static_cast<int>(positive(v, "--max-forward"));
+      options.maxForwardNodes = static_cast<int>(number(v, "--max-forward"));
     } else if (const char *v = valueOf(arg, "--time-limit")) {
-      options.timeLimitSeconds = positive(v, "--time-limit");
+      options.timeLimitSeconds = number(v, "--time-limit");
     } else if (const char *v = valueOf(arg, "--solvers")) {
       std::stringstream in(v);
       for (std::string name; std::getline(in, name, ',');) {
@@ -77,7 +90,9 @@ bool parse(int argc, char **argv, CampaignOptions &options, bool &quiet) {
         options.solvers.push_back(name);
       }
     } else if (std::strcmp(arg, "--quiet") == 0) {
-      quiet = true;
+      flags.quiet = true;
+    } else if (std::strcmp(arg, "--print") == 0) {
+      flags.print = true;
     } else {
       std::fprintf(stderr, "remat-campaign: unknown option '%s'\n", arg);
       return false;
@@ -103,15 +118,40 @@ void printReport(const CampaignReport &report, double seconds) {
     std::printf("violation: %s\n", failure.c_str());
 }
 
+/// Writes the problems instead of solving them: graph JSON on stdout, the
+/// `remat-solve` flags of each objective on stderr.
+void printProblems(const CampaignOptions &options) {
+  for (int index = options.first; index < options.first + options.graphs;
+       ++index) {
+    CampaignProblem problem =
+        makeCampaignProblem(options.seed, index, options);
+    const SolveOptions &solve = problem.options;
+    std::printf("%s\n", printGraphJSON(problem.graph).c_str());
+    std::fprintf(stderr, "seed %llu graph %d: --time-limit=%g ",
+                 static_cast<unsigned long long>(options.seed), index,
+                 solve.timeLimitSeconds);
+    if (solve.objective == Objective::MinPeakUnderOverhead)
+      std::fprintf(stderr, "--mode=min-peak --overhead=%g\n",
+                   solve.maxOverhead);
+    else
+      std::fprintf(stderr, "--budget=%lld\n",
+                   static_cast<long long>(solve.budget));
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   CampaignOptions options;
   options.maxFailures = 200;
-  bool quiet = false;
-  if (!parse(argc, argv, options, quiet)) {
+  Flags flags;
+  if (!parse(argc, argv, options, flags)) {
     usage();
     return 1;
+  }
+  if (flags.print) {
+    printProblems(options);
+    return 0;
   }
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
@@ -121,7 +161,7 @@ int main(int argc, char **argv) {
   };
   CampaignReport report =
       runCampaign(options, [&](const CampaignReport &sofar) {
-        if (!quiet && sofar.graphs % 1000 == 0)
+        if (!flags.quiet && sofar.graphs % 1000 == 0)
           std::fprintf(stderr, "%d graphs, %d violation(s), %.0f s\n",
                        sofar.graphs, sofar.failureCount, elapsed());
       });

@@ -282,7 +282,8 @@ CampaignReport remat::runCampaign(
       solvers.push_back(&info);
 
   CampaignReport report;
-  for (int index = 0; index < options.graphs; ++index) {
+  for (int index = options.first; index < options.first + options.graphs;
+       ++index) {
     CampaignProblem problem = makeCampaignProblem(options.seed, index, options);
     Checker checker(problem, options.seed, index, report, options.maxFailures);
     if (std::string error = problem.graph.check(); !error.empty()) {

@@ -1152,7 +1152,15 @@ struct CbcOutcome {
 /// and its cut generators ran 3-7 s between two on densenet:80). Time
 /// limits are wall-clock (CBC's default counts CPU seconds). CBC 2.10's
 /// preprocessing crashed (CglPreProcess::postProcess) when the time limit
-/// hit on 100-node graphs: it is off. `opts.cbcArguments` go last and win.
+/// hit on 100-node graphs: it is off. Two assertions of Debian's CLP 1.17
+/// aborted the process on the property campaign's 12-node graphs: one in
+/// CBC's diving heuristics (off), one in CLP's steepest-edge primal pricing
+/// during the root's cut rounds (`reducedCost(bestSequence) > 0.0`). Without
+/// CLP's perturbation that graph solves (so it does with scaling off, or
+/// partial pricing; the cause inside CLP was not found): perturbation is off,
+/// no slower on the generated DenseNet where CBC proves infeasibility
+/// (docs/Testing.md).
+/// `opts.cbcArguments` go last and win.
 static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
                          const MipStart &start, const SolveOptions &options,
                          const CheckmateOptions &opts, double reserve,
@@ -1213,6 +1221,8 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
                                     "1e-7",
                                     "-randomCbcSeed",
                                     "1",
+                                    "-perturbation",
+                                    "off",
                                     "-DivingCoefficient",
                                     "off",
                                     "-DivingFractional",

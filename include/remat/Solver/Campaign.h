@@ -52,6 +52,9 @@ namespace remat {
 struct CampaignOptions {
   /// Number of random problems.
   int graphs = 300;
+  /// Index of the first one: graphs `first` .. `first + graphs - 1` run, so
+  /// that a range of a long campaign reproduces on its own.
+  int first = 0;
   /// The campaign is deterministic in `seed`; graph i uses (seed, i).
   uint64_t seed = 1;
   /// Forward ops per random DAG, drawn from [2, maxForwardNodes]; the
