@@ -469,7 +469,7 @@ int PeakRepair::firstPeakIndex() const {
   return -1;
 }
 
-/// Marks `from` and what reaches it, or what it reaches, along `edges`
+/// Marks `start` and what reaches it, or what it reaches, along `edges`
 /// within run indices lo..hi; false when that includes the run index `at`
 /// or more than kMaxMovedPositions positions.
 bool PeakRepair::mark(int start, const Lists &edges, int lo, int hi, int at) {

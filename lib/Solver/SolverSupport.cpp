@@ -132,12 +132,9 @@ int remat::recomputedPin(const Graph &graph, const Schedule &schedule) {
   return -1;
 }
 
-/// `schedule` and its simulation, with the order repaired around the peak
-/// (`repairPeak`: the same computations, so the same cost) when the peak
-/// matters, over the budget or under the peak objective, and the repair
-/// lowers it.
-static Simulation repairedPeak(const Graph &graph, const SolveOptions &options,
-                               Schedule &schedule) {
+Simulation remat::repairWherePeakMatters(const Graph &graph,
+                                         const SolveOptions &options,
+                                         Schedule &schedule) {
   Simulation sim = simulate(graph, schedule);
   if (!sim.valid() || (sim.peakBytes <= options.budget &&
                        options.objective != Objective::MinPeakUnderOverhead))
@@ -161,7 +158,7 @@ SolveResult remat::finishSolve(const Graph &graph, const SolveOptions &options,
   SolveResult result;
   result.solver = solver;
   result.message = message;
-  Simulation sim = repairedPeak(graph, options, schedule);
+  Simulation sim = repairWherePeakMatters(graph, options, schedule);
   result.schedule = std::move(schedule);
   result.peakBytes = sim.peakBytes;
   result.cost = sim.cost;
