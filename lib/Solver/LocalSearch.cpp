@@ -25,7 +25,9 @@
 // s), and from the others in rank order while nothing meets the constraints and
 // time is left; every step stops before the time limit would be passed
 // (`Deadline`). Every evaluation is a full build and simulation, so what it
-// reports is exactly what the schedule does.
+// reports is exactly what the schedule does; the end point of each climb is
+// then peak-repaired (`repairWherePeakMatters`, too slow per evaluation)
+// before the climbs are compared.
 //
 // Fails (Infeasible) when no set it visits meets the constraints. It cannot
 // find schedules outside the builder's family (checkpoint sets with
@@ -506,6 +508,10 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
       policy = policies[(c - plain) % policies.size()];
     outOfTime = !climb.run(point, watch, until, progress, policy) &&
                 (watch.seconds() > timeLimit || deadline.reached());
+    // The climb measured peaks as built; the answer's order is repaired
+    // (finishSolve), so the climbs compete repaired.
+    point.eval.peakBytes =
+        repairWherePeakMatters(graph, options, point.eval.schedule).peakBytes;
     if (isBetter(options, limit, point.eval.peakBytes, point.eval.cost,
                  best.eval.peakBytes, best.eval.cost))
       best = std::move(point);

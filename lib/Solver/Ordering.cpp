@@ -194,21 +194,62 @@ static std::vector<double> workingSetRanks(const Instances &dag,
   return rank;
 }
 
-/// For lists over positions of items in [0, size): the positions that list
-/// each item, in position order.
-static Lists invert(const Lists &lists, size_t size) {
-  Lists inverse;
-  inverse.start.assign(size + 1, 0);
-  for (int item : lists.items)
-    ++inverse.start[item + 1];
-  for (size_t i = 0; i < size; ++i)
-    inverse.start[i + 1] += inverse.start[i];
-  inverse.items.resize(lists.items.size());
-  std::vector<int> fill(inverse.start.begin(), inverse.start.end() - 1);
-  for (int p = 0; p < lists.size(); ++p)
-    for (const int *item = lists.begin(p); item != lists.end(p); ++item)
-      inverse.items[fill[*item]++] = p;
-  return inverse;
+/// The inverse of a relation over positions, flat: `related(p, fn)` calls
+/// `fn(q)` for every q that p relates to; entry q of the result lists those
+/// p in position order (counted, then filled).
+template <typename Fn> static Lists inverse(int len, Fn related) {
+  Lists result;
+  result.start.assign(len + 1, 0);
+  for (int p = 0; p < len; ++p)
+    related(p, [&](int q) { ++result.start[q + 1]; });
+  for (int p = 0; p < len; ++p)
+    result.start[p + 1] += result.start[p];
+  result.items.resize(result.start[len]);
+  std::vector<int> fill(result.start.begin(), result.start.end() - 1);
+  for (int p = 0; p < len; ++p)
+    related(p, [&](int q) { result.items[fill[q]++] = p; });
+  return result;
+}
+
+/// `lists` (one per position, of positions) inverted: entry q lists the
+/// positions whose lists hold q.
+static Lists invert(const Lists &lists) {
+  return inverse(lists.size(), [&](int p, auto fn) {
+    std::for_each(lists.begin(p), lists.end(p), fn);
+  });
+}
+
+namespace {
+/// How the positions of a compute order use storage: what each reads, and
+/// which storages are never freed.
+struct StorageUse {
+  /// Per position: the distinct storages it reads.
+  Lists storagesRead;
+  /// Per storage position: whether an output's final copy lives in it.
+  std::vector<char> pinned;
+};
+} // namespace
+
+static StorageUse storageUse(const Graph &graph, const std::vector<int> &order,
+                             const Instances &dag) {
+  StorageUse use;
+  use.pinned.assign(order.size(), 0);
+  std::vector<int> last(graph.size(), -1);
+  for (size_t p = 0; p < order.size(); ++p)
+    last[order[p]] = static_cast<int>(p);
+  for (int out : graph.outputs)
+    if (out >= 0 && out < graph.size() && last[out] >= 0 &&
+        dag.storage[last[out]] >= 0)
+      use.pinned[dag.storage[last[out]]] = 1;
+  use.storagesRead.items.reserve(dag.reads.items.size());
+  for (int p = 0, e = order.size(); p < e; ++p) {
+    for (const int *q = dag.reads.begin(p); q != dag.reads.end(p); ++q)
+      if (dag.storage[*q] >= 0)
+        use.storagesRead.items.push_back(dag.storage[*q]);
+    use.storagesRead.close();
+    use.storagesRead.sortUniqueLast();
+  }
+  return use;
 }
 
 namespace {
@@ -218,38 +259,21 @@ struct GreedyState {
   const Graph &graph;
   const std::vector<int> &order;
   const Instances &dag;
-  /// Per storage position: readers not yet scheduled; storages an output's
-  /// final copy lives in are never freed.
+  /// Per storage position: readers not yet scheduled; pinned storages
+  /// (`use`) are never freed.
   std::vector<int> pending;
-  std::vector<char> pinned;
-  /// Per position: the distinct storages it reads.
-  Lists storagesRead;
-  /// Per storage position: the positions that read it (`storagesRead`
+  StorageUse use;
+  /// Per storage position: the positions that read it (`use.storagesRead`
   /// inverted).
   Lists readers;
 
   GreedyState(const Graph &graph, const std::vector<int> &order,
               const Instances &dag)
       : graph(graph), order(order), dag(dag), pending(order.size(), 0),
-        pinned(order.size(), 0) {
-    std::vector<int> last(graph.size(), -1);
-    for (size_t p = 0; p < order.size(); ++p)
-      last[order[p]] = static_cast<int>(p);
-    for (int out : graph.outputs)
-      if (out >= 0 && out < graph.size() && last[out] >= 0 &&
-          dag.storage[last[out]] >= 0)
-        pinned[dag.storage[last[out]]] = 1;
-    storagesRead.items.reserve(dag.reads.items.size());
-    for (int p = 0, e = order.size(); p < e; ++p) {
-      for (const int *q = dag.reads.begin(p); q != dag.reads.end(p); ++q)
-        if (dag.storage[*q] >= 0)
-          storagesRead.items.push_back(dag.storage[*q]);
-      storagesRead.close();
-      storagesRead.sortUniqueLast();
-      for (const int *s = storagesRead.begin(p); s != storagesRead.end(p); ++s)
-        ++pending[*s];
-    }
-    readers = invert(storagesRead, order.size());
+        use(storageUse(graph, order, dag)) {
+    for (int s : use.storagesRead.items)
+      ++pending[s];
+    readers = invert(use.storagesRead);
   }
 
   int64_t allocated(int p) const {
@@ -260,10 +284,11 @@ struct GreedyState {
   /// Live bytes after running `p` minus live bytes before it.
   int64_t delta(int p) const {
     int64_t result = allocated(p);
-    for (const int *s = storagesRead.begin(p); s != storagesRead.end(p); ++s)
-      if (pending[*s] == 1 && !pinned[*s])
+    for (const int *s = use.storagesRead.begin(p);
+         s != use.storagesRead.end(p); ++s)
+      if (pending[*s] == 1 && !use.pinned[*s])
         result -= graph.nodes[order[*s]].bytes;
-    if (dag.storage[p] == p && pending[p] == 0 && !pinned[p])
+    if (dag.storage[p] == p && pending[p] == 0 && !use.pinned[p])
       result -= allocated(p);
     return result;
   }
@@ -272,7 +297,8 @@ struct GreedyState {
   /// reads is left with one reader to go (it): `changed` gets the readers
   /// of each such storage.
   void run(int p, const std::function<void(int)> &changed) {
-    for (const int *s = storagesRead.begin(p); s != storagesRead.end(p); ++s)
+    for (const int *s = use.storagesRead.begin(p);
+         s != use.storagesRead.end(p); ++s)
       if (--pending[*s] == 1)
         std::for_each(readers.begin(*s), readers.end(*s), changed);
   }
@@ -289,7 +315,7 @@ static std::vector<int> memoryGreedyPositions(const Graph &graph,
                                               const std::vector<int> &order,
                                               const Instances &dag) {
   const int len = order.size();
-  const Lists succs = invert(dag.preds, len);
+  const Lists succs = invert(dag.preds);
   std::vector<int> waiting(len, 0);
   for (int p = 0; p < len; ++p)
     waiting[p] = dag.preds.count(p);
@@ -322,6 +348,303 @@ static std::vector<int> memoryGreedyPositions(const Graph &graph,
         push(*s);
   }
   return result;
+}
+
+namespace {
+/// A run order's peak: the largest live total after a position runs
+/// (before its frees, as the simulator measures), and how many positions
+/// reach it. Lower is better, peak first.
+struct PeakProfile {
+  int64_t peak = 0;
+  int steps = 0;
+
+  void add(int64_t live, int count = 1) {
+    if (live > peak)
+      *this = {live, 0};
+    if (live == peak)
+      steps += count;
+  }
+  bool operator<(const PeakProfile &other) const {
+    return peak != other.peak ? peak < other.peak : steps < other.steps;
+  }
+};
+
+/// A candidate move: the positions that run at run indices lo..hi, in
+/// their new order.
+struct Window {
+  int lo = 0, hi = -1;
+  std::vector<int> arranged;
+};
+
+/// The peak repair of `repairPeak`. A move takes one position and what it
+/// depends on (or what depends on it) within reach across the first peak
+/// step, so only the run indices between them change; each move is measured
+/// on that window alone, against the peaks before and after it.
+class PeakRepair {
+public:
+  PeakRepair(const Graph &graph, const std::vector<int> &order);
+
+  std::vector<int> run();
+
+private:
+  void measure();
+  int firstPeakIndex() const;
+  bool improve();
+  Window hoist(int at, int q);
+  Window sink(int at, int s);
+  bool mark(int from, const Lists &edges, int lo, int hi, int at);
+  Window arrange(int lo, int hi, bool markedFirst) const;
+  int64_t changeAt(int at, bool hoisted);
+  PeakProfile evaluate(const Window &window);
+  template <typename Fn> void forEachStorage(int p, Fn fn) const;
+
+  const Graph &graph;
+  const std::vector<int> &order;
+  Instances dag;
+  StorageUse use;
+  Lists succs;
+  const int len;
+  /// The positions allocating or reading each storage (storage positions).
+  Lists users;
+  /// The run order (positions), each position's run index, the last run
+  /// index using each storage (allocating it, reading it or a view of it).
+  std::vector<int> seq, where, last;
+  /// Live bytes after each run index: before its frees (`peakAt`) and after
+  /// them (`settled`); the profile of the indices before and after each.
+  std::vector<int64_t> peakAt, settled;
+  std::vector<PeakProfile> upTo, from;
+  /// Scratch: the moved group and its marks (`mark`), the storages seen
+  /// (`changeAt`), the new last run index of each storage and whether it is
+  /// freed (`evaluate`), by stamp.
+  std::vector<int> group, marked, seen, newLast, freedStamp;
+  int stamp = 0, seenStamp = 0;
+};
+} // namespace
+
+/// Groups of more positions than this are not moved; the repair stops
+/// after this many moves (on the bench graphs it stops by itself after at
+/// most about 80).
+static constexpr size_t kMaxMovedPositions = 32;
+static constexpr int kMaxRepairRounds = 256;
+
+PeakRepair::PeakRepair(const Graph &graph, const std::vector<int> &order)
+    : graph(graph), order(order), dag(buildInstances(graph, order)),
+      use(storageUse(graph, order, dag)), succs(invert(dag.preds)),
+      len(order.size()), seq(len), where(len), last(len), peakAt(len),
+      settled(len), upTo(len + 1), from(len + 1), marked(len, 0),
+      seen(len, 0), newLast(len, 0), freedStamp(len, 0) {
+  for (int i = 0; i < len; ++i)
+    seq[i] = i;
+  users = inverse(len, [&](int p, auto fn) { forEachStorage(p, fn); });
+}
+
+/// Calls `fn` on each storage position `p` allocates or reads.
+template <typename Fn> void PeakRepair::forEachStorage(int p, Fn fn) const {
+  if (dag.storage[p] >= 0)
+    fn(dag.storage[p]);
+  for (const int *s = use.storagesRead.begin(p); s != use.storagesRead.end(p);
+       ++s)
+    if (*s != dag.storage[p])
+      fn(*s);
+}
+
+/// Fills everything derived from `seq`.
+void PeakRepair::measure() {
+  for (int i = 0; i < len; ++i) {
+    where[seq[i]] = i;
+    forEachStorage(seq[i], [&](int s) { last[s] = i; });
+  }
+  int64_t live = graph.residentBytes();
+  for (int i = 0; i < len; ++i) {
+    const int p = seq[i];
+    if (dag.storage[p] == p)
+      live += graph.nodes[order[p]].bytes;
+    peakAt[i] = live;
+    forEachStorage(p, [&](int s) {
+      if (last[s] == i && !use.pinned[s])
+        live -= graph.nodes[order[s]].bytes;
+    });
+    settled[i] = live;
+  }
+  upTo[0] = {graph.residentBytes(), 0};
+  for (int i = 0; i < len; ++i) {
+    upTo[i + 1] = upTo[i];
+    upTo[i + 1].add(peakAt[i]);
+  }
+  from[len] = {};
+  for (int i = len - 1; i >= 0; --i) {
+    from[i] = from[i + 1];
+    from[i].add(peakAt[i]);
+  }
+}
+
+int PeakRepair::firstPeakIndex() const {
+  for (int i = 0; i < len; ++i)
+    if (peakAt[i] == upTo[len].peak)
+      return i;
+  return -1;
+}
+
+/// Marks `start` and what reaches it, or what it reaches, along `edges`
+/// within run indices lo..hi; false when that includes the run index `at`
+/// or more than kMaxMovedPositions positions.
+bool PeakRepair::mark(int start, const Lists &edges, int lo, int hi, int at) {
+  ++stamp;
+  group.clear();
+  std::vector<int> stack{start};
+  marked[start] = stamp;
+  while (!stack.empty()) {
+    const int p = stack.back();
+    stack.pop_back();
+    if (where[p] == at || group.size() >= kMaxMovedPositions)
+      return false;
+    group.push_back(p);
+    for (const int *r = edges.begin(p); r != edges.end(p); ++r)
+      if (where[*r] >= lo && where[*r] <= hi && marked[*r] != stamp) {
+        marked[*r] = stamp;
+        stack.push_back(*r);
+      }
+  }
+  return true;
+}
+
+/// The positions at run indices lo..hi, the marked ones first or last, each
+/// part in its order.
+Window PeakRepair::arrange(int lo, int hi, bool markedFirst) const {
+  Window window{lo, hi, {}};
+  window.arranged.reserve(hi - lo + 1);
+  for (bool first : {true, false})
+    for (int i = lo; i <= hi; ++i)
+      if ((marked[seq[i]] == stamp) == (first == markedFirst))
+        window.arranged.push_back(seq[i]);
+  return window;
+}
+
+/// Position `q`, which runs after run index `at`, moved to just before it
+/// with what it needs that runs in between, so that the storages it reads
+/// last are freed before `at`; an empty window when that moves `at`.
+Window PeakRepair::hoist(int at, int q) {
+  if (!mark(q, dag.preds, at, where[q], at) || changeAt(at, true) >= 0)
+    return {};
+  return arrange(at, where[q], /*markedFirst=*/true);
+}
+
+/// Position `s`, which runs before run index `at`, moved to just after it
+/// with what reads it in between, so that its storage is allocated after
+/// `at`; an empty window when that moves `at`.
+Window PeakRepair::sink(int at, int s) {
+  if (!mark(s, succs, where[s], at, at) || changeAt(at, false) >= 0)
+    return {};
+  return arrange(where[s], at, /*markedFirst=*/false);
+}
+
+/// How the live bytes while the position at run index `at` runs change
+/// when the marked group runs before it (`hoisted`) or after it: only the
+/// storages the group allocates or reads change, each live there when
+/// allocated before it and used at it or after it.
+int64_t PeakRepair::changeAt(int at, bool hoisted) {
+  auto moved = [&](int p) { return marked[p] == stamp; };
+  ++seenStamp;
+  int64_t change = 0;
+  for (int g : group)
+    forEachStorage(g, [&](int t) {
+      if (seen[t] == seenStamp)
+        return;
+      seen[t] = seenStamp;
+      bool was = where[t] <= at && (use.pinned[t] || last[t] >= at);
+      bool allocated = hoisted ? moved(t) || where[t] <= at
+                               : !moved(t) && where[t] <= at;
+      bool used = use.pinned[t];
+      for (const int *u = users.begin(t); !used && u != users.end(t); ++u)
+        used = hoisted ? !moved(*u) && where[*u] >= at
+                       : moved(*u) || where[*u] >= at;
+      int64_t bytes = graph.nodes[order[t]].bytes;
+      change += (allocated && used ? bytes : 0) - (was ? bytes : 0);
+    });
+  return change;
+}
+
+/// The profile of `seq` with the window's arrangement: the indices outside
+/// it are unchanged; inside, a storage whose last use was in the window is
+/// freed after its last use there.
+PeakProfile PeakRepair::evaluate(const Window &window) {
+  const int lo = window.lo, hi = window.hi;
+  ++stamp;
+  for (int j = 0; j <= hi - lo; ++j)
+    forEachStorage(window.arranged[j], [&](int s) {
+      if (last[s] >= lo && last[s] <= hi)
+        newLast[s] = lo + j;
+    });
+  PeakProfile profile = upTo[lo];
+  int64_t live = lo > 0 ? settled[lo - 1] : graph.residentBytes();
+  for (int j = 0; j <= hi - lo; ++j) {
+    const int p = window.arranged[j];
+    if (dag.storage[p] == p)
+      live += graph.nodes[order[p]].bytes;
+    profile.add(live);
+    forEachStorage(p, [&](int s) {
+      if (last[s] >= lo && last[s] <= hi && newLast[s] == lo + j &&
+          !use.pinned[s] && freedStamp[s] != stamp) {
+        freedStamp[s] = stamp;
+        live -= graph.nodes[order[s]].bytes;
+      }
+    });
+  }
+  profile.add(from[hi + 1].peak, from[hi + 1].steps);
+  return profile;
+}
+
+/// One round: at the first peak step, for every storage live there, its
+/// allocation sunk past the step and its last reader hoisted before it;
+/// takes the move that lowers (peak, steps at the peak) most.
+bool PeakRepair::improve() {
+  const int at = firstPeakIndex();
+  if (at < 0)
+    return false;
+  std::vector<int> live;
+  for (int i = 0; i <= at; ++i) {
+    const int s = seq[i];
+    if (dag.storage[s] == s && (use.pinned[s] || last[s] >= at))
+      live.push_back(s);
+  }
+  PeakProfile best = upTo[len];
+  Window chosen;
+  auto consider = [&](Window window) {
+    if (window.arranged.empty())
+      return;
+    if (PeakProfile profile = evaluate(window); profile < best) {
+      best = profile;
+      chosen = std::move(window);
+    }
+  };
+  for (int s : live) {
+    if (where[s] < at)
+      consider(sink(at, s));
+    if (last[s] > at && !use.pinned[s])
+      consider(hoist(at, seq[last[s]]));
+  }
+  if (chosen.arranged.empty())
+    return false;
+  std::copy(chosen.arranged.begin(), chosen.arranged.end(),
+            seq.begin() + chosen.lo);
+  measure();
+  return true;
+}
+
+std::vector<int> PeakRepair::run() {
+  measure();
+  for (int round = 0; round < kMaxRepairRounds && improve(); ++round) {
+  }
+  std::vector<int> result;
+  result.reserve(len);
+  for (int p : seq)
+    result.push_back(order[p]);
+  return result;
+}
+
+std::vector<int> remat::repairPeak(const Graph &graph,
+                                   const std::vector<int> &order) {
+  return PeakRepair(graph, order).run();
 }
 
 std::vector<int> remat::reorder(const Graph &graph,

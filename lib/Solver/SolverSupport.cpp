@@ -6,6 +6,8 @@
 
 #include "remat/Solver/SolverSupport.h"
 
+#include "remat/Solver/Ordering.h"
+#include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 
 #include <algorithm>
@@ -130,6 +132,25 @@ int remat::recomputedPin(const Graph &graph, const Schedule &schedule) {
   return -1;
 }
 
+Simulation remat::repairWherePeakMatters(const Graph &graph,
+                                         const SolveOptions &options,
+                                         Schedule &schedule) {
+  Simulation sim = simulate(graph, schedule);
+  if (!sim.valid() || (sim.peakBytes <= options.budget &&
+                       options.objective != Objective::MinPeakUnderOverhead))
+    return sim;
+  std::vector<int> order;
+  for (const Step &step : schedule.steps)
+    if (step.kind == Step::Kind::Compute)
+      order.push_back(step.node);
+  Schedule repaired = scheduleFromComputeOrder(graph, repairPeak(graph, order));
+  Simulation after = simulate(graph, repaired);
+  if (!after.valid() || after.peakBytes >= sim.peakBytes)
+    return sim;
+  schedule = std::move(repaired);
+  return after;
+}
+
 SolveResult remat::finishSolve(const Graph &graph, const SolveOptions &options,
                                const std::string &solver, Schedule schedule,
                                SolveStatus claimed, const Stopwatch &watch,
@@ -137,7 +158,7 @@ SolveResult remat::finishSolve(const Graph &graph, const SolveOptions &options,
   SolveResult result;
   result.solver = solver;
   result.message = message;
-  Simulation sim = simulate(graph, schedule);
+  Simulation sim = repairWherePeakMatters(graph, options, schedule);
   result.schedule = std::move(schedule);
   result.peakBytes = sim.peakBytes;
   result.cost = sim.cost;

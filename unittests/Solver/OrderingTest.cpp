@@ -47,7 +47,7 @@ std::vector<int> allOnce(const Graph &g) {
 
 } // namespace
 
-TEST(OrderingTest, EveryPolicyKeepsTheNodesAndCost) {
+TEST(OrderingTest, EveryPolicyAndTheRepairKeepTheNodesAndCost) {
   GeneratorOptions opts;
   opts.heterogeneous = true;
   for (const char *family : {"resnet", "unet", "densenet", "transformer"}) {
@@ -74,6 +74,15 @@ TEST(OrderingTest, EveryPolicyKeepsTheNodesAndCost) {
         EXPECT_DOUBLE_EQ(sim.cost, given.cost) << family;
         if (policy == OrderPolicy::Best)
           EXPECT_LE(sim.peakBytes, given.peakBytes) << family;
+        // The repair of any of them: the same work, never a higher peak.
+        std::vector<int> repaired = repairPeak(g, moved);
+        std::vector<int> c = repaired;
+        std::sort(c.begin(), c.end());
+        EXPECT_EQ(c, b) << family;
+        Simulation after = simulate(g, scheduleFromComputeOrder(g, repaired));
+        ASSERT_TRUE(after.valid()) << family << ": " << after.error;
+        EXPECT_DOUBLE_EQ(after.cost, given.cost) << family;
+        EXPECT_LE(after.peakBytes, sim.peakBytes) << family;
       }
     }
   }
@@ -224,4 +233,163 @@ TEST(OrderingTest, HoistedBackwardNodeRunsInTheForwardPass) {
   EXPECT_EQ(hoisted.peakBytes, 9);
   EXPECT_EQ(kept.peakBytes, 12);
   EXPECT_DOUBLE_EQ(hoisted.cost, kept.cost);
+}
+
+namespace {
+
+/// A random DAG of at most 16 computed nodes: two resident inputs, forward
+/// and backward nodes of 1-8 bytes reading one to three earlier nodes,
+/// some of them views; the outputs are the nodes nothing reads.
+Graph randomSmallGraph(uint64_t seed, int computed) {
+  auto next = [&] {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+  };
+  Graph g;
+  addNode(g, "x", NodeKind::Input, 1, 0, {});
+  addNode(g, "seed", NodeKind::Input, 1, 0, {});
+  for (int i = 0; i < computed; ++i) {
+    std::vector<int> deps;
+    for (int k = 0, reads = 1 + next() % 3; k < reads; ++k)
+      deps.push_back(next() % g.size());
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    int id = addNode(g, "n" + std::to_string(i),
+                     i < computed / 2 ? NodeKind::Forward : NodeKind::Backward,
+                     1 + next() % 8, 1, deps);
+    // One node in five a view of its last operand when that owns storage.
+    const Node &base = g.nodes[deps.back()];
+    if (next() % 5 == 0 && !base.isResident() && !base.isView()) {
+      g.nodes[id].aliasOf = deps.back();
+      g.nodes[id].bytes = 0;
+      g.nodes[id].deps.pop_back();
+    }
+  }
+  std::vector<char> read(g.size(), 0);
+  for (const Node &node : g.nodes)
+    forEachRead(node, [&](int dep) { read[dep] = 1; });
+  for (int id = 2; id < g.size(); ++id)
+    if (!read[id])
+      g.outputs.push_back(id);
+  return g;
+}
+
+/// The lowest peak of any order of the needed nodes of a graph (at most 16,
+/// views of non-views only), each computed once: a DP over the sets of
+/// nodes already run, since what is live after a set ran depends on the set
+/// alone (a storage while its owner or a view of it is an output or has a
+/// reader yet to run).
+int64_t exhaustiveOrderPeak(const Graph &g) {
+  std::vector<int> nodes = allOnce(g);
+  const int n = nodes.size();
+  std::vector<int> index(g.size(), -1);
+  for (int i = 0; i < n; ++i)
+    index[nodes[i]] = i;
+  std::vector<uint32_t> readers(n, 0), needs(n, 0), family(n, 0);
+  std::vector<char> output(n, 0);
+  for (int i = 0; i < n; ++i) {
+    const Node &node = g.nodes[nodes[i]];
+    forEachRead(node, [&](int dep) {
+      if (index[dep] >= 0) {
+        readers[index[dep]] |= 1u << i;
+        needs[i] |= 1u << index[dep];
+      }
+    });
+    family[index[g.storageOf(nodes[i])]] |= 1u << i;
+  }
+  for (int out : g.outputs)
+    output[index[out]] = 1;
+  auto liveAfter = [&](uint32_t set) {
+    int64_t bytes = g.residentBytes();
+    for (int i = 0; i < n; ++i)
+      for (int m = 0; m < n; ++m)
+        if ((family[i] >> m & 1) && (set >> m & 1) &&
+            (output[m] || (readers[m] & ~set))) {
+          bytes += g.nodes[nodes[i]].bytes;
+          break;
+        }
+    return bytes;
+  };
+  const int64_t never = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> best(size_t(1) << n, never);
+  best[0] = g.residentBytes();
+  for (uint32_t set = 0; set + 1 < (1u << n); ++set) {
+    if (best[set] == never)
+      continue;
+    const int64_t live = liveAfter(set);
+    for (int i = 0; i < n; ++i)
+      if (!(set >> i & 1) && (needs[i] & ~set) == 0) {
+        int64_t peak = std::max(best[set], live + g.nodes[nodes[i]].bytes);
+        int64_t &to = best[set | 1u << i];
+        to = std::min(to, peak);
+      }
+  }
+  return best.back();
+}
+
+int64_t peakOf(const Graph &g, const std::vector<int> &order) {
+  Simulation sim = simulate(g, scheduleFromComputeOrder(g, order));
+  EXPECT_TRUE(sim.valid()) << sim.error;
+  return sim.valid() ? sim.peakBytes : -1;
+}
+
+} // namespace
+
+TEST(OrderingTest, RepairHoistsTheLastReaderAcrossThePeak) {
+  Graph g = thresholdAfterRecomputeGraph();
+  std::vector<int> order = allOnce(g);
+  // Given: at tb, x seed r loss big tb = 1 + 1 + 2 + 1 + 8 + 1 = 14.
+  EXPECT_EQ(peakOf(g, order), 14);
+  // tb hoisted before big frees r first: at out, x seed loss big tb out =
+  // 13, the least any order reaches.
+  std::vector<int> repaired = repairPeak(g, order);
+  EXPECT_EQ(repaired, (std::vector<int>{2, 3, 5, 4, 6}));
+  EXPECT_EQ(peakOf(g, repaired), 13);
+  EXPECT_EQ(exhaustiveOrderPeak(g), 13);
+}
+
+TEST(OrderingTest, RepairSinksAnEarlyAllocationPastThePeak) {
+  // `early` (8 bytes) is computed first but read only at the end; the
+  // gradient chain p (4) -> q (8) in between peaks with it live.
+  Graph g = earlyBackwardGraph();
+  std::vector<int> order = allOnce(g);
+  EXPECT_EQ(peakOf(g, order), 20);
+  // early sunk past g1 and g2: at early, x seed a b g2 early = 13, as the
+  // latest-first order (OnDemandDefersEarlyBackwardWork).
+  EXPECT_EQ(peakOf(g, repairPeak(g, order)), 13);
+  EXPECT_EQ(exhaustiveOrderPeak(g), 13);
+}
+
+TEST(OrderingTest, RepairNeverRaisesThePeakAndKeepsTheWork) {
+  // Random small DAGs against the exhaustive order: the repair of the given
+  // order and of the best policy's order stays between the best any order
+  // reaches and where it started and computes the same nodes; repairing the
+  // best policy's order reaches the exhaustive peak on most graphs, more
+  // often than the policies alone (measured: 46 and 16 of 60).
+  int atOptimum = 0, lowered = 0, bestAt = 0;
+  const int graphs = 60;
+  for (int i = 0; i < graphs; ++i) {
+    Graph g = randomSmallGraph(0x9E3779B97F4A7C15ull + i, 12);
+    const int64_t least = exhaustiveOrderPeak(g);
+    std::vector<int> given = allOnce(g);
+    std::vector<int> best = bestOrder(g, given);
+    for (const std::vector<int> *order : {&given, &best}) {
+      std::vector<int> repaired = repairPeak(g, *order);
+      std::vector<int> a = *order, b = repaired;
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      EXPECT_EQ(a, b) << "graph " << i;
+      const int64_t before = peakOf(g, *order), after = peakOf(g, repaired);
+      EXPECT_LE(after, before) << "graph " << i;
+      EXPECT_GE(after, least) << "graph " << i;
+      lowered += after < before;
+      atOptimum += order == &best && after == least;
+      bestAt += order == &best && before == least;
+    }
+  }
+  EXPECT_GT(lowered, 0);
+  EXPECT_GT(atOptimum, bestAt);
+  EXPECT_GE(atOptimum, graphs / 2);
 }

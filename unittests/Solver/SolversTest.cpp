@@ -445,6 +445,28 @@ TEST(SolversTest, AlwaysPinsAreHonoured) {
   EXPECT_EQ(solveBruteForce(g, opts).status, SolveStatus::Unsupported);
 }
 
+TEST(SolversTest, FinishSolveRepairsTheOrderWhenThePeakMatters) {
+  // Checkpoint-all's order peaks at 14 (OrderingTest: the threshold
+  // backward after the recomputation); hoisting it gives 13, the least any
+  // order reaches.
+  Graph g = thresholdAfterRecomputeGraph();
+  SolveOptions opts;
+  opts.budget = 13;
+  SolveResult fits = solveCheckpointAll(g, opts);
+  ASSERT_TRUE(fits.feasible()) << fits.message;
+  EXPECT_EQ(fits.peakBytes, 13);
+  EXPECT_DOUBLE_EQ(fits.cost, checkpointAllCost(g));
+  opts.budget = 12;
+  EXPECT_EQ(solveCheckpointAll(g, opts).status, SolveStatus::Infeasible);
+  // Within the budget the order is not the objective: left as it is.
+  opts.budget = 14;
+  EXPECT_EQ(solveCheckpointAll(g, opts).peakBytes, 14);
+  // The peak objective repairs it.
+  opts = SolveOptions();
+  opts.objective = Objective::MinPeakUnderOverhead;
+  EXPECT_EQ(solveCheckpointAll(g, opts).peakBytes, 13);
+}
+
 } // namespace
 
 namespace {

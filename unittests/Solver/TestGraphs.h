@@ -37,6 +37,23 @@ inline int addNode(Graph &g, const std::string &name, NodeKind kind,
   return g.size() - 1;
 }
 
+/// The peak of aten resnet50's smallest plan in miniature: `big` (a
+/// recomputed block output, 8 bytes) runs while the relu output `r` (2
+/// bytes) waits for its threshold backward `tb`, which the given order runs
+/// next. Ids: x 0, seed 1, r 2, loss 3, big 4, tb 5, out 6.
+inline Graph thresholdAfterRecomputeGraph() {
+  Graph g;
+  int x = addNode(g, "x", NodeKind::Input, 1, 0, {});
+  int seed = addNode(g, "seed", NodeKind::Input, 1, 0, {});
+  int r = addNode(g, "r", NodeKind::Forward, 2, 1, {x});
+  int loss = addNode(g, "loss", NodeKind::Forward, 1, 1, {r});
+  int big = addNode(g, "big", NodeKind::Backward, 8, 1, {x});
+  int tb = addNode(g, "tb", NodeKind::Backward, 1, 1, {r, seed});
+  int out = addNode(g, "out", NodeKind::Backward, 1, 1, {big, tb});
+  g.outputs = {loss, out};
+  return g;
+}
+
 } // namespace test
 } // namespace remat
 

@@ -35,6 +35,17 @@
 //
 // `bestOrder` tries them all and keeps the one the simulator measures lowest.
 //
+// `repairPeak` then mends a chosen order where it peaks: at the first peak
+// step, for each storage live there, it tries moving the allocation past
+// the step (with what reads it up to there) and moving the storage's last
+// reader before it (with what that needs from in between), groups of at
+// most 32 positions, and takes the move that lowers (peak, steps at the
+// peak) most, until none does. Every policy above places a position by a
+// rule about its operands; the repair measures the peak itself, so it finds
+// what none of them does (a threshold backward that frees a relu output run
+// before a recomputation instead of after it). `finishSolve` applies it to
+// every solver's answer whose peak matters (SolverSupport.h).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef REMAT_SOLVER_ORDERING_H
@@ -74,6 +85,11 @@ std::vector<int> reorder(const Graph &graph, const std::vector<int> &order,
 /// the policy that produced it.
 std::vector<int> bestOrder(const Graph &graph, const std::vector<int> &order,
                            OrderPolicy *winner = nullptr);
+
+/// `order` rearranged around its peak (see the file comment): a topological
+/// order of the same instance DAG, so the same nodes and cost, whose peak is
+/// never higher and often lower than `order`'s.
+std::vector<int> repairPeak(const Graph &graph, const std::vector<int> &order);
 
 } // namespace remat
 

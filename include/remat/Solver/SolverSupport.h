@@ -15,6 +15,7 @@
 #ifndef REMAT_SOLVER_SOLVERSUPPORT_H
 #define REMAT_SOLVER_SOLVERSUPPORT_H
 
+#include "remat/Solver/Simulator.h"
 #include "remat/Solver/Solver.h"
 
 #include <algorithm>
@@ -145,7 +146,16 @@ bool isBetter(const SolveOptions &options, double limit, int64_t peakA,
 /// model has no exact boundary to verify them against.)
 int recomputedPin(const Graph &graph, const Schedule &schedule);
 
-/// Simulates `schedule` and builds the result `solver` returns: peak, cost
+/// The simulation of `schedule`, after its order is repaired around the
+/// peak (`repairPeak`, Ordering.h: the same computations, so the same cost)
+/// when the peak matters, over the budget or under the peak objective, and
+/// the repair lowers it.
+Simulation repairWherePeakMatters(const Graph &graph,
+                                  const SolveOptions &options,
+                                  Schedule &schedule);
+
+/// Repairs the order (`repairWherePeakMatters`), simulates `schedule` and
+/// builds the result `solver` returns: peak, cost
 /// and seconds filled in; status `claimed` (Optimal or Feasible) only when
 /// the simulator accepts the schedule, no `keep = always` node is
 /// recomputed, the peak is within the budget and,
