@@ -58,6 +58,9 @@ static constexpr size_t kMaxCandidates = 4096;
 static constexpr int kMaxComplicate = 1024;
 /// The sets of this many best m (by the model) are simulated.
 static constexpr size_t kVerified = 8;
+/// The part of the time limit the division tree may take to build; the
+/// candidate bounds and the simulation of their sets have the rest.
+static constexpr double kTreeShare = 0.5;
 
 /// Sorted distinct values, thinned to at most kMaxCandidates quantiles.
 static std::vector<int64_t> thin(std::vector<int64_t> values) {
@@ -247,7 +250,11 @@ struct Division {
 
 class DivisionTree {
 public:
-  DivisionTree(const Graph &graph) : graph(graph) {
+  /// Once `limitSeconds` on `watch` have passed, the subgraphs not yet
+  /// divided become leaves: the tree of a 20,005-op step nests 2,312 deep
+  /// and takes a second to build whole.
+  DivisionTree(const Graph &graph, const Stopwatch &watch, double limitSeconds)
+      : graph(graph), watch(watch), limitSeconds(limitSeconds) {
     std::vector<int> fwd = forwardOrder(graph);
     inFwd.assign(graph.size(), 0);
     for (int id : fwd)
@@ -362,6 +369,8 @@ public:
   }
 
 private:
+  const Stopwatch &watch;
+  const double limitSeconds;
   std::vector<char> inFwd;
   std::vector<std::vector<int>> users;
   std::vector<int> mark;
@@ -377,6 +386,8 @@ private:
   int build(const std::vector<int> &interior, int source, int sink) {
     int index = nodes.size();
     nodes.emplace_back();
+    if (watch.seconds() >= limitSeconds)
+      return leaf(index, interior, source, sink);
     ++stamp;
     for (int id : interior)
       mark[id] = stamp;
@@ -454,6 +465,18 @@ private:
     }
     nodes[index].segBytes = std::move(segBytes);
     nodes[index].children = std::move(children);
+    return index;
+  }
+
+  /// Makes tree node `index` an undivided leaf over `interior`.
+  int leaf(int index, const std::vector<int> &interior, int source, int sink) {
+    Division &d = nodes[index];
+    d.ends = {source, sink};
+    for (int id : interior)
+      d.total += bytesOf(id);
+    d.segBytes = {d.total};
+    d.children.resize(1);
+    d.leaf = true;
     return index;
   }
 
@@ -705,7 +728,7 @@ static std::vector<ModelSet> candidateSets(const DivisionTree &tree,
 std::vector<char> remat::fengHuangKeep(const Graph &graph,
                                        double limitSeconds) {
   Stopwatch watch;
-  DivisionTree tree(graph);
+  DivisionTree tree(graph, watch, limitSeconds * kTreeShare);
   std::vector<ModelSet> sets = candidateSets(tree, watch, limitSeconds);
   std::vector<char> keep(graph.size(), 0);
   auto best = std::min_element(
@@ -724,7 +747,7 @@ SolveResult remat::solveFengHuang(const Graph &graph,
   if (forwardOrder(graph).empty())
     return failSolve(name, SolveStatus::Unsupported,
                      "the graph has no forward nodes", watch);
-  DivisionTree tree(graph);
+  DivisionTree tree(graph, watch, options.timeLimitSeconds * kTreeShare);
   std::vector<ModelSet> sets =
       candidateSets(tree, watch, options.timeLimitSeconds);
   if (sets.empty())
