@@ -251,8 +251,8 @@ struct Division {
 class DivisionTree {
 public:
   /// Once `limitSeconds` on `watch` have passed, the subgraphs not yet
-  /// divided become leaves: the tree of a 20,005-op step nests 2,312 deep
-  /// and takes a second to build whole.
+  /// divided (but the whole graph) become leaves: the tree of a 20,005-op
+  /// step nests 2,312 deep and takes a second to build whole.
   DivisionTree(const Graph &graph, const Stopwatch &watch, double limitSeconds)
       : graph(graph), watch(watch), limitSeconds(limitSeconds) {
     std::vector<int> fwd = forwardOrder(graph);
@@ -386,7 +386,8 @@ private:
   int build(const std::vector<int> &interior, int source, int sink) {
     int index = nodes.size();
     nodes.emplace_back();
-    if (watch.seconds() >= limitSeconds)
+    // The root is always divided: a lone leaf offers only the empty set.
+    if (index > 0 && watch.seconds() >= limitSeconds)
       return leaf(index, interior, source, sink);
     ++stamp;
     for (int id : interior)
