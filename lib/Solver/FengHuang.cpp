@@ -58,6 +58,9 @@ static constexpr size_t kMaxCandidates = 4096;
 static constexpr int kMaxComplicate = 1024;
 /// The sets of this many best m (by the model) are simulated.
 static constexpr size_t kVerified = 8;
+/// The part of the time limit the division tree may take to build; the
+/// candidate bounds and the simulation of their sets have the rest.
+static constexpr double kTreeShare = 0.5;
 
 /// Sorted distinct values, thinned to at most kMaxCandidates quantiles.
 static std::vector<int64_t> thin(std::vector<int64_t> values) {
@@ -247,13 +250,18 @@ struct Division {
 
 class DivisionTree {
 public:
-  DivisionTree(const Graph &graph) : graph(graph) {
+  /// Once `limitSeconds` on `watch` have passed, the subgraphs not yet
+  /// divided (but the whole graph) become leaves: the tree of a 20,005-op
+  /// step nests 2,312 deep and takes a second to build whole.
+  DivisionTree(const Graph &graph, const Stopwatch &watch, double limitSeconds)
+      : graph(graph), watch(watch), limitSeconds(limitSeconds) {
     std::vector<int> fwd = forwardOrder(graph);
     inFwd.assign(graph.size(), 0);
     for (int id : fwd)
       inFwd[id] = 1;
     users = graph.users();
     mark.assign(graph.size(), 0);
+    indexOf.assign(graph.size(), -1);
     root = build(fwd, -1, -1);
   }
 
@@ -361,23 +369,31 @@ public:
   }
 
 private:
+  const Stopwatch &watch;
+  const double limitSeconds;
   std::vector<char> inFwd;
   std::vector<std::vector<int>> users;
   std::vector<int> mark;
   int stamp = 0;
+  /// Per graph id, valid where `mark` holds the current stamp: the vertex's
+  /// position in the subgraph being built, or its component in `split`
+  /// (arrays, not maps: the tree of a 20,005-op step visits 6 million
+  /// vertices in all).
+  std::vector<int> indexOf;
 
   /// Builds the subtree for `interior` (forward ids in topological order)
   /// between `source` and `sink`.
   int build(const std::vector<int> &interior, int source, int sink) {
     int index = nodes.size();
     nodes.emplace_back();
+    // The root is always divided: a lone leaf offers only the empty set.
+    if (index > 0 && watch.seconds() >= limitSeconds)
+      return leaf(index, interior, source, sink);
     ++stamp;
     for (int id : interior)
       mark[id] = stamp;
-    std::vector<int> pos(interior.size());
-    std::map<int, int> posOf;
     for (size_t i = 0; i < interior.size(); ++i)
-      posOf[interior[i]] = i + 1; // 0 = source, size+1 = sink
+      indexOf[interior[i]] = i + 1; // 0 = source, size+1 = sink
     const int last = interior.size() + 1;
     std::vector<int> delta(last + 2, 0);
     auto edge = [&](int a, int b) {
@@ -391,7 +407,7 @@ private:
       bool hasIn = false, hasOut = false;
       for (int dep : graph.nodes[id].deps)
         if (dep >= 0 && mark[dep] == stamp) {
-          edge(posOf[dep], i + 1);
+          edge(indexOf[dep], i + 1);
           hasIn = true;
         }
       for (int u : users[id])
@@ -450,6 +466,18 @@ private:
     }
     nodes[index].segBytes = std::move(segBytes);
     nodes[index].children = std::move(children);
+    return index;
+  }
+
+  /// Makes tree node `index` an undivided leaf over `interior`.
+  int leaf(int index, const std::vector<int> &interior, int source, int sink) {
+    Division &d = nodes[index];
+    d.ends = {source, sink};
+    for (int id : interior)
+      d.total += bytesOf(id);
+    d.segBytes = {d.total};
+    d.children.resize(1);
+    d.leaf = true;
     return index;
   }
 
@@ -637,12 +665,14 @@ private:
     if (vertices.empty())
       return result;
     ++stamp;
-    for (int id : vertices)
+    for (int id : vertices) {
       mark[id] = stamp;
-    std::map<int, int> comp;
+      indexOf[id] = -1;
+    }
+    std::vector<int> &comp = indexOf;
     int count = 0;
     for (int start : vertices) {
-      if (comp.count(start))
+      if (comp[start] >= 0)
         continue;
       std::vector<int> stack = {start};
       comp[start] = count;
@@ -650,7 +680,7 @@ private:
         int id = stack.back();
         stack.pop_back();
         auto visit = [&](int other) {
-          if (other >= 0 && mark[other] == stamp && !comp.count(other)) {
+          if (other >= 0 && mark[other] == stamp && comp[other] < 0) {
             comp[other] = count;
             stack.push_back(other);
           }
@@ -699,7 +729,7 @@ static std::vector<ModelSet> candidateSets(const DivisionTree &tree,
 std::vector<char> remat::fengHuangKeep(const Graph &graph,
                                        double limitSeconds) {
   Stopwatch watch;
-  DivisionTree tree(graph);
+  DivisionTree tree(graph, watch, limitSeconds * kTreeShare);
   std::vector<ModelSet> sets = candidateSets(tree, watch, limitSeconds);
   std::vector<char> keep(graph.size(), 0);
   auto best = std::min_element(
@@ -718,7 +748,7 @@ SolveResult remat::solveFengHuang(const Graph &graph,
   if (forwardOrder(graph).empty())
     return failSolve(name, SolveStatus::Unsupported,
                      "the graph has no forward nodes", watch);
-  DivisionTree tree(graph);
+  DivisionTree tree(graph, watch, options.timeLimitSeconds * kTreeShare);
   std::vector<ModelSet> sets =
       candidateSets(tree, watch, options.timeLimitSeconds);
   if (sets.empty())

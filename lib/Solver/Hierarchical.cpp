@@ -69,6 +69,10 @@ static constexpr int kLevels = 512;
 /// bisection probes between a fitting and a missing model budget.
 static constexpr int kTightenProbes = 6;
 static constexpr int kBisectProbes = 7;
+/// The part of the time limit the min-cut sweep of the large blocks' sets
+/// may take (its prices spread over the range when cut short): the whole
+/// sweep takes 6 s on a 20,005-op step, far over a 0.1 s limit.
+static constexpr double kSweepShare = 1.0 / 8;
 static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 namespace {
@@ -107,7 +111,8 @@ struct LocalBlock {
 /// comment).
 class Decomposition {
 public:
-  explicit Decomposition(const Graph &graph);
+  /// `sweepSeconds` bounds the min-cut sweep of `globalSets`.
+  Decomposition(const Graph &graph, double sweepSeconds);
 
   std::vector<Block> blocks;
 
@@ -124,6 +129,7 @@ private:
 
   const Graph &graph;
   const int n;
+  const double sweepSeconds;
   std::vector<char> free, forced, demand;
   std::vector<int> blockOf;
   std::optional<std::vector<std::vector<char>>> heuristicSets;
@@ -133,9 +139,9 @@ private:
 };
 } // namespace
 
-Decomposition::Decomposition(const Graph &graph)
-    : graph(graph), n(graph.size()), free(n, 0), forced(n, 0), demand(n, 0),
-      blockOf(n, -1) {
+Decomposition::Decomposition(const Graph &graph, double sweepSeconds)
+    : graph(graph), n(graph.size()), sweepSeconds(sweepSeconds), free(n, 0),
+      forced(n, 0), demand(n, 0), blockOf(n, -1) {
   std::vector<char> isOutput(n, 0);
   for (int out : graph.outputs)
     isOutput[out] = 1;
@@ -332,11 +338,12 @@ std::vector<std::vector<char>> Decomposition::subsets(const Block &block) {
 }
 
 /// Whole-graph checkpoint sets for large blocks: keep-all, keep-none, the
-/// min-cut sweep and Chen's greedy walk over a geometric grid.
+/// min-cut sweep (within `sweepSeconds`) and Chen's greedy walk over a
+/// geometric grid.
 const std::vector<std::vector<char>> &Decomposition::globalSets() {
   if (heuristicSets)
     return *heuristicSets;
-  std::vector<std::vector<char>> sets = minCutKeepSets(graph);
+  std::vector<std::vector<char>> sets = minCutKeepSets(graph, sweepSeconds);
   sets.push_back(std::vector<char>(n, 1));
   sets.push_back(std::vector<char>(n, 0));
   std::vector<int> fwd = forwardOrder(graph);
@@ -622,7 +629,7 @@ static void searchBudget(BudgetSearch &search, const SolveOptions &options) {
 std::vector<char> remat::hierarchicalKeep(const Graph &graph,
                                           const SolveOptions &options) {
   Stopwatch watch;
-  Decomposition decomposition(graph);
+  Decomposition decomposition(graph, options.timeLimitSeconds * kSweepShare);
   if (decomposition.blocks.empty())
     return {};
   BudgetSearch search(graph, options, decomposition.blocks, watch);
@@ -634,7 +641,7 @@ SolveResult remat::solveHierarchical(const Graph &graph,
                                      const SolveOptions &options) {
   Stopwatch watch;
   const char *name = "hierarchical";
-  Decomposition decomposition(graph);
+  Decomposition decomposition(graph, options.timeLimitSeconds * kSweepShare);
   const std::vector<Block> &blocks = decomposition.blocks;
   if (blocks.empty())
     return finishSolve(graph, options, name, checkpointAllSchedule(graph),

@@ -82,6 +82,23 @@ static std::string describe(const SolveResult &result) {
   return os.str();
 }
 
+/// `solver` under options.budget, or Infeasible at once when the budget is
+/// below `peakBound`, which no schedule beats: a heuristic would otherwise
+/// search its whole time limit for a plan that does not exist.
+static SolveResult solveUnderBudget(const Graph &graph,
+                                    const SolverInfo &solver,
+                                    const SolveOptions &options) {
+  PeakBound bound = peakBound(graph);
+  if (options.budget >= bound.bytes)
+    return solver.solve(graph, options);
+  return failSolve(solver.name, SolveStatus::Infeasible,
+                   "proven: the budget of " + std::to_string(options.budget) +
+                       " bytes is below " + std::to_string(bound.bytes) +
+                       " bytes, a lower bound on every schedule's peak (" +
+                       bound.describe(graph) + ")",
+                   Stopwatch());
+}
+
 /// Re-asks the solver at verified peaks below the smallest budget met so
 /// far at most this many times (`BudgetSearcher::recheck`).
 static constexpr int kMaxRechecks = 8;
@@ -226,15 +243,17 @@ const SolveResult &BudgetSearcher::probe(int64_t budget, double seconds) {
 }
 
 /// One quick probe a resolution step below the top, which the top's plan
-/// met. Whether the search should go on: not when the solver answered that
-/// it found nothing there (a timeout or a plan says go on). Budgets that
-/// cannot be met are often met nowhere below the checkpoint-all peak
-/// (parameters and gradients dominate), and then every probe of a
-/// bisection would fail, each spending its whole share of the time.
+/// met (at the lower bound when that is closer). Whether the search should
+/// go on: not when the solver answered that it found nothing there (a
+/// timeout or a plan says go on). Budgets that cannot be met are often met
+/// nowhere below the checkpoint-all peak (parameters and gradients
+/// dominate), and then every probe of a bisection would fail, each
+/// spending its whole share of the time.
 bool BudgetSearcher::belowTopIsMet() {
-  if (hi - lo <= step() || !mayStart())
+  if (hi <= lo || !mayStart())
     return true;
-  const SolveResult &quick = probe(hi - step(), kQuickProbeSeconds);
+  const int64_t below = std::max(lo, hi - step());
+  const SolveResult &quick = probe(below, kQuickProbeSeconds);
   // A timeout at this short limit says nothing about the budget.
   if (quick.status != SolveStatus::Infeasible)
     return true;
@@ -243,8 +262,7 @@ bool BudgetSearcher::belowTopIsMet() {
   // the solver also finds nothing there with more time.
   if (!mayStart())
     return false;
-  return probe(hi - step(), kConfirmProbeSeconds).status !=
-         SolveStatus::Infeasible;
+  return probe(below, kConfirmProbeSeconds).status != SolveStatus::Infeasible;
 }
 
 /// Bisects [lo, hi] down to the resolution (out of time, the smallest
@@ -330,7 +348,7 @@ BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
     ++search.probes;
     std::optional<Graph> scaled = scaleBatch(graph, batch);
     SolveResult out =
-        scaled ? solver.solve(*scaled, probe)
+        scaled ? solveUnderBudget(*scaled, solver, probe)
                : failSolve(solver.name, SolveStatus::Infeasible,
                            "the sizes at batch " + std::to_string(batch) +
                                " exceed the graph limits (Problem.h)",
@@ -504,7 +522,7 @@ SolveResult remat::solveInMode(const Graph &graph, const SolverInfo &solver,
   switch (mode) {
   case Mode::MinCompute:
     opts.objective = Objective::MinComputeUnderBudget;
-    return solver.solve(graph, opts);
+    return solveUnderBudget(graph, solver, opts);
   case Mode::MinPeak:
     opts.objective = Objective::MinPeakUnderOverhead;
     return solver.solve(graph, opts);

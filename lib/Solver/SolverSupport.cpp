@@ -62,39 +62,63 @@ double remat::costLimit(const Graph &graph, const SolveOptions &options) {
   return base * (1 + options.maxOverhead);
 }
 
-int64_t remat::peakLowerBound(const Graph &graph) {
+/// Bytes of the distinct non-resident storage behind `ids` (a view counts
+/// its base once).
+static int64_t storageBytes(const Graph &graph, std::vector<int> ids) {
+  for (int &id : ids)
+    id = graph.storageOf(id);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  int64_t sum = 0;
+  for (int root : ids)
+    if (!graph.nodes[root].isResident())
+      sum += graph.nodes[root].bytes;
+  return sum;
+}
+
+PeakBound remat::peakBound(const Graph &graph) {
+  PeakBound bound;
+  bound.residentBytes = graph.residentBytes();
+  std::vector<int> outputs;
+  for (int out : graph.outputs)
+    if (out >= 0 && out < graph.size())
+      outputs.push_back(out);
+  int64_t best = storageBytes(graph, std::move(outputs));
   std::vector<char> needed = neededNodes(graph);
-  const int64_t resident = graph.residentBytes();
-  auto storageBytes = [&](int id) -> int64_t {
-    int root = graph.storageOf(id);
-    return graph.nodes[root].isResident() ? 0 : graph.nodes[root].bytes;
-  };
-  int64_t best = resident;
-  std::vector<int> roots;
+  std::vector<int> working;
   for (int id = 0; id < graph.size(); ++id) {
     if (!needed[id])
       continue;
-    roots.clear();
-    roots.push_back(graph.storageOf(id));
-    for (int dep : graph.nodes[id].deps)
-      roots.push_back(graph.storageOf(dep));
-    std::sort(roots.begin(), roots.end());
-    roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
-    int64_t sum = resident;
-    for (int root : roots)
-      sum += storageBytes(root);
-    best = std::max(best, sum);
+    working = graph.nodes[id].deps;
+    working.push_back(id);
+    int64_t bytes = storageBytes(graph, working);
+    if (bytes > best) {
+      best = bytes;
+      bound.node = id;
+    }
   }
-  roots.clear();
-  for (int out : graph.outputs)
-    if (out >= 0 && out < graph.size())
-      roots.push_back(graph.storageOf(out));
-  std::sort(roots.begin(), roots.end());
-  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
-  int64_t atEnd = resident;
-  for (int root : roots)
-    atEnd += storageBytes(root);
-  return std::max(best, atEnd);
+  bound.bytes = bound.residentBytes + best;
+  return bound;
+}
+
+std::string PeakBound::describe(const Graph &graph) const {
+  std::ostringstream os;
+  os << "resident bytes " << residentBytes << " plus ";
+  if (node < 0) {
+    os << "the graph's outputs (" << bytes - residentBytes
+       << " bytes, all live at the end)";
+    return os.str();
+  }
+  os << "node " << node;
+  if (!graph.nodes[node].name.empty())
+    os << " ('" << graph.nodes[node].name << "')";
+  os << " and its operands (" << bytes - residentBytes
+     << " bytes, all live while it is computed)";
+  return os.str();
+}
+
+int64_t remat::peakLowerBound(const Graph &graph) {
+  return peakBound(graph).bytes;
 }
 
 bool remat::isBetter(const SolveOptions &options, double limit, int64_t peakA,

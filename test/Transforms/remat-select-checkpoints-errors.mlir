@@ -8,6 +8,12 @@
 // RUN: not remat-opt %t/unknown-solver.mlir --remat-select-checkpoints="time-limit=-1" 2>&1 | FileCheck %s --check-prefix=TIME
 // TIME: error: invalid option: the time limit must be a positive number of seconds, not -1
 
+// A budget below the lower bound on every schedule's peak (80 bytes, see
+// @infeasible) is refused at once, naming the bound, whatever the solver: a
+// heuristic would otherwise search its whole time limit for no plan.
+// RUN: not remat-opt %t/invalid-input.mlir --split-input-file --remat-select-checkpoints="solver=local-search budget=64" 2>&1 | FileCheck %s --check-prefix=BOUND
+// BOUND: error: budget of 64 bytes is infeasible for solver 'local-search' (infeasible: proven: the budget of 64 bytes is below 80 bytes, a lower bound on every schedule's peak (resident bytes 32 plus node 6 ('arith.mulf{{[^']*}}') and its operands (48 bytes, all live while it is computed))); the smallest feasible budget is {{[0-9]+}} bytes
+
 // The solver is an option of the whole run, so the unknown-name case is a
 // file of its own (split-file; --leading-lines keeps this file's line numbers).
 

@@ -235,6 +235,84 @@ TEST(ModesTest, SmallestBudgetQuickTimeoutGoesOn) {
   EXPECT_GT(searchWithSlowStart(SolveStatus::Timeout).probes, 3);
 }
 
+/// An SGD step whose parameter and its update dominate, by hand: x (10) and
+/// w (1,000,000) resident; a = f(x, w) (10), loss = g(a) (1), dw = h(a,
+/// loss) and w' = w - dw (1,000,000 each); outputs loss and w'.
+/// Checkpoint-all peaks at w' with x w dw w' loss live: 3,000,011. The
+/// bound: resident 1,000,010 plus w' and its operands (2,000,000): 1 byte
+/// short of that peak, within the search's 0.1 % resolution.
+static Graph updateStep() {
+  Graph g;
+  g.name = "update";
+  int x = addNode(g, "x", NodeKind::Input, 10, 0, {});
+  int w = addNode(g, "w", NodeKind::Param, 1000000, 0, {});
+  int a = addNode(g, "a", NodeKind::Forward, 10, 1, {x, w});
+  int loss = addNode(g, "loss", NodeKind::Forward, 1, 1, {a});
+  int dw = addNode(g, "dw", NodeKind::Backward, 1000000, 1, {a, loss});
+  int update = addNode(g, "w'", NodeKind::Backward, 1000000, 1, {w, dw});
+  g.outputs = {loss, update};
+  return g;
+}
+
+// A budget below the lower bound on every schedule's peak is infeasible
+// whatever the solver: min-compute (and each probe of max-batch) answers at
+// once, naming the bound, without asking the solver, which would search its
+// whole time limit for a plan that does not exist.
+TEST(ModesTest, BelowTheBoundIsRefusedAtOnce) {
+  Graph g = updateStep();
+  PeakBound bound = peakBound(g);
+  EXPECT_EQ(bound.bytes, 3000010);
+  EXPECT_EQ(bound.node, 5);
+  int solves = 0;
+  SolverInfo counted{"counted", "checkpoint-all, counted",
+                     [&](const Graph &graph, const SolveOptions &o) {
+                       ++solves;
+                       return solveCheckpointAll(graph, o);
+                     }};
+  SolveOptions options;
+  options.budget = bound.bytes - 1;
+  SolveResult below = solveInMode(g, counted, Mode::MinCompute, options);
+  EXPECT_EQ(below.status, SolveStatus::Infeasible);
+  EXPECT_EQ(below.message,
+            "proven: the budget of 3000009 bytes is below 3000010 bytes, a "
+            "lower bound on every schedule's peak (resident bytes 1000010 "
+            "plus node 5 ('w'') and its operands (2000000 bytes, all live "
+            "while it is computed))");
+  EXPECT_EQ(solves, 0);
+  options.budget = bound.bytes;
+  EXPECT_EQ(solveInMode(g, counted, Mode::MinCompute, options).status,
+            SolveStatus::Infeasible);
+  EXPECT_EQ(solves, 1);
+}
+
+// When the checkpoint-all peak is within a resolution step of the lower
+// bound, the quick probe asks at the bound itself (and the longer one
+// confirms it) instead of a probe with the search's whole share there.
+TEST(ModesTest, SmallestBudgetNearTheBoundAsksQuickly) {
+  Graph g = updateStep();
+  const int64_t top = simulate(g, checkpointAllSchedule(g)).peakBytes;
+  ASSERT_EQ(top, 3000011);
+  std::vector<double> limits;
+  SolverInfo onlyTop{"only-top", "checkpoint-all, else infeasible",
+                     [&](const Graph &graph, const SolveOptions &o) {
+                       limits.push_back(o.timeLimitSeconds);
+                       if (o.budget >= top)
+                         return solveCheckpointAll(graph, o);
+                       return failSolve("only-top", SolveStatus::Infeasible,
+                                        "nothing below the top", Stopwatch());
+                     }};
+  SolveOptions options;
+  options.timeLimitSeconds = 30;
+  BudgetSearch search = findSmallestBudget(g, onlyTop, options);
+  EXPECT_EQ(search.smallestBudget, top);
+  EXPECT_EQ(search.lowerBound, peakLowerBound(g));
+  ASSERT_EQ(search.probes, 3);
+  EXPECT_EQ(search.answers[1].budget, peakLowerBound(g));
+  EXPECT_EQ(search.answers[2].budget, peakLowerBound(g));
+  EXPECT_LE(limits[1], 0.1);
+  EXPECT_LE(limits[2], 2.0);
+}
+
 // The time limit bounds the whole curve: with a solver that always takes
 // its full limit, ten points (and the search's probes) take about the limit
 // in all instead of the limit per solve.

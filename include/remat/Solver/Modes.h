@@ -91,10 +91,11 @@ struct BudgetSearch {
 /// expected (at least 0.1 s, at most `options.timeLimitSeconds`), and the
 /// bisection and the rechecks stop when it is spent, keeping the smallest
 /// budget met so far. Before the bisection, one quick probe (0.1 s) a
-/// resolution step below the checkpoint-all peak: when a heuristic answers
-/// Infeasible there, the search ends with the peak (budgets that cannot be
-/// met are often met nowhere below it, and every probe of a bisection would
-/// spend its whole share failing); a timeout there proves nothing.
+/// resolution step below the checkpoint-all peak (at the lower bound when
+/// that is closer): when a heuristic answers Infeasible there, the search
+/// ends with the peak (budgets that cannot be met are often met nowhere
+/// below it, and every probe of a bisection would spend its whole share
+/// failing); a timeout there proves nothing.
 BudgetSearch findSmallestBudget(const Graph &graph, const SolverInfo &solver,
                                 const SolveOptions &options,
                                 double totalSeconds = 0);
@@ -112,7 +113,8 @@ struct BatchSearch {
 
 /// Largest batch in [1, maxBatch] samples that `solver` fits under
 /// options.budget: the traced batch first, then doubling up from it or
-/// bisection below it. A batch beyond the graph limits does not fit.
+/// bisection below it. A batch beyond the graph limits does not fit, nor
+/// one whose `peakBound` passes the budget (the solver is not asked).
 BatchSearch findMaxBatch(const Graph &graph, const SolverInfo &solver,
                          const SolveOptions &options,
                          int64_t maxBatch = int64_t(1) << 20);
@@ -163,7 +165,8 @@ ParetoCurve paretoCurve(const Graph &graph, const SolverInfo &solver,
                         const SolveOptions &options, int points = 10);
 
 /// Runs `mode` with `solver`: MinCompute and MinPeak set the objective and
-/// run the solver once; MinBudget and MaxBatch run the searches above and
+/// run the solver once (MinCompute not at all under a budget below
+/// `peakBound`: Infeasible at once, the message naming the bound); MinBudget and MaxBatch run the searches above and
 /// return their best result (with `lowerBound` set to the budget bound for
 /// MinBudget). Pareto returns Unsupported: its answer is a curve
 /// (`paretoCurve`).

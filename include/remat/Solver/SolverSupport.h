@@ -127,9 +127,28 @@ double forwardPassCost(const Graph &graph);
 /// forward pass when maxOverhead is negative. Infinity for other objectives.
 double costLimit(const Graph &graph, const SolveOptions &options);
 
-/// A lower bound on the peak of any valid schedule: resident bytes plus, for
-/// every needed node, its own storage and its dependencies' storage (all
-/// live when it is computed), and the outputs' storage (all live at the end).
+/// A lower bound on the peak of any valid schedule, and what sets it.
+struct PeakBound {
+  /// The bound: resident bytes plus the largest of, for every needed node,
+  /// its own storage and its dependencies' storage (all live when it is
+  /// computed), and the outputs' storage (all live at the end).
+  int64_t bytes = 0;
+  /// The resident bytes counted in `bytes`.
+  int64_t residentBytes = 0;
+  /// The node whose computation sets the bound; -1 when the outputs at the
+  /// end (or the resident bytes alone) do.
+  int node = -1;
+
+  /// Says what the bound counts, for messages: "resident bytes R plus the
+  /// graph's outputs (O bytes, all live at the end)" or "... plus node N
+  /// ('name') and its operands (B bytes, all live while it is computed)".
+  std::string describe(const Graph &graph) const;
+};
+
+/// The bound above; O(nodes + edges) and cheap next to any solve.
+PeakBound peakBound(const Graph &graph);
+
+/// `peakBound(graph).bytes`.
 int64_t peakLowerBound(const Graph &graph);
 
 /// Whether a schedule with (peakA, costA) is preferable to (peakB, costB)
