@@ -1152,13 +1152,17 @@ struct CbcOutcome {
 /// and its cut generators ran 3-7 s between two on densenet:80). Time
 /// limits are wall-clock (CBC's default counts CPU seconds). CBC 2.10's
 /// preprocessing crashed (CglPreProcess::postProcess) when the time limit
-/// hit on 100-node graphs: it is off. Two assertions of Debian's CLP 1.17
-/// aborted the process on the property campaign's 12-node graphs: one in
-/// CBC's diving heuristics (off), one in CLP's steepest-edge primal pricing
-/// during the root's cut rounds (`reducedCost(bestSequence) > 0.0`). Without
-/// CLP's perturbation that graph solves (so it does with scaling off, or
-/// partial pricing; the cause inside CLP was not found): perturbation is off,
-/// no slower on the generated DenseNet where CBC proves infeasibility
+/// hit on 100-node graphs: it is off. Assertions of Debian's CLP 1.17
+/// aborted the process on the property campaign's 12-node graphs
+/// (docs/Testing.md): `lowerValue <= upperValue` in ClpNonLinearCost, from
+/// CBC's diving heuristics (seed 101, graph 2057) and from its other primal
+/// heuristics once perturbation was off (seed 402, graph 2059), and
+/// `reducedCost(bestSequence) > 0.0` in CLP's steepest-edge pricing during
+/// the root's cut rounds with perturbation on (seed 305, graph 7174; also
+/// avoided with scaling off or partial pricing; the cause inside CLP was not
+/// found). CBC's primal heuristics and CLP's perturbation are off, which
+/// solves all three; our warm starts (the heuristic plans, the LP rounding)
+/// give CBC its incumbents, and no MILP measured got slower
 /// (docs/Testing.md).
 /// `opts.cbcArguments` go last and win.
 static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
@@ -1222,6 +1226,8 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
                                     "-randomCbcSeed",
                                     "1",
                                     "-perturbation",
+                                    "off",
+                                    "-heuristicsOnOff",
                                     "off",
                                     "-DivingCoefficient",
                                     "off",
