@@ -49,6 +49,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -59,6 +62,11 @@
 #include <string>
 
 #if REMAT_ENABLE_COINOR
+#include <csignal>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "CbcEventHandler.hpp"
 #include "CbcModel.hpp"
 #include "CbcSolver.hpp"
@@ -1144,6 +1152,19 @@ struct CbcOutcome {
   bool timedOut = false;
   /// CBC's best bound on the formulation's objective, or -inf.
   double bound = -COIN_DBL_MAX;
+  /// Why CBC gave no answer at all (its process died), or empty.
+  std::string failure;
+};
+
+/// What one CBC run leaves, as the child process sends it back.
+struct CbcRaw {
+  /// The best solution; empty when CBC has none.
+  std::vector<double> best;
+  double objective = 0;
+  double bound = -COIN_DBL_MAX;
+  bool provenOptimal = false;
+  bool provenInfeasible = false;
+  bool secondsLimitReached = false;
 };
 } // namespace
 
@@ -1165,10 +1186,10 @@ struct CbcOutcome {
 /// give CBC its incumbents, and no MILP measured got slower
 /// (docs/Testing.md).
 /// `opts.cbcArguments` go last and win.
-static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
-                         const MipStart &start, const SolveOptions &options,
-                         const CheckmateOptions &opts, double reserve,
-                         ProgressReporter &progress, const Stopwatch &watch) {
+static CbcRaw solveWithCbc(const ReducedGraph &g, const Formulation &f,
+                           const MipStart &start, const SolveOptions &options,
+                           const CheckmateOptions &opts, double reserve,
+                           ProgressReporter &progress, const Stopwatch &watch) {
   const bool minPeak = options.objective == Objective::MinPeakUnderOverhead;
   OsiClpSolverInterface solver;
   {
@@ -1256,22 +1277,155 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
       static_cast<int>(argv.size()), argv.data(), model,
       [](CbcModel *, int) { return 0; }, data);
 
+  CbcRaw raw;
+  if (const double *best = model.bestSolution())
+    raw.best.assign(best, best + f.numCols());
+  raw.objective = model.getObjValue();
+  raw.bound = model.getBestPossibleObjValue();
+  raw.provenOptimal = model.isProvenOptimal();
+  raw.provenInfeasible = model.isProvenInfeasible();
+  raw.secondsLimitReached = model.isSecondsLimitReached();
+  return raw;
+}
+
+/// Writes all of `size` bytes at `data` to `fd`; false on an error.
+static bool writeAll(int fd, const void *data, size_t size) {
+  const char *p = static_cast<const char *>(data);
+  while (size > 0) {
+    ssize_t n = ::write(fd, p, size);
+    if (n <= 0)
+      return false;
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+/// Everything `fd` delivers until its end (`ended`), or until `seconds`
+/// pass.
+static std::string readAll(int fd, double seconds, bool &ended) {
+  std::string text;
+  Stopwatch watch;
+  char buffer[1 << 16];
+  ended = false;
+  while (!ended && watch.seconds() < seconds) {
+    pollfd pfd = {fd, POLLIN, 0};
+    int ms = static_cast<int>(1000 * (seconds - watch.seconds())) + 1;
+    if (::poll(&pfd, 1, ms) <= 0)
+      continue; // the time is up (the loop ends) or a signal interrupted
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n > 0)
+      text.append(buffer, static_cast<size_t>(n));
+    else
+      ended = true;
+  }
+  return text;
+}
+
+/// Runs `solve` in a child process, so that an abort inside CBC or CLP
+/// (Debian's builds keep their assertions, and some fire on small models:
+/// docs/Testing.md) ends the child and not the caller; the child is killed
+/// when it has not answered after `seconds`. Returns false, with `failure`
+/// saying what happened, when no whole answer came back. Where fork is not
+/// available the solve runs in this process.
+static bool runIsolated(const std::function<CbcRaw()> &solve, double seconds,
+                        CbcRaw &raw, std::string &failure) {
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    raw = solve();
+    return true;
+  }
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    raw = solve();
+    return true;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    CbcRaw answer = solve();
+    uint64_t count = answer.best.size();
+    char flags[3] = {answer.provenOptimal, answer.provenInfeasible,
+                     answer.secondsLimitReached};
+    bool ok = writeAll(fds[1], &count, sizeof(count)) &&
+              writeAll(fds[1], answer.best.data(), count * sizeof(double)) &&
+              writeAll(fds[1], &answer.objective, sizeof(double)) &&
+              writeAll(fds[1], &answer.bound, sizeof(double)) &&
+              writeAll(fds[1], flags, sizeof(flags));
+    ::_exit(ok ? 0 : 1);
+  }
+  ::close(fds[1]);
+  bool ended = false;
+  std::string text = readAll(fds[0], seconds, ended);
+  ::close(fds[0]);
+  if (!ended)
+    ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!ended) {
+    failure = "CBC did not answer within the time limit and was stopped";
+    return false;
+  }
+  if (WIFSIGNALED(status)) {
+    failure = "CBC aborted (signal " + std::to_string(WTERMSIG(status)) +
+              " inside CBC or CLP)";
+    return false;
+  }
+  uint64_t count = 0;
+  const size_t fixed = sizeof(count) + 2 * sizeof(double) + 3;
+  if (text.size() >= sizeof(count))
+    std::memcpy(&count, text.data(), sizeof(count));
+  if (text.size() < fixed || text.size() != fixed + count * sizeof(double)) {
+    failure = "CBC's process ended without a whole answer";
+    return false;
+  }
+  const char *p = text.data() + sizeof(count);
+  raw.best.resize(count);
+  std::memcpy(raw.best.data(), p, count * sizeof(double));
+  p += count * sizeof(double);
+  std::memcpy(&raw.objective, p, sizeof(double));
+  std::memcpy(&raw.bound, p + sizeof(double), sizeof(double));
+  p += 2 * sizeof(double);
+  raw.provenOptimal = p[0];
+  raw.provenInfeasible = p[1];
+  raw.secondsLimitReached = p[2];
+  return true;
+}
+
+/// Runs CBC (`solveWithCbc`) in a child process and reads its outcome.
+static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
+                         const MipStart &start, const SolveOptions &options,
+                         const CheckmateOptions &opts, double reserve,
+                         ProgressReporter &progress, const Stopwatch &watch) {
+  const bool minPeak = options.objective == Objective::MinPeakUnderOverhead;
   CbcOutcome out;
-  const double *best = model.bestSolution();
-  out.bound = model.getBestPossibleObjValue();
-  progress.report(best && !minPeak ? model.getObjValue() : -1, -1,
+  CbcRaw raw;
+  // CBC stops itself at the limit; the child gets a margin past it.
+  double wait = std::max(1.0, options.timeLimitSeconds - watch.seconds()) + 2;
+  if (!runIsolated(
+          [&] {
+            return solveWithCbc(g, f, start, options, opts, reserve, progress,
+                                watch);
+          },
+          wait, raw, out.failure))
+    return out;
+  const bool hasBest = !raw.best.empty();
+  out.bound = raw.bound;
+  progress.report(hasBest && !minPeak ? raw.objective : -1, -1,
                   minPeak ? -1 : out.bound,
                   std::string("CBC finished") +
-                      (model.isProvenOptimal() ? ": optimal" : ""),
+                      (raw.provenOptimal ? ": optimal" : ""),
                   /*phase=*/true);
-  out.timedOut = model.isSecondsLimitReached() ||
+  out.timedOut = raw.secondsLimitReached ||
                  watch.seconds() >= options.timeLimitSeconds;
   // An LP stopped at the deadline proves nothing about its node.
-  out.provenOptimal = model.isProvenOptimal() && best && !out.timedOut;
+  out.provenOptimal = raw.provenOptimal && hasBest && !out.timedOut;
   // An LP that CLP stopped at the time limit is no proof.
-  out.provenInfeasible = model.isProvenInfeasible() && !best && !out.timedOut;
-  if (best)
-    out.plan = planFromSolution(g, f, best);
+  out.provenInfeasible = raw.provenInfeasible && !hasBest && !out.timedOut;
+  if (hasBest)
+    out.plan = planFromSolution(g, f, raw.best.data());
   return out;
 }
 
@@ -1327,14 +1481,18 @@ static SolveResult finishMilp(const Graph &graph, const ReducedGraph &g,
     std::string why = cbc.provenInfeasible
                           ? "CBC proved that no schedule of the Checkmate "
                             "class fits"
-                          : "the time limit ran out before CBC found a "
-                            "schedule";
+                      : cbc.failure.empty() ? "the time limit ran out before "
+                                              "CBC found a schedule"
+                                            : cbc.failure;
     if (!msg.str().empty())
       why += "; " + msg.str();
     SolveResult result = failSolve(kMilpName, status, why, watch);
     result.lowerBound = lowerBound;
     return result;
   }
+  if (!cbc.failure.empty())
+    msg << (msg.str().empty() ? "" : "; ") << cbc.failure
+        << "; returning the best warm start";
   if (claimed != SolveStatus::Optimal && cbc.timedOut)
     msg << (msg.str().empty() ? "" : "; ")
         << "time limit reached: feasible, not proven optimal";
