@@ -123,8 +123,7 @@ void printReport(const CampaignReport &report, double seconds) {
 void printProblems(const CampaignOptions &options) {
   for (int index = options.first; index < options.first + options.graphs;
        ++index) {
-    CampaignProblem problem =
-        makeCampaignProblem(options.seed, index, options);
+    CampaignProblem problem = makeCampaignProblem(options.seed, index, options);
     const SolveOptions &solve = problem.options;
     std::printf("%s\n", printGraphJSON(problem.graph).c_str());
     std::fprintf(stderr, "seed %llu graph %d: --time-limit=%g ",

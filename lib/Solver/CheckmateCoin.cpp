@@ -1184,7 +1184,8 @@ struct CbcRaw {
 /// found). CBC's primal heuristics and CLP's perturbation are off, which
 /// solves all three; our warm starts (the heuristic plans, the LP rounding)
 /// give CBC its incumbents, and no MILP measured got slower
-/// (docs/Testing.md).
+/// (docs/Testing.md). Another seed-402 graph still aborted with both off,
+/// so CBC runs in a child process besides (`runCbc`).
 /// `opts.cbcArguments` go last and win.
 static CbcRaw solveWithCbc(const ReducedGraph &g, const Formulation &f,
                            const MipStart &start, const SolveOptions &options,
@@ -1413,13 +1414,12 @@ static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
     return out;
   const bool hasBest = !raw.best.empty();
   out.bound = raw.bound;
-  progress.report(hasBest && !minPeak ? raw.objective : -1, -1,
-                  minPeak ? -1 : out.bound,
-                  std::string("CBC finished") +
-                      (raw.provenOptimal ? ": optimal" : ""),
-                  /*phase=*/true);
-  out.timedOut = raw.secondsLimitReached ||
-                 watch.seconds() >= options.timeLimitSeconds;
+  progress.report(
+      hasBest && !minPeak ? raw.objective : -1, -1, minPeak ? -1 : out.bound,
+      std::string("CBC finished") + (raw.provenOptimal ? ": optimal" : ""),
+      /*phase=*/true);
+  out.timedOut =
+      raw.secondsLimitReached || watch.seconds() >= options.timeLimitSeconds;
   // An LP stopped at the deadline proves nothing about its node.
   out.provenOptimal = raw.provenOptimal && hasBest && !out.timedOut;
   // An LP that CLP stopped at the time limit is no proof.

@@ -17,8 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Campaign.h"
 #include "remat/Solver/Checkmate.h"
+#include "remat/Solver/Campaign.h"
 #include "remat/Solver/CheckmateModel.h"
 #include "remat/Solver/Generators.h"
 #include "remat/Solver/Simulator.h"
