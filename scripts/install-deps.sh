@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages remat-opt needs, if any is missing.
+#   scripts/install-deps.sh [--sanitizers]
+# --sanitizers: also clang-22 and its sanitizer and libFuzzer runtimes, for
+# scripts/sanitize.sh and scripts/fuzz.sh.
 set -euo pipefail
 
 packages=(
@@ -15,6 +18,10 @@ packages=(
   # partitioner in bench/models.py
   python3-torch python3-torchvision python3-matplotlib python3-networkx
 )
+
+if [ "${1:-}" = --sanitizers ]; then
+  packages+=(clang-22 libclang-rt-22-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -3,6 +3,7 @@
 # the runtime options both use.
 #
 #   configure_sanitized ROOT BUILD [CMAKE-ARGUMENT...]
+# installs clang-22 and its runtimes if missing (scripts/install-deps.sh), then
 # configures BUILD once (nothing if it holds a build.ninja already).
 # REMAT_LLVM_BIN names the LLVM tools (default /usr/lib/llvm-22/bin).
 
@@ -12,6 +13,7 @@ configure_sanitized() {
   local root=$1 build=$2
   shift 2
   export CCACHE_BASEDIR=$root
+  "$root/scripts/install-deps.sh" --sanitizers
   [ -f "$build/build.ninja" ] && return 0
   cmake -G Ninja -S "$root" -B "$build" \
     -DCMAKE_BUILD_TYPE=Release \

@@ -32,6 +32,27 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.remat_tools_dir, config.llvm_tools_dir]
+
+
+def _preloading_wrappers(runtime):
+    """A sanitized build (scripts/sanitize.sh): the stock, uninstrumented
+    mlir-opt and mlir-runner load its instrumented libraries (the plugin, the
+    allocation tracker), which need the sanitizer runtime loaded first. Both
+    run through wrappers that preload it, first among the tools and on PATH
+    (scripts the tests start find them there too)."""
+    wrappers = os.path.join(config.test_exec_root, "sanitizer-bin")
+    os.makedirs(wrappers, exist_ok=True)
+    for tool in ("mlir-opt", "mlir-runner"):
+        path = os.path.join(wrappers, tool)
+        with open(path, "w") as wrapper:
+            wrapper.write('#!/bin/sh\nLD_PRELOAD=%s exec %s "$@"\n' %
+                          (runtime, os.path.join(config.llvm_tools_dir, tool)))
+        os.chmod(path, 0o755)
+    return wrappers
+
+
+if config.sanitizer_runtime:
+    tool_dirs.insert(0, _preloading_wrappers(config.sanitizer_runtime))
 tools = [
     "remat-opt",
     ToolSubst("mlir-opt", unresolved="ignore"),
@@ -43,6 +64,8 @@ tools = [
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.remat_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+if config.sanitizer_runtime:
+    llvm_config.with_environment("PATH", tool_dirs[0], append_path=True)
 
 # The examples and their generator (test/Examples, test/Distributed).
 config.substitutions.append(

@@ -511,7 +511,8 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
     // The climb measured peaks as built; the answer's order is repaired
     // (finishSolve), so the climbs compete repaired.
     point.eval.peakBytes =
-        repairWherePeakMatters(graph, options, point.eval.schedule).peakBytes;
+        repairWherePeakMatters(graph, options, point.eval.schedule, watch)
+            .peakBytes;
     if (isBetter(options, limit, point.eval.peakBytes, point.eval.cost,
                  best.eval.peakBytes, best.eval.cost))
       best = std::move(point);

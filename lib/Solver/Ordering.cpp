@@ -8,6 +8,7 @@
 
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
+#include "remat/Solver/SolverSupport.h"
 
 #include <algorithm>
 #include <functional>
@@ -384,7 +385,7 @@ class PeakRepair {
 public:
   PeakRepair(const Graph &graph, const std::vector<int> &order);
 
-  std::vector<int> run();
+  std::vector<int> run(double seconds);
 
 private:
   void measure();
@@ -631,10 +632,13 @@ bool PeakRepair::improve() {
   return true;
 }
 
-std::vector<int> PeakRepair::run() {
+std::vector<int> PeakRepair::run(double seconds) {
+  Stopwatch watch;
+  Deadline deadline(watch, seconds);
   measure();
-  for (int round = 0; round < kMaxRepairRounds && improve(); ++round) {
-  }
+  for (int round = 0;
+       round < kMaxRepairRounds && !deadline.reached() && improve(); ++round)
+    deadline.step();
   std::vector<int> result;
   result.reserve(len);
   for (int p : seq)
@@ -643,8 +647,9 @@ std::vector<int> PeakRepair::run() {
 }
 
 std::vector<int> remat::repairPeak(const Graph &graph,
-                                   const std::vector<int> &order) {
-  return PeakRepair(graph, order).run();
+                                   const std::vector<int> &order,
+                                   double seconds) {
+  return PeakRepair(graph, order).run(seconds);
 }
 
 std::vector<int> remat::reorder(const Graph &graph,

@@ -156,9 +156,15 @@ int remat::recomputedPin(const Graph &graph, const Schedule &schedule) {
   return -1;
 }
 
+/// The share of a solver's time limit its answer's peak repair may take
+/// beyond the limit: a solver that used its whole time still gets its answer
+/// repaired, within the 10 % a limit is kept to.
+static constexpr double kRepairGrace = 0.03;
+
 Simulation remat::repairWherePeakMatters(const Graph &graph,
                                          const SolveOptions &options,
-                                         Schedule &schedule) {
+                                         Schedule &schedule,
+                                         const Stopwatch &watch) {
   Simulation sim = simulate(graph, schedule);
   if (!sim.valid() || (sim.peakBytes <= options.budget &&
                        options.objective != Objective::MinPeakUnderOverhead))
@@ -167,7 +173,11 @@ Simulation remat::repairWherePeakMatters(const Graph &graph,
   for (const Step &step : schedule.steps)
     if (step.kind == Step::Kind::Compute)
       order.push_back(step.node);
-  Schedule repaired = scheduleFromComputeOrder(graph, repairPeak(graph, order));
+  const double limit = options.timeLimitSeconds;
+  const double seconds =
+      std::max(limit - watch.seconds(), kRepairGrace * limit);
+  Schedule repaired =
+      scheduleFromComputeOrder(graph, repairPeak(graph, order, seconds));
   Simulation after = simulate(graph, repaired);
   if (!after.valid() || after.peakBytes >= sim.peakBytes)
     return sim;
@@ -182,7 +192,7 @@ SolveResult remat::finishSolve(const Graph &graph, const SolveOptions &options,
   SolveResult result;
   result.solver = solver;
   result.message = message;
-  Simulation sim = repairWherePeakMatters(graph, options, schedule);
+  Simulation sim = repairWherePeakMatters(graph, options, schedule, watch);
   result.schedule = std::move(schedule);
   result.peakBytes = sim.peakBytes;
   result.cost = sim.cost;

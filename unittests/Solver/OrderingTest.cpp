@@ -350,6 +350,15 @@ TEST(OrderingTest, RepairHoistsTheLastReaderAcrossThePeak) {
   EXPECT_EQ(exhaustiveOrderPeak(g), 13);
 }
 
+TEST(OrderingTest, RepairStartsNoRoundPastItsTime) {
+  // The graph of RepairHoistsTheLastReaderAcrossThePeak: one round lowers
+  // the peak, but with no time left none starts.
+  Graph g = thresholdAfterRecomputeGraph();
+  std::vector<int> order = allOnce(g);
+  EXPECT_EQ(repairPeak(g, order, /*seconds=*/0), order);
+  EXPECT_EQ(peakOf(g, repairPeak(g, order, /*seconds=*/60)), 13);
+}
+
 TEST(OrderingTest, RepairSinksAnEarlyAllocationPastThePeak) {
   // `early` (8 bytes) is computed first but read only at the end; the
   // gradient chain p (4) -> q (8) in between peaks with it live.

@@ -53,6 +53,7 @@
 
 #include "remat/Solver/Problem.h"
 
+#include <cmath>
 #include <vector>
 
 namespace remat {
@@ -88,8 +89,10 @@ std::vector<int> bestOrder(const Graph &graph, const std::vector<int> &order,
 
 /// `order` rearranged around its peak (see the file comment): a topological
 /// order of the same instance DAG, so the same nodes and cost, whose peak is
-/// never higher and often lower than `order`'s.
-std::vector<int> repairPeak(const Graph &graph, const std::vector<int> &order);
+/// never higher and often lower than `order`'s. It stops early rather than
+/// start a round that would end after `seconds`.
+std::vector<int> repairPeak(const Graph &graph, const std::vector<int> &order,
+                            double seconds = HUGE_VAL);
 
 } // namespace remat
 

@@ -168,10 +168,12 @@ int recomputedPin(const Graph &graph, const Schedule &schedule);
 /// The simulation of `schedule`, after its order is repaired around the
 /// peak (`repairPeak`, Ordering.h: the same computations, so the same cost)
 /// when the peak matters, over the budget or under the peak objective, and
-/// the repair lowers it.
+/// the repair lowers it. The repair takes what is left of the solver's time
+/// limit (`options.timeLimitSeconds`, on `watch`), at least a small share of
+/// it.
 Simulation repairWherePeakMatters(const Graph &graph,
                                   const SolveOptions &options,
-                                  Schedule &schedule);
+                                  Schedule &schedule, const Stopwatch &watch);
 
 /// Repairs the order (`repairWherePeakMatters`), simulates `schedule` and
 /// builds the result `solver` returns: peak, cost
