@@ -45,7 +45,9 @@ def _preloading_wrappers(runtime):
     for tool in ("mlir-opt", "mlir-runner"):
         path = os.path.join(wrappers, tool)
         with open(path, "w") as wrapper:
-            wrapper.write('#!/bin/sh\nLD_PRELOAD=%s exec %s "$@"\n' %
+            # After the runtime, what is preloaded already (stdbuf's library).
+            wrapper.write('#!/bin/sh\nLD_PRELOAD=%s${LD_PRELOAD:+:$LD_PRELOAD} '
+                          'exec %s "$@"\n' %
                           (runtime, os.path.join(config.llvm_tools_dir, tool)))
         os.chmod(path, 0o755)
     return wrappers
