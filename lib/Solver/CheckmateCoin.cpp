@@ -1323,39 +1323,67 @@ static std::string readAll(int fd, double seconds, bool &ended) {
   return text;
 }
 
+/// Sends `answer` down `fd`: the child's side of `runIsolated`.
+static bool sendAnswer(int fd, const CbcRaw &answer) {
+  uint64_t count = answer.best.size();
+  char flags[3] = {answer.provenOptimal, answer.provenInfeasible,
+                   answer.secondsLimitReached};
+  return writeAll(fd, &count, sizeof(count)) &&
+         writeAll(fd, answer.best.data(), count * sizeof(double)) &&
+         writeAll(fd, &answer.objective, sizeof(double)) &&
+         writeAll(fd, &answer.bound, sizeof(double)) &&
+         writeAll(fd, flags, sizeof(flags));
+}
+
+/// Reads back what `sendAnswer` sent; false when `text` is not one whole
+/// answer.
+static bool decodeAnswer(const std::string &text, CbcRaw &raw) {
+  uint64_t count = 0;
+  const size_t fixed = sizeof(count) + 2 * sizeof(double) + 3;
+  if (text.size() < fixed)
+    return false;
+  std::memcpy(&count, text.data(), sizeof(count));
+  if (count > text.size() / sizeof(double) ||
+      text.size() != fixed + count * sizeof(double))
+    return false;
+  const char *p = text.data() + sizeof(count);
+  raw.best.resize(count);
+  std::memcpy(raw.best.data(), p, count * sizeof(double));
+  p += count * sizeof(double);
+  std::memcpy(&raw.objective, p, sizeof(double));
+  std::memcpy(&raw.bound, p + sizeof(double), sizeof(double));
+  p += 2 * sizeof(double);
+  raw.provenOptimal = p[0];
+  raw.provenInfeasible = p[1];
+  raw.secondsLimitReached = p[2];
+  return true;
+}
+
 /// Runs `solve` in a child process, so that an abort inside CBC or CLP
 /// (Debian's builds keep their assertions, and some fire on small models:
 /// docs/Testing.md) ends the child and not the caller; the child is killed
 /// when it has not answered after `seconds`. Returns false, with `failure`
-/// saying what happened, when no whole answer came back. Where fork is not
-/// available the solve runs in this process.
+/// saying what happened, when no whole answer came back. Where a pipe or
+/// fork is not available the solve runs in this process.
 static bool runIsolated(const std::function<CbcRaw()> &solve, double seconds,
                         CbcRaw &raw, std::string &failure) {
   int fds[2];
-  if (::pipe(fds) != 0) {
-    raw = solve();
-    return true;
+  pid_t pid = -1;
+  if (::pipe(fds) == 0) {
+    std::fflush(nullptr);
+    pid = ::fork();
+    if (pid < 0) {
+      ::close(fds[0]);
+      ::close(fds[1]);
+    }
   }
-  std::fflush(nullptr);
-  pid_t pid = ::fork();
   if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
     raw = solve();
     return true;
   }
   if (pid == 0) {
     ::close(fds[0]);
-    CbcRaw answer = solve();
-    uint64_t count = answer.best.size();
-    char flags[3] = {answer.provenOptimal, answer.provenInfeasible,
-                     answer.secondsLimitReached};
-    bool ok = writeAll(fds[1], &count, sizeof(count)) &&
-              writeAll(fds[1], answer.best.data(), count * sizeof(double)) &&
-              writeAll(fds[1], &answer.objective, sizeof(double)) &&
-              writeAll(fds[1], &answer.bound, sizeof(double)) &&
-              writeAll(fds[1], flags, sizeof(flags));
-    ::_exit(ok ? 0 : 1);
+    ::_exit(sendAnswer(fds[1], solve()) ? 0 : 1);
   }
   ::close(fds[1]);
   bool ended = false;
@@ -1374,24 +1402,10 @@ static bool runIsolated(const std::function<CbcRaw()> &solve, double seconds,
               " inside CBC or CLP)";
     return false;
   }
-  uint64_t count = 0;
-  const size_t fixed = sizeof(count) + 2 * sizeof(double) + 3;
-  if (text.size() >= sizeof(count))
-    std::memcpy(&count, text.data(), sizeof(count));
-  if (text.size() < fixed || text.size() != fixed + count * sizeof(double)) {
+  if (!decodeAnswer(text, raw)) {
     failure = "CBC's process ended without a whole answer";
     return false;
   }
-  const char *p = text.data() + sizeof(count);
-  raw.best.resize(count);
-  std::memcpy(raw.best.data(), p, count * sizeof(double));
-  p += count * sizeof(double);
-  std::memcpy(&raw.objective, p, sizeof(double));
-  std::memcpy(&raw.bound, p + sizeof(double), sizeof(double));
-  p += 2 * sizeof(double);
-  raw.provenOptimal = p[0];
-  raw.provenInfeasible = p[1];
-  raw.secondsLimitReached = p[2];
   return true;
 }
 
