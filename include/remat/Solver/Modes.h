@@ -166,10 +166,10 @@ ParetoCurve paretoCurve(const Graph &graph, const SolverInfo &solver,
 
 /// Runs `mode` with `solver`: MinCompute and MinPeak set the objective and
 /// run the solver once (MinCompute not at all under a budget below
-/// `peakBound`: Infeasible at once, the message naming the bound); MinBudget and MaxBatch run the searches above and
-/// return their best result (with `lowerBound` set to the budget bound for
-/// MinBudget). Pareto returns Unsupported: its answer is a curve
-/// (`paretoCurve`).
+/// `peakBound`: Infeasible at once, the message naming the bound);
+/// MinBudget and MaxBatch run the searches above and return their best
+/// result (with `lowerBound` set to the budget bound for MinBudget). Pareto
+/// returns Unsupported: its answer is a curve (`paretoCurve`).
 SolveResult solveInMode(const Graph &graph, const SolverInfo &solver, Mode mode,
                         const SolveOptions &options);
 
