@@ -151,3 +151,25 @@ class CumulativeBN(nn.Module):
 
     def forward(self, x):
         return self.fc(self.bn(x))
+
+
+class TinySwin(nn.Module):
+    """swin_t's data movement: a cyclic shift (roll), padding
+    (constant_pad_nd), a gather with a constant index tensor built in
+    forward (a tensor constant of the traced code, aten.index), stochastic
+    depth (bernoulli_ on a new tensor), a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = nn.Linear(4 * 3 * 10, 10)
+
+    def forward(self, x):
+        import torch
+        import torch.nn.functional as F
+        x = torch.roll(self.conv(x), shifts=(2, 2), dims=(2, 3))
+        x = F.pad(x, (1, 1, 1, 1))
+        order = torch.tensor([9, 0, 4])
+        x = x[:, :, order]
+        keep = torch.empty(x.shape[0], 1, 1, 1).bernoulli_(0.8) / 0.8
+        return self.fc((x * keep).flatten(1))
