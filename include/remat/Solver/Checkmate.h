@@ -15,8 +15,11 @@
 // lower bounds are with respect to that schedule class; a schedule that
 // reorders first computations can be cheaper.
 //
-// Without COIN-OR (REMAT_ENABLE_COINOR = 0) every entry point returns
-// SolveStatus::Unsupported with a message saying so.
+// The formulation is CheckmateFormulation.h; CheckmateLp.cpp (LP bound and
+// rounding, on CLP) and CheckmateMilp.cpp (MILP, on CBC in a child process:
+// CbcProcess.h) solve it. Without COIN-OR (REMAT_ENABLE_COINOR off) the
+// build compiles CheckmateUnavailable.cpp instead, and every entry point
+// returns SolveStatus::Unsupported with a message saying so.
 //
 // Usage:
 //   SolveOptions opts;
@@ -84,8 +87,7 @@ bool checkmateAvailable();
 /// schedule fits; Timeout when time ran out with no feasible schedule.
 /// Supports both objectives.
 SolveResult solveCheckmateMilp(const Graph &graph, const SolveOptions &options,
-                               const CheckmateOptions &checkmate);
-SolveResult solveCheckmateMilp(const Graph &graph, const SolveOptions &options);
+                               const CheckmateOptions &checkmate = {});
 
 /// Two-phase LP rounding: LP relaxations at (1 - ε) × budget for every ε
 /// in `allowances`, S rounded at every threshold (and randomly), R rebuilt,
@@ -93,9 +95,7 @@ SolveResult solveCheckmateMilp(const Graph &graph, const SolveOptions &options);
 /// bound at the full budget. Objective MinComputeUnderBudget only.
 SolveResult solveCheckmateRounding(const Graph &graph,
                                    const SolveOptions &options,
-                                   const CheckmateOptions &checkmate);
-SolveResult solveCheckmateRounding(const Graph &graph,
-                                   const SolveOptions &options);
+                                   const CheckmateOptions &checkmate = {});
 
 /// The LP relaxation's optimum: a lower bound on the compute cost of any
 /// Checkmate schedule of `graph` within `options.budget` (exact reduction
