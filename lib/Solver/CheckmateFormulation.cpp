@@ -1,4 +1,4 @@
-//===- CheckmateFormulation.cpp - Checkmate's MILP as arrays -------------===//
+//===- CheckmateFormulation.cpp - Checkmate's MILP as arrays --------------===//
 //
 // Part of the remat-opt project.
 //

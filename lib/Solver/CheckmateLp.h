@@ -1,5 +1,4 @@
-//===- CheckmateLp.h - what the Checkmate MILP takes from the LP -*- C++
-//-*-===//
+//===- CheckmateLp.h - the LP rounding for the MILP -------------*- C++ -*-===//
 //
 // Part of the remat-opt project.
 //

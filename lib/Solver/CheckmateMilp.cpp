@@ -1,5 +1,4 @@
-//===- CheckmateMilp.cpp - Checkmate's MILP on CBC
-//-------------------------===//
+//===- CheckmateMilp.cpp - Checkmate's MILP on CBC ------------------------===//
 //
 // Part of the remat-opt project.
 //
@@ -19,7 +18,6 @@
 #include "remat/Solver/CbcProcess.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
-#include "remat/Solver/Solvers.h"
 
 #include "CbcEventHandler.hpp"
 #include "CbcModel.hpp"
@@ -123,22 +121,23 @@ static SolveResult bestCandidate(const Graph &graph,
 }
 
 /// The MILP's answer on a graph over the size cap, within the time left:
-/// the portfolio's plan, or a caller's warm start if better. Nothing of
-/// size n^2 is built.
+/// the plan of `CheckmateOptions::overCap` (the registry's: the portfolio),
+/// or a caller's warm start if better. Nothing of size n^2 is built.
 static SolveResult solveOverCap(const Graph &graph, const ReducedGraph &g,
                                 const SolveOptions &options,
                                 const CheckmateOptions &opts,
                                 const Stopwatch &watch) {
   std::string why = tooLargeMessage("MILP", g, opts);
   std::vector<Schedule> candidates = opts.warmStarts;
-  if (opts.heuristicWarmStarts) {
+  if (opts.overCap) {
     SolveOptions rest = nestedOptions(options);
     rest.timeLimitSeconds =
         std::max(0.05, options.timeLimitSeconds - watch.seconds());
-    SolveResult best = solvePortfolio(graph, rest);
+    SolveResult best = opts.overCap(graph, rest);
     if (best.feasible())
       candidates.push_back(std::move(best.schedule));
-    why += "; the best heuristic plan (auto) returned, not proven optimal";
+    why += "; the best heuristic plan (" + best.solver +
+           ") returned, not proven optimal";
   }
   return bestCandidate(graph, options, candidates, watch, why,
                        SolveStatus::Unsupported);
@@ -172,9 +171,9 @@ struct MipStart {
 };
 } // namespace
 
-/// Warm starts: checkpoint-all, the caller's schedules, the registered
-/// heuristics (within kHeuristicShare of the limit), the LP rounding
-/// (within CheckmateOptions::roundingTimeShare).
+/// Warm starts: checkpoint-all, the caller's schedules, the heuristics of
+/// `CheckmateOptions::heuristics` (within kHeuristicShare of the limit), the
+/// LP rounding (within CheckmateOptions::roundingTimeShare).
 static WarmStarts collectWarmStarts(const Graph &graph, const ReducedGraph &g,
                                     const SolveOptions &options,
                                     const CheckmateOptions &opts,
@@ -183,16 +182,14 @@ static WarmStarts collectWarmStarts(const Graph &graph, const ReducedGraph &g,
   warm.plans.push_back(checkpointAllPlan(g));
   warm.schedules = opts.warmStarts;
   const double limit = options.timeLimitSeconds;
-  if (opts.heuristicWarmStarts) {
+  if (!opts.heuristics.empty()) {
     SolveOptions quick = nestedOptions(options);
-    for (const SolverInfo &info : allSolvers()) {
-      if (info.exact || info.composite || info.name.rfind("checkmate", 0) == 0)
-        continue;
+    for (const SolverFn &heuristic : opts.heuristics) {
       double left = kHeuristicShare * limit - watch.seconds();
       if (left <= 0)
         break;
       quick.timeLimitSeconds = std::min(0.1 * limit, left);
-      SolveResult r = info.solve(graph, quick);
+      SolveResult r = heuristic(graph, quick);
       if (r.feasible())
         warm.schedules.push_back(std::move(r.schedule));
     }

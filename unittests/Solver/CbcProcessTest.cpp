@@ -1,5 +1,4 @@
-//===- CbcProcessTest.cpp - CBC's child process
-//----------------------------===//
+//===- CbcProcessTest.cpp - CBC's child process ---------------------------===//
 //
 // Part of the remat-opt project.
 //

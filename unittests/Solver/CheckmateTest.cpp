@@ -209,7 +209,7 @@ TEST(CheckmateTest, UnsupportedOrRefusedInputsGiveClearStatus) {
   Graph g = handChain();
   SolveOptions opts;
   opts.budget = 3; // Below the 4 resident bytes of x.
-  SolveResult milp = solveCheckmateMilp(g, opts);
+  SolveResult milp = solveCheckmateMilp(g, opts, withRegisteredWarmStarts());
   SolveResult round = solveCheckmateRounding(g, opts);
   if (!checkmateAvailable()) {
     EXPECT_EQ(milp.status, SolveStatus::Unsupported);
@@ -219,8 +219,9 @@ TEST(CheckmateTest, UnsupportedOrRefusedInputsGiveClearStatus) {
   EXPECT_EQ(milp.status, SolveStatus::Infeasible);
   EXPECT_EQ(round.status, SolveStatus::Infeasible);
   g.nodes[1].deps = {5}; // A cycle.
-  EXPECT_EQ(solveCheckmateMilp(g, SolveOptions()).status,
-            SolveStatus::Unsupported);
+  EXPECT_EQ(
+      solveCheckmateMilp(g, SolveOptions(), withRegisteredWarmStarts()).status,
+      SolveStatus::Unsupported);
 }
 
 TEST(CheckmateTest, HandChainOptimum) {
@@ -236,7 +237,7 @@ TEST(CheckmateTest, HandChainOptimum) {
   // costs 6 + 1 = 7, with the loss computed last.
   opts.budget = 7;
   SolveResult exact = solveBruteForce(g, opts);
-  SolveResult milp = solveCheckmateMilp(g, opts);
+  SolveResult milp = solveCheckmateMilp(g, opts, withRegisteredWarmStarts());
   ASSERT_TRUE(exact.feasible()) << exact.message;
   ASSERT_TRUE(milp.feasible()) << milp.message;
   EXPECT_EQ(milp.status, SolveStatus::Optimal);
@@ -273,7 +274,6 @@ TEST(CheckmateTest, RandomDagsAgainstExhaustive) {
       ASSERT_NE(exact.status, SolveStatus::Unsupported) << exact.message;
       // The MILP alone, without the heuristics' schedules as fallbacks.
       CheckmateOptions pure;
-      pure.heuristicWarmStarts = false;
       SolveResult milp = solveCheckmateMilp(g, opts, pure);
       SolveResult round = solveCheckmateRounding(g, opts);
       SCOPED_TRACE("seed " + std::to_string(seed) + " budget " +
@@ -370,7 +370,7 @@ TEST(CheckmateTest, MinPeakObjective) {
   SolveOptions opts;
   opts.objective = Objective::MinPeakUnderOverhead;
   opts.maxOverhead = 0; // No recomputation at all: checkpoint-all's peak.
-  SolveResult milp = solveCheckmateMilp(g, opts);
+  SolveResult milp = solveCheckmateMilp(g, opts, withRegisteredWarmStarts());
   ASSERT_TRUE(milp.feasible()) << milp.message;
   EXPECT_TRUE(near(milp.cost, 6));
   EXPECT_EQ(milp.peakBytes, 8);
@@ -388,13 +388,14 @@ TEST(CheckmateTest, AbortInsideCbcReturnsTheWarmStart) {
   if (!checkmateAvailable())
     GTEST_SKIP() << "built without COIN-OR";
   CampaignProblem problem = makeCampaignProblem(402, 2059, CampaignOptions());
-  CheckmateOptions checkmate;
+  CheckmateOptions checkmate = withRegisteredWarmStarts();
   checkmate.cbcArguments = {"-heuristicsOnOff", "on"};
   SolveResult result =
       solveCheckmateMilp(problem.graph, problem.options, checkmate);
   ASSERT_TRUE(result.feasible()) << result.message;
   EXPECT_LE(result.peakBytes, problem.options.budget);
-  SolveResult exact = solveCheckmateMilp(problem.graph, problem.options);
+  SolveResult exact = solveCheckmateMilp(problem.graph, problem.options,
+                                         withRegisteredWarmStarts());
   ASSERT_TRUE(exact.feasible()) << exact.message;
   EXPECT_EQ(result.cost, exact.cost) << result.message;
   std::printf("with CBC's heuristics on: %s\n", result.message.c_str());
