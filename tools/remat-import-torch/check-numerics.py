@@ -1,12 +1,16 @@
 #!/usr/bin/python3
 """Checks an imported training step against PyTorch.
 
-Runs the IR written by `remat-import-torch --emit-mlir` with remat-run on
-remat-run's deterministic inputs (docs/Running.md: argument k, element i is
-sin(0.1 i + k) / 2 for floats and (i + k) mod 4 for the int64 labels),
-computes the same step in PyTorch (train mode) on the same values in float64
-(the reference) and float32, and compares the loss and every parameter
-gradient with the reference. A quantity passes when our error is at most
+Takes the importer's options for what to trace (model_spec.add_arguments:
+--model or --module, --module-args, --input-shape, --input,
+--example-inputs, --loss, --dtype). Runs the IR written by
+`remat-import-torch --emit-mlir` (--mlir) with remat-run on remat-run's
+deterministic inputs (docs/Running.md: argument k, element i is
+sin(0.1 i + k) / 2 for floats and (i + k) mod 4 for integers: labels, token
+ids), computes the same step in PyTorch (train mode) on the same values in
+float64 (the reference) and float32, and compares the loss and every
+trainable parameter's gradient with the reference. Without --mlir it prints
+the reference only. A quantity passes when our error is at most
 rtol * scale + atol, or at most --slack (4) times PyTorch float32's own error
 (small batch norms are ill-conditioned: there float32 PyTorch itself is far
 from float64). With --perturb EPS, PyTorch's own error is instead how far its

@@ -1,13 +1,14 @@
 """Tracing one training step into a joint forward+backward FX graph.
 
-`trace(spec)` runs functorch's AOT autograd (torch 1.13) on fake tensors and
-captures the joint graph the partitioner would receive: placeholders
-`primals_*` (parameters, then buffers, then the input and the labels) and
-`tangents_1` (the loss's incoming gradient), then aten ops in execution order,
-and an output list [loss, d(param_0), ..., new value of every buffer the step
-updates]. Every node gets meta['remat_path'], the module path
-("layer1.0.conv1"; "loss" for the loss) of the nn.Module whose forward
-produced it, or whose forward the backward node differentiates.
+`trace(spec)` (spec: a model_spec.ModelSpec) runs functorch's AOT autograd
+(torch 1.13) on fake tensors and captures the joint graph the partitioner
+would receive: placeholders `primals_*` (parameters, then buffers, then the
+data inputs and the labels) and `tangents_1` (the loss's incoming gradient),
+then aten ops in execution order, and an output list [loss, d(param_0), ...
+(None for a frozen parameter), new value of every buffer the step updates].
+Every node gets meta['remat_path'], the module path ("layer1.0.conv1";
+"loss" for the loss; empty for the placeholders) of the nn.Module whose
+forward produced it, or whose forward the backward node differentiates.
 
 Buffer updates (batch norm's running_mean, running_var and
 num_batches_tracked) are in-place ops in PyTorch, which AOT autograd 1.13 does
@@ -80,21 +81,19 @@ class Joint:
     labels of a named loss), then the tangent of the loss."""
 
     def __init__(self, gm, param_names, buffer_names, inputs,
-                 updated_buffers=(), frozen_names=()):
+                 updated_buffers=()):
         self.gm = gm
         self.graph = gm.graph
         self.param_names = param_names
         self.buffer_names = buffer_names
         self.inputs = list(inputs)
-        # Parameters with requires_grad=False: resident, no gradient.
-        self.frozen_names = list(frozen_names)
         nodes = list(self.graph.nodes)
         self.placeholders = [n for n in nodes if n.op == "placeholder"]
         self.output = [n for n in nodes if n.op == "output"][0]
         outs = self.output.args[0]
         self.loss = outs[0]
         # Gradients of the parameters, in named_parameters order (None for
-        # a frozen one).
+        # a frozen one, requires_grad=False).
         self.grads = list(outs[1:1 + len(param_names)])
         # (name, new value) of every buffer the step updates, in
         # named_buffers order.
@@ -314,8 +313,7 @@ def trace(spec, decompose=False, for_mlir=False, decompositions=None):
     updated = functionalize_buffer_updates(gm, len(pnames), bnames)
     gm.graph.eliminate_dead_code()
     _erase_unused_tangents(gm, len(pnames) + len(bnames) + len(spec.inputs))
-    frozen = [n for n, t in params.items() if not t.requires_grad]
-    return Joint(gm, pnames, bnames, spec.inputs, updated, frozen)
+    return Joint(gm, pnames, bnames, spec.inputs, updated)
 
 
 def _decompositions(decompose, for_mlir, extra):
