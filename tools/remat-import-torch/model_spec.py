@@ -102,10 +102,11 @@ def parse_module_args(text):
     return value
 
 
-def add_arguments(p):
+def add_arguments(p, require_source=True):
     """The options that say what to trace (shared by remat-import-torch and
-    check-numerics)."""
-    src = p.add_mutually_exclusive_group(required=True)
+    check-numerics); --model or --module is required unless
+    `require_source` is false (then the caller checks)."""
+    src = p.add_mutually_exclusive_group(required=require_source)
     src.add_argument("--model", help="torchvision classification model name "
                      "(resnet18, mobilenet_v2, vit_b_16, ...)")
     src.add_argument("--module", help="FILE.py:NAME, an nn.Module class or "

@@ -42,7 +42,8 @@ def main(argv=None):
         prog="remat-import-torch",
         description="Trace one training step (forward, loss, backward) of "
         "a PyTorch model into remat-opt's inputs.")
-    model_spec.add_arguments(p)
+    # Not required by argparse: --list-lowerings needs no model.
+    model_spec.add_arguments(p, require_source=False)
     p.add_argument("--decompose", action="store_true",
                    help="graph: decompose norms, activations, softmax and "
                    "losses into primitive aten ops (always done for --emit-mlir)")
@@ -55,11 +56,18 @@ def main(argv=None):
                    "(p - LR * dp) instead of its gradient")
     p.add_argument("--list-ops", action="store_true",
                    help="print the aten ops of the joint graph with counts")
+    p.add_argument("--list-lowerings", action="store_true",
+                   help="print every op the MLIR lowering covers and the "
+                   "function that lowers it, then exit")
     p.add_argument("--shard", type=int, metavar="N",
                    help="--emit-mlir: the per-rank step of N data-parallel "
                    "ranks (batch split, gradients and batch-norm "
                    "statistics all-reduced; see docs/Distributed.md)")
     args = p.parse_args(argv)
+    if args.list_lowerings:
+        return list_lowerings()
+    if not (args.model or args.module):
+        p.error("one of the arguments --model --module is required")
     if not (args.emit_graph or args.emit_mlir or args.list_ops):
         p.error("nothing to do: give --emit-graph, --emit-mlir or --list-ops")
     model_spec.check_arguments(p, args)
@@ -84,6 +92,14 @@ def main(argv=None):
     except torch_trace.ImportError_ as e:
         sys.stderr.write("remat-import-torch: error: %s\n" % e)
         return 1
+
+
+def list_lowerings():
+    """The one table of lowerings (lowerings/registry.py), one op a line."""
+    import lowerings
+    for op, fn in sorted(lowerings.TABLE.items()):
+        print("%-45s %s.%s" % (op, fn.__module__, fn.__name__))
+    return 0
 
 
 def add_batch_scaling(graph, spec, args):
@@ -123,7 +139,6 @@ def emit(args, spec):
                 f.write("\n")
     if args.emit_mlir:
         import mlir_export
-        check_mlir_inputs(spec)
         if args.shard:
             return emit_data_parallel_mlir(args, spec)
         joint = torch_trace.trace(spec, decompose=True, for_mlir=True)
@@ -137,17 +152,6 @@ def emit(args, spec):
     return status
 
 
-def check_mlir_inputs(spec):
-    """The MLIR lowering names the step's one data input %x (and the labels
-    %labels): refuse a step with more inputs rather than emit clashing
-    names."""
-    inputs = [i.name for i in spec.inputs if i.role != "labels"]
-    if len(inputs) > 1:
-        raise torch_trace.ImportError_(
-            "--emit-mlir: the lowering takes one data input besides the "
-            "labels; this step has %d (%s)" % (len(inputs), ", ".join(inputs)))
-
-
 def emit_data_parallel_mlir(args, spec):
     """--emit-mlir with --shard N: the per-rank step of N data-parallel
     ranks (shard_export.py), batch norm synchronized over the ranks."""
@@ -158,13 +162,13 @@ def emit_data_parallel_mlir(args, spec):
         local, decompose=True, for_mlir=True,
         decompositions=shard_export.sync_batch_norm_decompositions(args.shard))
     try:
-        text = mlir_export.to_mlir(joint, spec.name)
+        fn = mlir_export.to_function(joint, spec.name)
     except mlir_export.UnsupportedOps as e:
         sys.stderr.write("remat-import-torch: error: %s\n" % e)
         return 1
+    shard_export.to_data_parallel(fn, args.shard, 1 + len(joint.param_names))
     with open(args.emit_mlir, "w") as f:
-        f.write(shard_export.to_data_parallel(text, args.shard,
-                                              1 + len(joint.param_names)))
+        f.write(fn.text())
     return 0
 
 
