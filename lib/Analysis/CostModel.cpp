@@ -10,6 +10,8 @@
 
 #include "remat/Analysis/CostModel.h"
 
+#include "remat/Analysis/Storage.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -60,71 +62,6 @@ FlatSymbolRefAttr remat::getCollectiveGrid(Operation *op) {
   if (!isCollectiveOp(op))
     return nullptr;
   return op->getAttrOfType<FlatSymbolRefAttr>("grid");
-}
-
-bool remat::isViewOp(Operation *op) {
-  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-             tensor::ExtractSliceOp, tensor::CastOp, tensor::ReshapeOp,
-             tensor::BitcastOp, bufferization::ToTensorOp>(op);
-}
-
-/// Returns true if `op`'s tensor results own no storage although they are not
-/// views: their buffer is either static data or accounted to another op.
-static bool ownsNoStorage(Operation *op) {
-  if (isViewOp(op))
-    return true;
-  // The buffer of an uninitialized tensor is the one its destination-passing
-  // consumer writes into; that consumer's result owns it.
-  if (isa<tensor::EmptyOp>(op))
-    return true;
-  if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(op))
-    return !alloc.getCopy();
-  // Constants become read-only globals, not heap buffers.
-  return isa<arith::ConstantOp>(op);
-}
-
-std::optional<int64_t> remat::getElementByteWidth(Type type) {
-  if (isa<IndexType>(type))
-    return 8;
-  if (type.isIntOrFloat())
-    return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
-  if (auto complex = dyn_cast<ComplexType>(type)) {
-    std::optional<int64_t> part = getElementByteWidth(complex.getElementType());
-    if (!part)
-      return std::nullopt;
-    return 2 * *part;
-  }
-  if (auto vector = dyn_cast<VectorType>(type)) {
-    if (vector.isScalable())
-      return std::nullopt;
-    std::optional<int64_t> lane = getElementByteWidth(vector.getElementType());
-    if (!lane)
-      return std::nullopt;
-    return vector.getNumElements() * *lane;
-  }
-  return std::nullopt;
-}
-
-std::optional<int64_t>
-remat::getStorageBytes(Type type, std::optional<int64_t> dynamicSize) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped)
-    return getElementByteWidth(type);
-  if (!shaped.hasRank())
-    return std::nullopt;
-  std::optional<int64_t> bytes = getElementByteWidth(shaped.getElementType());
-  if (!bytes)
-    return std::nullopt;
-  for (int64_t size : shaped.getShape()) {
-    if (ShapedType::isDynamic(size)) {
-      if (!dynamicSize)
-        return std::nullopt;
-      size = *dynamicSize;
-    }
-    if (llvm::MulOverflow(*bytes, size, *bytes))
-      return std::nullopt;
-  }
-  return bytes;
 }
 
 int64_t remat::getScalarOpFlops(Operation *op) {
@@ -236,6 +173,7 @@ FailureOr<int64_t> OpCostComputer::getNumElements(ShapedType type,
 
 LogicalResult OpCostComputer::computeBytes(SmallVectorImpl<int64_t> &bytes) {
   bool noStorage = ownsNoStorage(op);
+  DataLayout layout = DataLayout::closest(op);
   for (OpResult result : op->getResults()) {
     auto tensorType = dyn_cast<TensorType>(result.getType());
     // Scalars (and any non-tensor result) live in registers.
@@ -244,20 +182,19 @@ LogicalResult OpCostComputer::computeBytes(SmallVectorImpl<int64_t> &bytes) {
       continue;
     }
     std::string what = "result #" + std::to_string(result.getResultNumber());
-    std::optional<int64_t> width =
-        getElementByteWidth(tensorType.getElementType());
-    if (!width)
+    if (!getElementStorageBytes(tensorType.getElementType(), layout))
       return op->emitOpError()
              << "has " << what << " of element type "
              << tensorType.getElementType()
              << " whose size in bytes the cost model does not know";
-    FailureOr<int64_t> count = getNumElements(tensorType, what);
-    if (failed(count))
+    // Says which dimension is dynamic or unranked, and takes the hint.
+    if (failed(getNumElements(tensorType, what)))
       return failure();
-    int64_t size = *count;
-    if (failed(multiply(size, *width)))
-      return failure();
-    bytes.push_back(size);
+    std::optional<int64_t> size =
+        getStorageBytes(tensorType, layout, options.dynamicSizeHint);
+    if (!size || isSaturated(*size))
+      return op->emitOpError() << "has a cost that overflows a 64-bit integer";
+    bytes.push_back(*size);
   }
   return success();
 }

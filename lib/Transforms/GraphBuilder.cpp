@@ -9,6 +9,7 @@
 #include "remat/Analysis/BatchAnalysis.h"
 #include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/MemoryAnalysis.h"
+#include "remat/Analysis/Storage.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -92,9 +93,12 @@ static LogicalResult checkCollectives(Block &body) {
   return success();
 }
 
-/// Whether `op`'s results alias its first operand.
-static bool isAliasingOp(Operation *op) {
-  return isa<BarrierOp>(op) || isViewOp(op);
+/// The value whose buffer the results of `op` alias: the source of a view
+/// (Analysis/Storage.h), or the first operand of a `remat.barrier`.
+static Value getAliasedValue(Operation *op) {
+  if (isa<BarrierOp>(op))
+    return op->getNumOperands() > 0 ? op->getOperand(0) : Value();
+  return getViewSource(op);
 }
 
 /// The most bytes of tensors defined inside one region op of `func` (an
@@ -189,13 +193,17 @@ remat::buildFunctionGraph(func::FuncOp func,
   // costs assume.
   std::optional<int64_t> hint = getDynamicSizeHint(func);
   for (BlockArgument arg : body.getArguments()) {
-    std::optional<int64_t> bytes = getStorageBytes(arg.getType(), hint);
+    std::optional<int64_t> bytes = getStorageBytes(arg.getType(), func, hint);
     if (!bytes)
       return mlir::emitError(func.getLoc())
              << "argument #" << arg.getArgNumber() << " of type "
              << arg.getType()
              << " has no static size; rematerialization needs static shapes "
                 "or a size hint (remat-annotate-costs{dynamic-size-hint=N})";
+    if (isSaturated(*bytes))
+      return mlir::emitError(func.getLoc())
+             << "argument #" << arg.getArgNumber() << " of type "
+             << arg.getType() << " takes more than 2^63 bytes";
     Node node;
     node.name = "arg" + std::to_string(arg.getArgNumber());
     node.bytes = *bytes;
@@ -273,8 +281,8 @@ remat::buildFunctionGraph(func::FuncOp func,
     llvm::sort(deps);
     node.deps.assign(deps.begin(), deps.end());
 
-    if (node.bytes == 0 && isAliasingOp(&op) && op.getNumOperands() > 0) {
-      int base = result.nodeOf(op.getOperand(0));
+    if (Value aliased = getAliasedValue(&op); node.bytes == 0 && aliased) {
+      int base = result.nodeOf(aliased);
       if (base >= 0)
         node.aliasOf = base;
     }

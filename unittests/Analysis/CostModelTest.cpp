@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Tests the parts of the cost model that the remat-annotate-costs pass cannot
-// reach: element widths, the error for ops without tensor results, and the
+// reach: the error for ops without tensor results, and the
 // profile parser and its matching order on locations built in C++.
 //
 //===----------------------------------------------------------------------===//
@@ -52,19 +52,6 @@ protected:
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
 };
-
-TEST_F(CostModelTest, ElementByteWidth) {
-  Builder b(&context);
-  EXPECT_EQ(getElementByteWidth(b.getI1Type()), 1);
-  EXPECT_EQ(getElementByteWidth(b.getIntegerType(4)), 1);
-  EXPECT_EQ(getElementByteWidth(b.getIntegerType(17)), 3);
-  EXPECT_EQ(getElementByteWidth(b.getF16Type()), 2);
-  EXPECT_EQ(getElementByteWidth(b.getF64Type()), 8);
-  EXPECT_EQ(getElementByteWidth(b.getIndexType()), 8);
-  EXPECT_EQ(getElementByteWidth(ComplexType::get(b.getF32Type())), 8);
-  EXPECT_EQ(getElementByteWidth(VectorType::get({4}, b.getF32Type())), 16);
-  EXPECT_EQ(getElementByteWidth(b.getNoneType()), std::nullopt);
-}
 
 TEST_F(CostModelTest, MatmulCost) {
   Operation *op = parseAndFind(R"mlir(
