@@ -11,6 +11,7 @@
 #include "remat/Analysis/CostModel.h"
 
 #include "remat/Analysis/Storage.h"
+#include "remat/Support/JSON.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -417,12 +418,55 @@ llvm::Expected<CostProfile> CostProfile::load(llvm::StringRef path) {
   return parse((*buffer)->getBuffer(), path);
 }
 
+namespace {
+/// One entry of a profile as written; a null member counts as absent.
+struct ProfileEntry {
+  std::optional<std::string> loc, name;
+  JSONNumber timeNs;
+};
+
+bool fromJSON(const llvm::json::Value &value, ProfileEntry &out,
+              llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.mapOptional("loc", out.loc) &&
+         o.mapOptional("name", out.name) && o.map("time_ns", out.timeNs);
+}
+} // namespace
+
+/// Adds the entry `value` (at `path`) to `byLoc` or `byName`, or records
+/// what is wrong with it in `errors`.
+static bool addProfileEntry(const llvm::json::Value &value,
+                            llvm::json::Path path, JSONErrors &errors,
+                            llvm::StringMap<int64_t> &byLoc,
+                            llvm::StringMap<int64_t> &byName) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return errors.fail(path, "expected an object");
+  if (!object->get("loc") == !object->get("name"))
+    return errors.fail(path, "expected exactly one of \"loc\" and \"name\"");
+  ProfileEntry entry;
+  if (!requireKeys(*object, {"time_ns"}, path, errors) ||
+      !fromJSON(value, entry, path))
+    return false;
+  const char *keyName = entry.loc ? "loc" : "name";
+  std::string key = entry.loc ? *entry.loc : *entry.name;
+  if (key.empty())
+    return errors.fail(path.field(keyName), "must be a non-empty string");
+  double time = entry.timeNs.value;
+  if (time < 0 || time > 9.0e18)
+    return errors.fail(path.field("time_ns"),
+                       "must be a non-negative number below 9e18");
+  llvm::StringMap<int64_t> &map = entry.loc ? byLoc : byName;
+  if (!map.try_emplace(key, static_cast<int64_t>(std::llround(time))).second)
+    return errors.fail(path, "duplicate entry for \"" + key + "\"");
+  return true;
+}
+
 llvm::Expected<CostProfile> CostProfile::parse(llvm::StringRef contents,
                                                llvm::StringRef path) {
-  llvm::Expected<llvm::json::Value> root = llvm::json::parse(contents);
+  llvm::Expected<llvm::json::Value> root = parseJSON(contents);
   if (!root)
-    return makeProfileError(path, "malformed JSON: " +
-                                      llvm::toString(root.takeError()));
+    return makeProfileError(path, llvm::toString(root.takeError()));
   const llvm::json::Object *object = root->getAsObject();
   if (!object)
     return makeProfileError(path, "expected a JSON object with an \"ops\" "
@@ -432,36 +476,14 @@ llvm::Expected<CostProfile> CostProfile::parse(llvm::StringRef contents,
     return makeProfileError(path, "expected an \"ops\" array at the top level");
 
   CostProfile profile;
-  for (auto [index, entryValue] : llvm::enumerate(*ops)) {
-    std::string where = "ops[" + std::to_string(index) + "]: ";
-    const llvm::json::Object *entry = entryValue.getAsObject();
-    if (!entry)
-      return makeProfileError(path, where + "expected an object");
-
-    const llvm::json::Value *locValue = entry->get("loc");
-    const llvm::json::Value *nameValue = entry->get("name");
-    if ((locValue != nullptr) == (nameValue != nullptr))
-      return makeProfileError(path, where + "expected exactly one of \"loc\" "
-                                            "and \"name\"");
-    const llvm::json::Value *keyValue = locValue ? locValue : nameValue;
-    std::optional<llvm::StringRef> key = keyValue->getAsString();
-    if (!key || key->empty())
-      return makeProfileError(path, where + "\"" + (locValue ? "loc" : "name") +
-                                        "\" must be a non-empty string");
-
-    std::optional<double> time = entry->getNumber("time_ns");
-    if (!time)
-      return makeProfileError(path, where + "expected a number \"time_ns\"");
-    if (!std::isfinite(*time) || *time < 0 || *time > 9.0e18)
-      return makeProfileError(path, where + "\"time_ns\" must be a "
-                                            "non-negative number below 9e18");
-
-    llvm::StringMap<int64_t> &map = locValue ? profile.byLoc : profile.byName;
-    if (!map.try_emplace(*key, static_cast<int64_t>(std::llround(*time)))
-             .second)
-      return makeProfileError(path,
-                              where + "duplicate entry for \"" + *key + "\"");
-  }
+  JSONErrors errors;
+  // A json::Path refers to its parent: keep every level in a variable.
+  llvm::json::Path rootPath = errors.root();
+  llvm::json::Path opsPath = rootPath.field("ops");
+  for (auto [index, entry] : llvm::enumerate(*ops))
+    if (!addProfileEntry(entry, opsPath.index(index), errors, profile.byLoc,
+                         profile.byName))
+      return makeProfileError(path, errors.getMessage());
   return profile;
 }
 
