@@ -38,11 +38,8 @@ protected:
                         memref::MemRefDialect, tensor::TensorDialect>();
   }
 
-  /// Parses `source` and returns the first op named `name` in it.
-  Operation *parseAndFind(StringRef source, StringRef name) {
-    module = parseSourceString<ModuleOp>(source, &context);
-    if (!module)
-      return nullptr;
+  /// The first op named `name` in the module parsed last.
+  Operation *find(StringRef name) {
     Operation *found = nullptr;
     module->walk([&](Operation *op) {
       if (!found && op->getName().getStringRef() == name)
@@ -114,15 +111,16 @@ TEST_F(StorageTest, SizesSaturate) {
 
 // A module's data layout sets the width of `index` (and of any scalar).
 TEST_F(StorageTest, DataLayoutInScope) {
-  Operation *op = parseAndFind(R"mlir(
+  module = parseSourceString<ModuleOp>(R"mlir(
     module attributes {dlti.dl_spec = #dlti.dl_spec<
         #dlti.dl_entry<index, 32 : i64>>} {
       func.func @f(%x: tensor<3xindex>) -> tensor<3xindex> {
         return %x : tensor<3xindex>
       }
     })mlir",
-                               "func.func");
-  ASSERT_NE(op, nullptr);
+                                       &context);
+  ASSERT_TRUE(module);
+  Operation *op = find("func.func");
   Builder b(&context);
   EXPECT_EQ(getStorageBytes(RankedTensorType::get({3}, b.getIndexType()), op),
             12);
@@ -131,7 +129,7 @@ TEST_F(StorageTest, DataLayoutInScope) {
 }
 
 TEST_F(StorageTest, ViewsAndOwnership) {
-  Operation *slice = parseAndFind(R"mlir(
+  module = parseSourceString<ModuleOp>(R"mlir(
     func.func @f(%x: tensor<8xf32>, %m: memref<8xf32>) -> tensor<4xf32> {
       %e = tensor.empty() : tensor<4xf32>
       %c = arith.constant dense<1.0> : tensor<4xf32>
@@ -141,16 +139,9 @@ TEST_F(StorageTest, ViewsAndOwnership) {
       %f = linalg.copy ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
       return %f : tensor<4xf32>
     })mlir",
-                               "tensor.extract_slice");
-  ASSERT_NE(slice, nullptr);
-  auto find = [&](StringRef name) {
-    Operation *found = nullptr;
-    module->walk([&](Operation *op) {
-      if (!found && op->getName().getStringRef() == name)
-        found = op;
-    });
-    return found;
-  };
+                                       &context);
+  ASSERT_TRUE(module);
+  Operation *slice = find("tensor.extract_slice");
   auto func = cast<func::FuncOp>(find("func.func"));
   Operation *subview = find("memref.subview");
   Operation *add = find("arith.addf");
