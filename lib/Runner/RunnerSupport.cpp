@@ -8,6 +8,7 @@
 
 #include "remat/Analysis/Storage.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Support/Diagnostics.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -459,6 +460,7 @@ llvm::Expected<std::unique_ptr<RunnerInput>> RunnerInput::open(
   input->sourceMgr = std::make_unique<llvm::SourceMgr>();
   input->diagHandler = std::make_unique<SourceMgrDiagnosticHandler>(
       *input->sourceMgr, input->context.get());
+  registerLongLineDiagnosticHandler(input->context.get());
   if (filename != "-" && !llvm::sys::fs::exists(filename))
     return makeRunnerError("cannot open '" + filename + "': no such file");
   std::string openError;
