@@ -174,7 +174,6 @@ private:
     if (rest.timeLimitSeconds < kMinMilpSeconds)
       return;
     CheckmateOptions checkmate;
-    checkmate.heuristicWarmStarts = false;
     checkmate.roundingWarmStart = false;
     consider(solveCheckmateMilp(graph, rest, checkmate));
   }
