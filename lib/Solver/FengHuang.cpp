@@ -311,6 +311,25 @@ struct Segment {
 };
 } // namespace
 
+/// Marks in `marked` what `edges` lead to from the vertices on `stack`
+/// through vertices `allowed`; returns how many it marked.
+static int flood(const std::vector<std::vector<int>> &edges,
+                 const std::vector<char> &allowed, std::vector<char> &marked,
+                 std::vector<int> stack) {
+  int count = 0;
+  while (!stack.empty()) {
+    int v = stack.back();
+    stack.pop_back();
+    for (int w : edges[v])
+      if (allowed[w] && !marked[w]) {
+        marked[w] = 1;
+        ++count;
+        stack.push_back(w);
+      }
+  }
+  return count;
+}
+
 /// The largest independent segment from `a` to `b`: descendants(a) ∩
 /// ancestors(b), pruned of the vertices that touch the outside and
 /// everything connected to them inside; none when nothing is left or `a`
@@ -327,22 +346,14 @@ static std::optional<Segment> independentSegment(const LocalDag &dag, int a,
   std::vector<char> in(total, 0), bad(total, 0);
   for (int v : inner)
     in[v] = 1;
-  std::vector<int> stack;
+  std::vector<int> touching;
   for (int v : inner)
     for (int w : dag.adj[v])
       if (!in[w] && w != a && w != b && !bad[v]) {
         bad[v] = 1;
-        stack.push_back(v);
+        touching.push_back(v);
       }
-  while (!stack.empty()) {
-    int v = stack.back();
-    stack.pop_back();
-    for (int w : dag.adj[v])
-      if (in[w] && !bad[w]) {
-        bad[w] = 1;
-        stack.push_back(w);
-      }
-  }
+  flood(dag.adj, in, bad, std::move(touching));
   std::vector<int> kept;
   for (int v : inner)
     if (!bad[v])
@@ -355,19 +366,8 @@ static std::optional<Segment> independentSegment(const LocalDag &dag, int a,
     in[v] = 1;
   in[b] = 1;
   std::vector<char> seen(total, 0);
-  stack = {a};
   seen[a] = 1;
-  int reached = 0;
-  while (!stack.empty()) {
-    int v = stack.back();
-    stack.pop_back();
-    for (int w : dag.succ[v])
-      if (in[w] && !seen[w]) {
-        seen[w] = 1;
-        reached += w != b;
-        stack.push_back(w);
-      }
-  }
+  int reached = flood(dag.succ, in, seen, {a}) - seen[b];
   if (reached != static_cast<int>(kept.size()) || !seen[b])
     return std::nullopt;
   return Segment{a, b, std::move(kept)};
