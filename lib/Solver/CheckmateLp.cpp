@@ -60,9 +60,9 @@ public:
   /// Solves; returns 0 optimal, 1 infeasible, 2 other (time, numerics).
   int solve(double seconds) {
     lp.setMaximumWallSeconds(std::max(seconds, 0.05));
-    // Dual simplex (from the slack basis the first time, then warm):
-    // measured 2x faster than CLP's default initialSolve (presolve + dual)
-    // on these degenerate LPs.
+    // Dual simplex (from the slack basis the first time, then warm), not
+    // CLP's default initialSolve (presolve + dual): faster on these
+    // degenerate LPs (docs/Solvers.md, "LP relaxation").
     lp.dual();
     if (lp.isProvenOptimal())
       return 0;
