@@ -191,27 +191,9 @@ public:
                     "unknown kind '" + s->str() +
                         "' (expected input, param, forward or backward)");
     }
-    if (const json::Value *v = object->get("deps")) {
-      const json::Array *deps = v->getAsArray();
-      if (!deps)
-        return fail(path + ".deps", "expected an array");
-      for (size_t k = 0; k < deps->size(); ++k) {
-        std::string depPath = path + ".deps[" + std::to_string(k) + "]";
-        int64_t dep;
-        if (!readInt((*deps)[k], depPath, dep))
-          return false;
-        if (dep < 0 || dep >= static_cast<int64_t>(count))
-          return fail(depPath, "dangling dependency on node " +
-                                   std::to_string(dep) + " (the graph has " +
-                                   std::to_string(count) + " nodes)");
-        if (dep >= static_cast<int64_t>(id))
-          return fail(depPath,
-                      "dependency on node " + std::to_string(dep) +
-                          ", which is not earlier: the graph has a cycle or "
-                          "is not in topological order");
-        node.deps.push_back(static_cast<int>(dep));
-      }
-    }
+    if (const json::Value *v = object->get("deps"))
+      if (!readDeps(*v, path + ".deps", id, count, node))
+        return false;
     if (const json::Value *v = object->get("alias_of")) {
       if (!v->getAsNull()) {
         int64_t base;
@@ -237,6 +219,31 @@ public:
                                         "default)");
     }
     graph.nodes.push_back(std::move(node));
+    return true;
+  }
+
+  /// Node `id`'s "deps" (of `count` nodes): earlier nodes only.
+  bool readDeps(const json::Value &value, const std::string &path, size_t id,
+                size_t count, Node &node) {
+    const json::Array *deps = value.getAsArray();
+    if (!deps)
+      return fail(path, "expected an array");
+    for (size_t k = 0; k < deps->size(); ++k) {
+      std::string depPath = path + "[" + std::to_string(k) + "]";
+      int64_t dep;
+      if (!readInt((*deps)[k], depPath, dep))
+        return false;
+      if (dep < 0 || dep >= static_cast<int64_t>(count))
+        return fail(depPath, "dangling dependency on node " +
+                                 std::to_string(dep) + " (the graph has " +
+                                 std::to_string(count) + " nodes)");
+      if (dep >= static_cast<int64_t>(id))
+        return fail(depPath,
+                    "dependency on node " + std::to_string(dep) +
+                        ", which is not earlier: the graph has a cycle or "
+                        "is not in topological order");
+      node.deps.push_back(static_cast<int>(dep));
+    }
     return true;
   }
 };
