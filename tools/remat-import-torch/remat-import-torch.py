@@ -54,7 +54,7 @@ def main(argv=None):
         prog="remat-import-torch",
         description="Trace one training step (forward, cross-entropy loss, "
         "backward) of a PyTorch model into remat-opt's inputs.")
-    src = p.add_mutually_exclusive_group(required=True)
+    src = p.add_mutually_exclusive_group()
     src.add_argument("--model", help="torchvision classification model name "
                      "(resnet18, mobilenet_v2, vit_b_16, ...)")
     src.add_argument("--module", help="FILE.py:ClassName, an nn.Module "
@@ -83,11 +83,18 @@ def main(argv=None):
                    "(p - LR * dp) instead of its gradient")
     p.add_argument("--list-ops", action="store_true",
                    help="print the aten ops of the joint graph with counts")
+    p.add_argument("--list-lowerings", action="store_true",
+                   help="print every op the MLIR lowering covers and the "
+                   "function that lowers it, then exit")
     p.add_argument("--shard", type=int, metavar="N",
                    help="--emit-mlir: the per-rank step of N data-parallel "
                    "ranks (batch split, gradients and batch-norm "
                    "statistics all-reduced; see docs/Distributed.md)")
     args = p.parse_args(argv)
+    if args.list_lowerings:
+        return list_lowerings()
+    if not (args.model or args.module):
+        p.error("one of the arguments --model --module is required")
     if not (args.emit_graph or args.emit_mlir or args.list_ops):
         p.error("nothing to do: give --emit-graph, --emit-mlir or --list-ops")
     if args.module and not args.input_shape:
@@ -113,6 +120,14 @@ def main(argv=None):
     except torch_trace.ImportError_ as e:
         sys.stderr.write("remat-import-torch: error: %s\n" % e)
         return 1
+
+
+def list_lowerings():
+    """The one table of lowerings (lowerings/registry.py), one op a line."""
+    import lowerings
+    for op, fn in sorted(lowerings.TABLE.items()):
+        print("%-45s %s.%s" % (op, fn.__module__, fn.__name__))
+    return 0
 
 
 def add_batch_scaling(graph, spec, args):
@@ -177,13 +192,13 @@ def emit_data_parallel_mlir(args, spec):
         local, decompose=True, for_mlir=True,
         decompositions=shard_export.sync_batch_norm_decompositions(args.shard))
     try:
-        text = mlir_export.to_mlir(joint, spec.name)
+        fn = mlir_export.to_function(joint, spec.name)
     except mlir_export.UnsupportedOps as e:
         sys.stderr.write("remat-import-torch: error: %s\n" % e)
         return 1
+    shard_export.to_data_parallel(fn, args.shard, 1 + len(joint.param_names))
     with open(args.emit_mlir, "w") as f:
-        f.write(shard_export.to_data_parallel(text, args.shard,
-                                              1 + len(joint.param_names)))
+        f.write(fn.text())
     return 0
 
 

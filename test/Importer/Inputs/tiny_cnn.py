@@ -1,5 +1,6 @@
 """A tiny CNN for the importer tests: conv (strided, padded) + batch norm +
 ReLU, max pool, a second conv with bias, global average pool, linear head."""
+import torch
 import torch.nn as nn
 
 
@@ -151,3 +152,19 @@ class CumulativeBN(nn.Module):
 
     def forward(self, x):
         return self.fc(self.bn(x))
+
+
+class NameClash(nn.Module):
+    """Parameters named like values the emitter makes: %c1 (the loss
+    tangent's constant), %r and %a0 (payload names), %x (the input)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Parameter(torch.linspace(-0.4, 0.4, 32).reshape(4, 8))
+        self.r = nn.Parameter(torch.linspace(-0.1, 0.2, 4))
+        self.a0 = nn.Parameter(torch.linspace(0.5, 1.5, 4))
+        self.x = nn.Parameter(torch.linspace(0.3, -0.3, 4))
+
+    def forward(self, inp):
+        h = torch.sigmoid(inp.flatten(1) @ self.c1.t() + self.r)
+        return h * self.a0 + self.x
