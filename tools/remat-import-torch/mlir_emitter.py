@@ -43,12 +43,29 @@ def tensor_type(shape, elt):
     return "tensor<%s%s>" % ("".join("%dx" % d for d in shape), elt)
 
 
+FLOAT_TYPES = ("bf16", "f32", "f64")
+
+
+def is_float(elt):
+    """Whether the element type `elt` is a float type (bf16, f32, f64)."""
+    return elt in FLOAT_TYPES
+
+
 def hex_float(value, elt="f32"):
-    """An exact MLIR float literal: the value rounded to `elt` (f32 as
-    PyTorch rounds a Python scalar used with a float32 tensor)."""
+    """An exact MLIR float literal: the value rounded to `elt` as PyTorch
+    rounds a Python scalar used with a tensor of that type (f32: to nearest;
+    bf16: to the nearest float, then to nearest even bfloat16, as
+    c10::BFloat16)."""
+    if elt == "f64":
+        return "0x%016X" % struct.unpack("<Q", struct.pack("<d", float(value)))[0]
+    bits = struct.unpack("<I", struct.pack("<f", float(value)))[0]
     if elt == "f32":
-        return "0x%08X" % struct.unpack("<I", struct.pack("<f", float(value)))[0]
-    return "0x%016X" % struct.unpack("<Q", struct.pack("<d", float(value)))[0]
+        return "0x%08X" % bits
+    if elt != "bf16":
+        raise ValueError("no float literal of type %s" % elt)
+    if value != value:  # NaN
+        return "0x7FC0"
+    return "0x%04X" % ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16)
 
 
 def decimal_float(value):
@@ -65,7 +82,7 @@ def decimal_float(value):
 def scalar_literal(value, elt):
     """The literal of `value` as an `elt` constant: exact hex for floats,
     true/false for i1, a decimal integer otherwise."""
-    if elt in ("f32", "f64"):
+    if is_float(elt):
         return hex_float(value, elt)
     if elt == "i1":
         return "true" if value else "false"
@@ -168,7 +185,9 @@ class Names:
         return name in self.function or any(name in r for r in self.regions)
 
     def reserve(self, names):
-        """Names defined outside the emitter (in text read from a file)."""
+        """Names defined outside the emitter (in text read from a file);
+        any iterable, a generator too."""
+        names = set(names)
         self.function.update(names)
         self.everywhere.update(names)
 
@@ -423,7 +442,7 @@ class Emitter:
                 elt = out_elt if out_elt != "i1" else "f32"
                 if isinstance(o, tuple):
                     o, elt = o
-                lit = hex_float(o, elt) if elt.startswith("f") else str(int(o))
+                lit = hex_float(o, elt) if is_float(elt) else str(int(o))
                 scalars.append(blk.const(lit, elt, "k%d" % k))
                 k += 1
             return payload(blk, scalars)
