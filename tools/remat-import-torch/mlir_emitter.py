@@ -693,15 +693,17 @@ def _signature(toks, i):
     sig.private = any(t.text == "private" for t in toks[j:i])
     args, i = _group(toks, i + 1, ")")
     sig.args = [(a[0].text[1:], a[2].text) for a in args if len(a) > 2 and a[1].text == ":"]
-    if toks[i].text == "->":
-        if toks[i + 1].text == "(":
+    # A declaration may end the text: past the last token reads as "".
+    text = lambda k: toks[k].text if k < len(toks) else ""
+    if text(i) == "->":
+        if text(i + 1) == "(":
             results, i = _group(toks, i + 1, ")")
             sig.results = [r[0].text for r in results]
         else:
-            sig.results, i = [toks[i + 1].text], i + 2
-    if toks[i].text == "attributes":
+            sig.results, i = [text(i + 1)], i + 2
+    if text(i) == "attributes":
         _, i = _group(toks, i + 1, "}")
-    if toks[i].text != "{":
+    if text(i) != "{":
         return None
     sig.body_start, depth = toks[i].end, 0
     for t in toks[i:]:
