@@ -260,6 +260,10 @@ def parse_args():
     p.add_argument("--rtol", type=float, default=1e-4)
     p.add_argument("--atol", type=float, default=1e-6)
     p.add_argument("--slack", type=float, default=4.0)
+    p.add_argument("--rtol-torch", type=float,
+                   help="also fail where a result differs from PyTorch's "
+                   "step in the same type (--dtype) by more than this, "
+                   "relative as rtol (bf16: both comparisons matter)")
     p.add_argument("--max-values", type=int, default=1 << 20)
     p.add_argument("--perturb", type=float, default=0.0,
                    help="measure PyTorch's own error (for --slack) as its "
@@ -285,7 +289,12 @@ def reference(args):
         theirs, _ = torch_step(spec, torch.float64, args, args.perturb)
         other = "f64 perturbed"
     else:
-        theirs, _ = torch_step(spec, spec.dtype, args)
+        try:
+            theirs, _ = torch_step(spec, spec.dtype, args)
+        except RuntimeError as err:  # an op without a kernel of that type
+            raise torch_trace.ImportError_(
+                "PyTorch's own %s step fails, so there is no error of "
+                "PyTorch's to compare ours with: %s" % (other, err))
     return labels, expected, theirs, other, first_state
 
 
@@ -356,6 +365,9 @@ def errors(got, want, theirs, other, args):
         if not within(e_ours, e_torch, maxabs, args):
             errs.append("max |diff| %.3g (torch %s %.3g)"
                         % (e_ours, other, e_torch))
+    if args.rtol_torch is not None and rel_same > args.rtol_torch:
+        errs.append("%.3g from torch %s's step (--rtol-torch %g)"
+                    % (rel_same, other, args.rtol_torch))
     return rel, rel_torch, errs, rel_same
 
 
