@@ -21,7 +21,8 @@ from torch_trace import op_name
 
 TABLE = {}
 
-DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.int64: "i64",
+DTYPES = {torch.bfloat16: "bf16", torch.float32: "f32", torch.float64: "f64",
+          torch.int64: "i64",
           torch.int32: "i32", torch.bool: "i1"}
 
 
