@@ -167,8 +167,7 @@ def to_function(joint, name, opt=None, sharding=None):
         raise UnsupportedOps("unsupported input of the step: %s" % err)
     after = None
     if sharding is not None:
-        sharding.expect(joint.grads, joint.param_names,
-                        opt.lr if opt is not None else None)
+        sharding.expect(joint.grads, joint.param_names, opt)
         after = sharding.after
     unknown = lower_graph(cx, joint, after)
     if unknown:

@@ -235,10 +235,11 @@ class FullySharded:
         e.loc = saved
         return v
 
-    def expect(self, grads, names, sgd_lr):
+    def expect(self, grads, names, opt):
         """The gradient nodes of the parameters (in `parameter` order),
-        their names, and the SGD learning rate (None: no update)."""
-        self.grads, self.names, self.sgd_lr = list(grads), list(names), sgd_lr
+        their names, and the optimizer (None: no update; plain SGD, the
+        only one without state, otherwise)."""
+        self.grads, self.names, self.opt = list(grads), list(names), opt
         self.out = [None] * len(self.grads)
 
     def after(self, cx, node):
@@ -264,9 +265,10 @@ class FullySharded:
                             % (padded.name, padded.type, shard.type)),
                       shard.shape, shard.elt)
         grad = _divide(e, total, count, "fsdp_init%d" % i, "fsdp_grad%d" % i)
-        if self.sgd_lr is None:
+        if self.opt is None:
             return grad
-        return sgd(cx, [shard], [self.names[i]], [grad], self.sgd_lr)[0]
+        e.loc = "%s/sgd" % self.names[i]
+        return sgd(e, self.opt, shard, grad, [])[0]
 
     def results(self):
         """The rank's shard of every gradient or updated parameter."""
