@@ -63,12 +63,13 @@ def decimal_float(value):
 
 
 def scalar_literal(value, elt):
-    """The literal of `value` as an `elt` constant: exact hex for floats,
-    true/false for i1, a decimal integer otherwise."""
+    """The literal of `value` as an `elt` constant (written `<literal> :
+    <elt>`): exact hex for floats, 1/0 for i1, a decimal integer
+    otherwise."""
     if elt in ("f32", "f64"):
         return hex_float(value, elt)
     if elt == "i1":
-        return "true" if value else "false"
+        return "1" if value else "0"
     return str(int(value))
 
 
@@ -423,8 +424,7 @@ class Emitter:
                 elt = out_elt if out_elt != "i1" else "f32"
                 if isinstance(o, tuple):
                     o, elt = o
-                lit = hex_float(o, elt) if elt.startswith("f") else str(int(o))
-                scalars.append(blk.const(lit, elt, "k%d" % k))
+                scalars.append(blk.const(scalar_literal(o, elt), elt, "k%d" % k))
                 k += 1
             return payload(blk, scalars)
 

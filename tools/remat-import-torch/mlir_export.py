@@ -17,7 +17,7 @@ and reported at once by UnsupportedOps.
 
 import operator
 
-from mlir_emitter import Argument, Function, Value, hex_float, tensor_type
+from mlir_emitter import Argument, Function, Value, decimal_float, hex_float, tensor_type
 from lowerings import Context, Unsupported, lower
 from lowerings.optimizer import sgd
 from lowerings.registry import element_type
@@ -34,7 +34,8 @@ def sanitize(name):
 
 def add_arguments(cx, joint):
     """Every buffer and every used placeholder but the tangent becomes an
-    argument (the data ones marked remat.data); the tangent the constant 1."""
+    argument (the data ones marked remat.data, data_attributes); the
+    tangent the constant 1."""
     fn, e = cx.function, cx.e
     for i, p in enumerate(joint.placeholders):
         kind = joint.placeholder_kind(i)
@@ -50,8 +51,20 @@ def add_arguments(cx, joint):
         label = joint.placeholder_label(i)
         data = kind not in ("param", "buffer")
         hint = sanitize(label) if not data else ("x" if kind == "input" else "labels")
-        cx.values[p] = fn.argument(hint, list(v.shape), elt,
-                                   ["remat.data"] if data else [], label)
+        cx.values[p] = fn.argument(hint, list(v.shape), elt, data_attributes(joint, i),
+                                   label)
+
+
+def data_attributes(joint, index):
+    """`remat.data` on a data argument, with `remat.high` (the runners'
+    integer values lie below it) on an integer one with a bound: token
+    ids, the labels of `ce`."""
+    spec = joint.data_input(index)
+    if spec is None:
+        return []
+    if spec.high is None:
+        return ["remat.data"]
+    return ["remat.data", "remat.high = %d : i64" % spec.high]
 
 
 def lower_graph(cx, joint):
@@ -110,8 +123,9 @@ def to_function(joint, name, sgd_lr=None):
     unknown = lower_graph(cx, joint)
     if unknown:
         raise report(unknown)
-    for value, label in cx.masks:
-        fn.args.append(Argument(value, ["remat.data"], label))
+    for value, label, p in cx.masks:
+        fn.args.append(Argument(value, ["remat.data", "remat.bernoulli = %s : f64"
+                                        % decimal_float(p)], label))
     results = [cx.values[joint.loss]]
     for g, pname in zip(joint.grads, joint.param_names):
         if g is None:
@@ -123,8 +137,6 @@ def to_function(joint, name, sgd_lr=None):
         results = results[:1] + sgd(cx, params, joint.param_names, results[1:], sgd_lr)
     fn.results = results + [cx.values[v] for _, v in joint.buffer_updates]
     fn.before = header(name, joint, sgd_lr)
-    fn.after = ["func.func private @%s(%s) -> %s" % (f, elt, elt)
-                for f, elt in sorted(cx.externs)]
     return fn
 
 

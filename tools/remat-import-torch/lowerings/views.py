@@ -4,6 +4,7 @@ linalg.transpose, tensor.extract_slice / insert_slice)."""
 
 from mlir_emitter import affine_map, identity_map
 
+from .elementwise import converted
 from .registry import Unsupported, lowering
 
 PASS_THROUGH = ("aten.detach", "aten.alias", "aten.clone", "aten.lift_fresh_copy")
@@ -18,11 +19,9 @@ def pass_through(cx, n):
 
 @lowering("aten._to_copy")
 def to_copy(cx, n):
-    """A copy without a change of element type (a value, as tensors are)."""
-    src = cx.val(n.args[0])
-    if src.elt != cx.elt:
-        raise Unsupported(cx.op + " (dtype conversion)")
-    return src
+    """A copy (a value, as tensors are), converted when the element type
+    changes (`.float()` of a boolean mask, of token ids)."""
+    return converted(cx, cx.val(n.args[0]), cx.elt)
 
 
 @lowering(*RESHAPES)
@@ -71,21 +70,41 @@ def broadcast_in_dim(cx, n):
                         ["parallel"] * r, lambda b, a: a[0])[0]
 
 
-@lowering("aten.cat")
-def cat(cx, n):
-    """Each part inserted at its offset along dim into an empty result."""
-    shape = cx.shape
-    dim = (n.args[1] if len(n.args) > 1 else 0) % len(shape)
-    acc = cx.e.empty(shape, cx.elt)
+def concatenate(e, parts, dim, shape, elt):
+    """Each part inserted at its offset along dim into an empty tensor of
+    `shape`."""
+    acc = e.empty(shape, elt)
     off = 0
-    for part in (cx.val(a) for a in n.args[0]):
+    for part in parts:
         if part.shape[dim] == 0:
             continue
         offs = [0] * len(shape)
         offs[dim] = off
-        acc = cx.e.insert_slice(part, acc, offs, part.shape, [1] * len(shape))
+        acc = e.insert_slice(part, acc, offs, part.shape, [1] * len(shape))
         off += part.shape[dim]
     return acc
+
+
+@lowering("aten.cat")
+def cat(cx, n):
+    dim = (n.args[1] if len(n.args) > 1 else 0) % len(cx.shape)
+    parts = [cx.val(a) for a in n.args[0]]
+    if any(p.elt != cx.elt for p in parts):
+        raise Unsupported(cx.op + " (parts of different element types)")
+    return concatenate(cx.e, parts, dim, cx.shape, cx.elt)
+
+
+@lowering("aten.stack")
+def stack(cx, n):
+    """The parts, each given a dimension of 1 at dim, concatenated along it
+    (rotary embeddings' pairs)."""
+    dim = (n.args[1] if len(n.args) > 1 else 0) % len(cx.shape)
+    parts = []
+    for p in (cx.val(a) for a in n.args[0]):
+        if p.elt != cx.elt:
+            raise Unsupported(cx.op + " (parts of different element types)")
+        parts.append(cx.e.reshape(p, p.shape[:dim] + [1] + p.shape[dim:]))
+    return concatenate(cx.e, parts, dim, cx.shape, cx.elt)
 
 
 @lowering("aten.split", "aten.split_with_sizes")
