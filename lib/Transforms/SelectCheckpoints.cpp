@@ -541,18 +541,11 @@ remat::selectCheckpoints(func::FuncOp func,
 
 namespace {
 struct SelectCheckpointsPass
-    : public BlankCheckedOptions<
-          remat::impl::RematSelectCheckpointsBase<SelectCheckpointsPass>> {
+    : public BlankCheckedOptions<SelectedFunctionsPass<
+          remat::impl::RematSelectCheckpointsBase<SelectCheckpointsPass>>> {
   using BlankCheckedOptions::BlankCheckedOptions;
 
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    FailureOr<bool> selected =
-        isSelectedFunction(func, functions, getArgument());
-    if (failed(selected))
-      return signalPassFailure();
-    if (!*selected)
-      return markAllAnalysesPreserved();
+  void runOnSelectedFunction(func::FuncOp func) override {
     SelectCheckpointsOptions options;
     options.solver = solver;
     options.mode = mode;

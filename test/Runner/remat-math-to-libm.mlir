@@ -18,11 +18,12 @@
 // remat-lower-to-cpu runs it: remat-run's inputs are x[i] = sin(0.1 i) / 2
 // and y[i] = sin(0.1 i + 1) / 2, so erf(x) = [0, 0.0562782, 0.111720,
 // 0.165524] (f32), erf(y) = [0.448163, 0.471422] (f64), and erfc(x) sums
-// to 4 - 0.333522.
-// EXEC: result #0: tensor<4xf32> sum=0.333522
-// EXEC-NEXT: values: [0, 0.0562782{{[0-9]*}}, 0.11172{{[0-9]*}}, 0.165524{{[0-9]*}}]
-// EXEC: result #1: tensor<2xf64> sum=0.919585
-// EXEC: result #2: tensor<4xf32> sum=3.66648
+// to 4 - 0.333522 (Python's math.erf on the same values).
+// EXEC: result #0: tensor<4xf32> sum=0.33352174
+// EXEC-NEXT: values: [0, 0.05627822{{[0-9]*}}, 0.11171958{{[0-9]*}}, 0.16552393{{[0-9]*}}]
+// EXEC: result #1: tensor<2xf64> sum=0.91958547
+// EXEC-NEXT: values: [0.44816310{{[0-9]*}}, 0.47142237{{[0-9]*}}]
+// EXEC: result #2: tensor<4xf32> sum=3.6664782
 
 #id = affine_map<(d0) -> (d0)>
 func.func @erfs(%x: tensor<4xf32>, %y: tensor<2xf64>)

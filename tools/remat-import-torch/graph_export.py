@@ -14,7 +14,9 @@ import torch.fx
 
 from torch_trace import op_name
 
-# Ops whose result aliases operand 0 (0 bytes, alias_of its base).
+# Ops whose result aliases operand 0 (0 bytes, alias_of its base): PyTorch's
+# views. test/Importer/view-ops.test checks them against remat-opt's storage
+# model (remat::isViewOp) on the MLIR this importer emits.
 VIEW_OPS = {
     "aten.t", "aten.transpose", "aten.view", "aten._reshape_alias",
     "aten._unsafe_view", "aten.expand", "aten.permute", "aten.detach",

@@ -67,3 +67,24 @@ class Pieces(nn.Module):
         logp = F.log_softmax(logits, dim=-1)
         picked = logp.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
         return ce - picked.mean()
+
+
+class Refused(nn.Module):
+    """Forms the MLIR lowering refuses (test/Importer/unsupported.test): an
+    embedding scaled by token frequency, a Bernoulli draw with
+    probabilities from a tensor, cross-entropy with class weights, a sum of
+    booleans."""
+
+    def __init__(self, vocab_size=16, dim=8):
+        super().__init__()
+        self.embed = nn.Embedding(vocab_size, dim, scale_grad_by_freq=True)
+        self.head = nn.Linear(dim, vocab_size)
+        self.register_buffer("class_weight", torch.linspace(0.5, 1.5, vocab_size))
+
+    def forward(self, idx, targets):
+        x = self.embed(idx)
+        x = x * torch.bernoulli(torch.sigmoid(x.detach()))
+        logits = self.head(x)
+        n = (targets != 0).sum()
+        ce = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), weight=self.class_weight)
+        return ce * n / n
