@@ -94,6 +94,13 @@ if config.enable_mpi and config.mpiexec and os.path.exists(config.mpiexec):
     config.substitutions.append(("%mpirun", mpirun))
 if config.ptxas_executable and os.path.exists(config.ptxas_executable):
     config.available_features.add("ptxas")
+    # The toolkit around ptxas, when it has libdevice: a test that needs the
+    # math functions linked into the PTX names it (`toolkit=%cuda_toolkit`),
+    # as lit hides CUDA_HOME and friends from the tools it runs.
+    toolkit = os.path.dirname(os.path.dirname(config.ptxas_executable))
+    if os.path.isdir(os.path.join(toolkit, "nvvm", "libdevice")):
+        config.available_features.add("libdevice")
+        config.substitutions.append(("%cuda_toolkit", toolkit))
 
 
 def _has_cuda_gpu():
