@@ -55,6 +55,10 @@ def _preloading_wrappers(runtime):
 
 if config.sanitizer_runtime:
     tool_dirs.insert(0, _preloading_wrappers(config.sanitizer_runtime))
+    # Slow tests (whole language models run several times) skip the
+    # instrumented run, ten times slower: `UNSUPPORTED: sanitizer`. Their
+    # ops run instrumented in the small tests (docs/Testing.md).
+    config.available_features.add("sanitizer")
 tools = [
     "remat-opt",
     ToolSubst("mlir-opt", unresolved="ignore"),
