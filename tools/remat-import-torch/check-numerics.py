@@ -121,31 +121,41 @@ def data_values(spec, first, dtype, perturb):
 
 
 class Dropout:
-    """F.dropout with remat-run's values for the masks: the imported step
-    takes each dropout mask as an argument after the data arguments, in
-    call order, marked remat.bernoulli = 1 - p (docs/Importer.md,
+    """F.dropout and Tensor.bernoulli_ (stochastic depth's draw) with
+    remat-run's values for the masks: the imported step takes each mask as
+    an argument after the data arguments, in call order, marked
+    remat.bernoulli = the probability of a 1 (docs/Importer.md,
     "Dropout")."""
 
     def __init__(self, first, spec_dtype, dtype):
         self.first, self.spec_dtype, self.dtype = first, spec_dtype, dtype
         self.masks = 0
 
+    def mask(self, shape, keep):
+        k = self.first + self.masks
+        self.masks += 1
+        return remat_run_value(k, list(shape), self.spec_dtype,
+                               bernoulli=keep).to(self.dtype)
+
     def __call__(self, input, p=0.5, training=True, inplace=False):
         if not training or p == 0:
             return input
-        k = self.first + self.masks
-        self.masks += 1
-        mask = remat_run_value(k, list(input.shape), self.spec_dtype,
-                               bernoulli=1 - p)
-        return input * mask.to(self.dtype) / (1 - p)
+        return input * self.mask(input.shape, 1 - p) / (1 - p)
+
+    def bernoulli_(self, tensor, p=0.5, generator=None):
+        if isinstance(p, torch.Tensor):
+            raise ValueError("bernoulli_ with probabilities from a tensor")
+        with torch.no_grad():
+            return tensor.copy_(self.mask(tensor.shape, float(p)))
 
     def __enter__(self):
-        self.saved = F.dropout
+        self.saved = F.dropout, torch.Tensor.bernoulli_
         F.dropout = self
+        torch.Tensor.bernoulli_ = lambda t, *a, **k: self.bernoulli_(t, *a, **k)
         return self
 
     def __exit__(self, *exc):
-        F.dropout = self.saved
+        F.dropout, torch.Tensor.bernoulli_ = self.saved
         return False
 
 

@@ -19,6 +19,7 @@ import operator
 
 from mlir_emitter import Argument, Function, Value, decimal_float, hex_float, tensor_type
 from lowerings import Context, Unsupported, lower
+from lowerings.creation import tensor_constant
 from lowerings.optimizer import sgd
 from lowerings.registry import element_type
 from torch_trace import op_name
@@ -72,6 +73,8 @@ def lower_graph(cx, joint):
     of the unsupported ones."""
     unknown = {}
     for n in joint.graph.nodes:
+        if n.op == "get_attr":
+            lower_constant(cx, joint, n, unknown)
         if n.op != "call_function":
             continue
         path = n.meta.get("remat_path", "") or "<top>"
@@ -90,6 +93,18 @@ def lower_graph(cx, joint):
         except Unsupported as err:
             unknown.setdefault(str(err), []).append(path)
     return unknown
+
+
+def lower_constant(cx, joint, n, unknown):
+    """A tensor constant of the graph (get_attr) as an IR constant, located
+    at its first user's module."""
+    path = next((u.meta.get("remat_path") for u in n.users), "") or "<top>"
+    cx.e.loc = "%s/constant" % path
+    try:
+        cx.values[n] = tensor_constant(cx, getattr(joint.gm, n.target),
+                                       "tensor constant %s" % n.target)
+    except Unsupported as err:
+        unknown.setdefault(str(err), []).append(path)
 
 
 def report(unknown):

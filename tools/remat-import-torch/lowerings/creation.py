@@ -3,18 +3,18 @@ dropout's random mask (an argument of the step)."""
 
 import torch
 
-from mlir_emitter import Value, affine_map, hex_float, identity_map, tensor_type
+from mlir_emitter import Value, affine_map, hex_float, identity_map, scalar_literal, tensor_type
 
 from .elementwise import convert, is_float
 from .registry import Unsupported, element_type, lowering
 
 
-@lowering("aten.empty", "aten.empty_like")
+@lowering("aten.empty", "aten.empty_like", "aten.new_empty")
 def empty(cx, n):
     return cx.e.empty(cx.shape, cx.elt)
 
 
-@lowering("aten.zeros", "aten.zeros_like", "aten.new_zeros")
+@lowering("aten.zeros", "aten.zeros_like", "aten.new_zeros", "aten.zero")
 def zeros(cx, n):
     return cx.e.filled(cx.shape, cx.elt, 0.0 if cx.elt.startswith("f") else 0)
 
@@ -76,6 +76,26 @@ def arange(cx, n):
         raise Unsupported(cx.op + " (not 1-D)")
     init = cx.e.empty(cx.shape, elt)
     return cx.e.generic([], [], [init], [identity_map(1)], ["parallel"], body, hint="ar")[0]
+
+
+# A tensor constant of the graph (a get_attr node: swin_t's 0-d mask
+# values) up to this many elements becomes an arith.constant.
+MAX_CONSTANT_ELEMENTS = 1 << 16
+
+
+def tensor_constant(cx, tensor, what):
+    """`tensor`'s values as an arith.constant: a splat, or a 1-D dense
+    literal reshaped."""
+    elt, shape = element_type(tensor.dtype, what), list(tensor.shape)
+    flat = tensor.detach().flatten().tolist()
+    if len(flat) > MAX_CONSTANT_ELEMENTS:
+        raise Unsupported("%s (%d elements)" % (what, len(flat)))
+    if len(flat) == 1:
+        c = cx.e.constant("dense<%s>" % scalar_literal(flat[0], elt), tensor_type(shape, elt))
+        return Value(c, shape, elt)
+    literal = "dense<[%s]>" % ", ".join(scalar_literal(x, elt) for x in flat)
+    c = Value(cx.e.constant(literal, tensor_type([len(flat)], elt)), [len(flat)], elt)
+    return cx.e.reshape(c, shape)
 
 
 @lowering("aten.scalar_tensor")

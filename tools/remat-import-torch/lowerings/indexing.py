@@ -156,3 +156,74 @@ def scatter_add(cx, n):
     """Sums in index order (gather's backward)."""
     return scatter_into(cx, cx.val(n.args[0]), n.args[1], cx.val(n.args[2]),
                         cx.val(n.args[3]), True)
+
+
+def index_operand(cx, indices, base):
+    """(position, Value) of the one index tensor of aten.index(_put)'s
+    `indices` (None elsewhere, as x[:, idx]); Unsupported otherwise."""
+    tensors = [(p, cx.val(i)) for p, i in enumerate(indices) if i is not None]
+    if len(tensors) != 1:
+        raise Unsupported(cx.op + " (%d index tensors)" % len(tensors))
+    p, idx = tensors[0]
+    if idx.elt == "i1":
+        raise Unsupported(cx.op + " (boolean mask)")
+    return p, idx
+
+
+def wrapped_index(b, x, elt, size, hint):
+    """Payload: index x of a dimension of `size` as an index value,
+    negative ones counted from the end as PyTorch does."""
+    zero, n = b.const("0", elt, hint + "z"), b.const(str(size), elt, hint + "n")
+    neg = b.op("arith.cmpi", ["slt", x, zero], elt, hint + "neg")
+    up = b.op("arith.addi", [x, n], elt, hint + "up")
+    return as_index(b, b.op("arith.select", [neg, up, x], elt, hint + "w"), elt, hint)
+
+
+@lowering("aten.index")
+def index(cx, n):
+    """x[:, .., idx, ..]: one index tensor at position p; the result's
+    dimensions are x's before p, idx's, then x's after p. A gather:
+    a generic over the result reading x (swin's relative position bias)."""
+    x = cx.val(n.args[0])
+    p, idx = index_operand(cx, n.args[1], x)
+    r, k = len(cx.shape), idx.rank
+
+    def body(b, a):
+        at = wrapped_index(b, a[0], idx.elt, x.shape[p], "at")
+        coords = [b.index(d, "i%d" % d) for d in range(p)] + [at] + \
+            [b.index(d + k - 1, "i%d" % d) for d in range(p + 1, x.rank)]
+        return extract(b, x, coords)
+
+    init = cx.e.empty(cx.shape, cx.elt)
+    imap = affine_map(r, ["d%d" % d for d in range(p, p + k)])
+    return cx.e.generic([idx], [imap], [init], [identity_map(r)], ["parallel"] * r,
+                        body, hint="ix")[0]
+
+
+@lowering("aten.index_put")
+def index_put(cx, n):
+    """base[.., idx[t], ..] = values[.., t, ..] (accumulate: +=) for one
+    index tensor at position p, written as a gather over the base: loops
+    (base's dims, t), t a reduction in index order, so duplicates add (or
+    the last write wins) deterministically (the backward of aten.index)."""
+    base, values = cx.val(n.args[0]), cx.val(n.args[2])
+    accumulate = n.args[3] if len(n.args) > 3 else n.kwargs.get("accumulate", False)
+    p, idx = index_operand(cx, n.args[1], base)
+    tokens, r = count(idx.shape), base.rank
+    if values.shape != base.shape[:p] + idx.shape + base.shape[p + 1:]:
+        raise Unsupported(cx.op + " (values broadcast)")
+    i1 = cx.e.reshape(idx, [tokens])
+    v2 = cx.e.reshape(values, base.shape[:p] + [tokens] + base.shape[p + 1:])
+
+    def body(b, a):
+        at = wrapped_index(b, a[0], idx.elt, base.shape[p], "at")
+        hit = b.op("arith.cmpi", ["eq", at, b.index(p, "pos")], "index", "hit")
+        v = a[1]
+        if accumulate:
+            v = b.op("arith.addf" if is_float(cx.elt) else "arith.addi", [a[2], v], cx.elt, "s")
+        return b.op("arith.select", [hit, v, a[2]], cx.elt)
+
+    vmap = affine_map(r + 1, ["d%d" % (r if d == p else d) for d in range(r)])
+    return cx.e.generic([i1, v2], [affine_map(r + 1, ["d%d" % r]), vmap], [base],
+                        [affine_map(r + 1, loops(r))], ["parallel"] * r + ["reduction"],
+                        body, hint="ip")[0]
