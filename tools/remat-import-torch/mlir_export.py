@@ -33,10 +33,12 @@ def sanitize(name):
     return "".join(c if c.isalnum() else "_" for c in name)
 
 
-def add_arguments(cx, joint):
+def add_arguments(cx, joint, sharding=None):
     """Every buffer and every used placeholder but the tangent becomes an
     argument (the data ones marked remat.data, data_attributes); the
-    tangent the constant 1."""
+    tangent the constant 1. With `sharding` (shard_export.FullySharded),
+    each parameter argument is the rank's shard, gathered where it is first
+    used."""
     fn, e = cx.function, cx.e
     for i, p in enumerate(joint.placeholders):
         kind = joint.placeholder_kind(i)
@@ -50,6 +52,10 @@ def add_arguments(cx, joint):
         if not p.users and kind != "buffer":
             continue
         label = joint.placeholder_label(i)
+        if kind == "param" and sharding is not None:
+            cx.values[p] = sharding.parameter(
+                cx, sanitize(label), list(v.shape), elt, label)
+            continue
         data = kind not in ("param", "buffer")
         hint = sanitize(label) if not data else ("x" if kind == "input" else "labels")
         cx.values[p] = fn.argument(hint, list(v.shape), elt, data_attributes(joint, i),
@@ -68,9 +74,9 @@ def data_attributes(joint, index):
     return ["remat.data", "remat.high = %d : i64" % spec.high]
 
 
-def lower_graph(cx, joint):
-    """Lowers every call of the graph; returns {op (form): [module paths]}
-    of the unsupported ones."""
+def lower_graph(cx, joint, after=None):
+    """Lowers every call of the graph, calling `after(cx, node)` after each;
+    returns {op (form): [module paths]} of the unsupported ones."""
     unknown = {}
     for n in joint.graph.nodes:
         if n.op == "get_attr":
@@ -82,16 +88,10 @@ def lower_graph(cx, joint):
         if n.target is operator.getitem:
             src = cx.values.get(n.args[0])
             cx.values[n] = src[n.args[1]] if isinstance(src, tuple) else cx.stand_in(n)
-            continue
-        for a in n.all_input_nodes:
-            if a not in cx.values:
-                # Its producer was unsupported (reported): lower on with a
-                # stand-in so that every unsupported op is found at once.
-                cx.values[a] = cx.stand_in(a)
-        try:
-            cx.values[n] = lower(cx, n)
-        except Unsupported as err:
-            unknown.setdefault(str(err), []).append(path)
+        else:
+            lower_call(cx, n, path, unknown)
+        if after is not None:
+            after(cx, n)
     return unknown
 
 
@@ -103,6 +103,20 @@ def lower_constant(cx, joint, n, unknown):
     try:
         cx.values[n] = tensor_constant(cx, getattr(joint.gm, n.target),
                                        "tensor constant %s" % n.target)
+    except Unsupported as err:
+        unknown.setdefault(str(err), []).append(path)
+
+
+def lower_call(cx, n, path, unknown):
+    """Lowers call `n` located at `path`; records it in `unknown` when it is
+    unsupported."""
+    for a in n.all_input_nodes:
+        if a not in cx.values:
+            # Its producer was unsupported (reported): lower on with a
+            # stand-in so that every unsupported op is found at once.
+            cx.values[a] = cx.stand_in(a)
+    try:
+        cx.values[n] = lower(cx, n)
     except Unsupported as err:
         unknown.setdefault(str(err), []).append(path)
 
@@ -126,16 +140,22 @@ def header(name, joint, sgd_lr):
             if joint.buffer_updates else ": none")]
 
 
-def to_function(joint, name, sgd_lr=None):
+def to_function(joint, name, sgd_lr=None, sharding=None):
     """The step as an mlir_emitter.Function (shard_export edits it);
-    raises UnsupportedOps naming every op it cannot lower."""
+    raises UnsupportedOps naming every op it cannot lower. With `sharding`
+    (shard_export.FullySharded) the parameters, their gradients and the
+    SGD step are the rank's shards."""
     fn = Function(sanitize(name))
     cx = Context(joint, fn)
     try:
-        add_arguments(cx, joint)
+        add_arguments(cx, joint, sharding)
     except Unsupported as err:
         raise UnsupportedOps("unsupported input of the step: %s" % err)
-    unknown = lower_graph(cx, joint)
+    after = None
+    if sharding is not None:
+        sharding.expect(joint.grads, joint.param_names, sgd_lr)
+        after = sharding.after
+    unknown = lower_graph(cx, joint, after)
     if unknown:
         raise report(unknown)
     for value, label, p in cx.masks:
@@ -146,7 +166,9 @@ def to_function(joint, name, sgd_lr=None):
         if g is None:
             raise UnsupportedOps("parameter '%s' has no gradient" % pname)
         results.append(cx.values[g])
-    if sgd_lr is not None:
+    if sharding is not None:
+        results = results[:1] + sharding.results()
+    elif sgd_lr is not None:
         params = [cx.values[p] for i, p in enumerate(joint.placeholders)
                   if joint.placeholder_kind(i) == "param"]
         results = results[:1] + sgd(cx, params, joint.param_names, results[1:], sgd_lr)

@@ -63,6 +63,11 @@ def main(argv=None):
                    help="--emit-mlir: the per-rank step of N data-parallel "
                    "ranks (batch split, gradients and batch-norm "
                    "statistics all-reduced; see docs/Distributed.md)")
+    p.add_argument("--fsdp", action="store_true",
+                   help="with --shard N: fully sharded data parallel "
+                   "(parameters, gradients and the --sgd-lr step split "
+                   "along dimension 0 over the ranks, parameters "
+                   "all-gathered before use, gradients reduce-scattered)")
     args = p.parse_args(argv)
     if args.list_lowerings:
         return list_lowerings()
@@ -77,9 +82,11 @@ def main(argv=None):
                 "(without --emit-graph)")
     if args.sgd_lr is not None and not args.emit_mlir:
         p.error("--sgd-lr applies to --emit-mlir only")
-    if args.shard is not None and args.sgd_lr is not None:
-        p.error("--shard and --sgd-lr cannot be combined (the per-rank "
-                "step returns all-reduced gradients)")
+    if args.fsdp and args.shard is None:
+        p.error("--fsdp needs --shard N")
+    if args.shard is not None and args.sgd_lr is not None and not args.fsdp:
+        p.error("--shard and --sgd-lr cannot be combined without --fsdp "
+                "(the per-rank step returns all-reduced gradients)")
 
     try:
         spec = model_spec.ModelSpec.create(args)
@@ -154,19 +161,22 @@ def emit(args, spec):
 
 def emit_data_parallel_mlir(args, spec):
     """--emit-mlir with --shard N: the per-rank step of N data-parallel
-    ranks (shard_export.py), batch norm synchronized over the ranks."""
+    ranks (shard_export.py), batch norm synchronized over the ranks; with
+    --fsdp, parameters, gradients and the SGD step sharded too."""
     import mlir_export
     import shard_export
     local = shard_export.per_rank_spec(spec, args.shard)
     joint = torch_trace.trace(
         local, decompose=True, for_mlir=True,
         decompositions=shard_export.sync_batch_norm_decompositions(args.shard))
+    sharding = shard_export.FullySharded(args.shard) if args.fsdp else None
     try:
-        fn = mlir_export.to_function(joint, spec.name)
+        fn = mlir_export.to_function(joint, spec.name, args.sgd_lr, sharding)
     except mlir_export.UnsupportedOps as e:
         sys.stderr.write("remat-import-torch: error: %s\n" % e)
         return 1
-    shard_export.to_data_parallel(fn, args.shard, 1 + len(joint.param_names))
+    reduced = 1 if args.fsdp else 1 + len(joint.param_names)
+    shard_export.to_data_parallel(fn, args.shard, reduced)
     with open(args.emit_mlir, "w") as f:
         f.write(fn.text())
     return 0
