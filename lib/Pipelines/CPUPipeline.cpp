@@ -96,7 +96,8 @@ void remat::buildRematLowerToCPUPipeline(
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
 
-  // -> LLVM dialect.
+  // -> LLVM dialect; the C library computes what LLVM has no intrinsic for.
+  pm.addPass(createRematMathToLibm());
   FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
   memrefOptions.useGenericFunctions = options.useGenericFunctions;
   memrefOptions.useAlignedAlloc = options.useAlignedAlloc;

@@ -158,11 +158,27 @@ static double fromBFloat16(uint16_t bits) {
   return f;
 }
 
+uint64_t remat::randomBits(unsigned arg, int64_t i) {
+  uint64_t z = (static_cast<uint64_t>(arg) << 32) + static_cast<uint64_t>(i) +
+               0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
 void remat::fillInput(const ValueSpec &spec, unsigned arg, void *data) {
   int64_t n = spec.isMemRef ? spec.numElements() : 1;
   for (int64_t i = 0; i < n; ++i) {
     double f = std::sin(0.1 * static_cast<double>(i) + arg) * 0.5;
     int64_t k = (i + arg) % 4;
+    if (spec.bernoulli)
+      f = std::ldexp(static_cast<double>(randomBits(arg, i) >> 11), -53) <
+                  *spec.bernoulli
+              ? 1.0
+              : 0.0;
+    if (spec.high)
+      k = static_cast<int64_t>(randomBits(arg, i) %
+                               static_cast<uint64_t>(*spec.high));
     switch (spec.kind) {
     case ElemKind::BF16:
       static_cast<uint16_t *>(data)[i] = toBFloat16(static_cast<float>(f));
@@ -515,6 +531,36 @@ llvm::Expected<std::unique_ptr<RunnerInput>> RunnerInput::open(
 
 RunnerInput::~RunnerInput() = default;
 
+/// Reads how argument `arg` of `entry` is drawn (kBernoulliAttrName,
+/// kHighAttrName) into `spec`; sets `reason` and fails on a malformed or
+/// misplaced attribute.
+static LogicalResult readDrawAttributes(func::FuncOp entry, unsigned arg,
+                                        ValueSpec &spec, std::string &reason) {
+  bool isFloat = spec.kind == ElemKind::F32 || spec.kind == ElemKind::F64;
+  if (Attribute attr = entry.getArgAttr(arg, kBernoulliAttrName)) {
+    auto p = dyn_cast<FloatAttr>(attr);
+    if (!p || !isFloat || !(p.getValueAsDouble() >= 0.0) ||
+        p.getValueAsDouble() > 1.0) {
+      reason = ("'" + kBernoulliAttrName +
+                "' must be a float probability in [0, 1] on a float argument")
+                   .str();
+      return failure();
+    }
+    spec.bernoulli = p.getValueAsDouble();
+  }
+  if (Attribute attr = entry.getArgAttr(arg, kHighAttrName)) {
+    auto high = dyn_cast<IntegerAttr>(attr);
+    if (!high || isFloat || high.getInt() <= 0) {
+      reason = ("'" + kHighAttrName +
+                "' must be a positive integer on an integer argument")
+                   .str();
+      return failure();
+    }
+    spec.high = high.getInt();
+  }
+  return success();
+}
+
 llvm::Error remat::getSignatureSpecs(StringRef tool, func::FuncOp entry,
                                      SmallVectorImpl<ValueSpec> &argSpecs,
                                      SmallVectorImpl<ValueSpec> &resultSpecs) {
@@ -525,6 +571,10 @@ llvm::Error remat::getSignatureSpecs(StringRef tool, func::FuncOp entry,
     for (auto [i, type] : llvm::enumerate(types)) {
       std::string reason;
       FailureOr<ValueSpec> spec = getValueSpec(type, layout, tool, reason);
+      if (succeeded(spec) && !isResult &&
+          failed(readDrawAttributes(entry, i, *spec, reason)))
+        return makeRunnerError("argument #" + Twine(i) + " of '" +
+                               entry.getName() + "': " + reason);
       if (failed(spec)) {
         std::string typeString;
         llvm::raw_string_ostream os(typeString);

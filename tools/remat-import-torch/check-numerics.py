@@ -48,6 +48,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import numpy  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
@@ -58,16 +59,36 @@ from mlir_emitter import (Emitter, Value, parse_tensor_type,  # noqa: E402
                           read_signatures, rename_values, tokens)
 
 
-def remat_run_value(k, shape, dtype, perturb=0.0):
-    """remat-run's input k; floats times (1 + perturb cos(i)) if asked."""
+def random_bits(k, n):
+    """remat-run's pseudo-random stream of argument k, elements 0..n-1
+    (docs/Running.md): SplitMix64's first output for the state k * 2^32 + i,
+    as uint64."""
+    with numpy.errstate(over="ignore"):
+        z = (numpy.uint64(k) << numpy.uint64(32)) + numpy.arange(n, dtype=numpy.uint64)
+        z = z + numpy.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> numpy.uint64(30))) * numpy.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> numpy.uint64(27))) * numpy.uint64(0x94D049BB133111EB)
+        return z ^ (z >> numpy.uint64(31))
+
+
+def remat_run_value(k, shape, dtype, perturb=0.0, high=None, bernoulli=None):
+    """remat-run's input k; floats times (1 + perturb cos(i)) if asked;
+    with `high` (remat.high) integers in [0, high), with `bernoulli`
+    (remat.bernoulli) a 0/1 mask of that probability of a 1."""
     n = 1
     for d in shape:
         n *= d
     i = torch.arange(n, dtype=torch.float64)
-    if dtype.is_floating_point:
+    if bernoulli is not None:
+        u = (random_bits(k, n) >> numpy.uint64(11)).astype(numpy.float64) * 2.0 ** -53
+        v = torch.from_numpy((u < bernoulli).astype(numpy.float64)).to(dtype)
+    elif dtype.is_floating_point:
         v = torch.sin(0.1 * i + k) * 0.5
         if perturb:
             v = v * (1 + perturb * torch.cos(i))
+        v = v.to(dtype)
+    elif high is not None:
+        v = torch.from_numpy((random_bits(k, n) % numpy.uint64(high)).astype(numpy.int64))
         v = v.to(dtype)
     else:
         v = ((torch.arange(n) + k) % RUN_INT_RANGE).to(dtype)
@@ -106,38 +127,46 @@ def data_values(spec, first, dtype, perturb):
             values.append(remat_run_value(k, i.shape, i.dtype, perturb)
                           .to(dtype))
             continue
-        if i.high is not None and i.high < RUN_INT_RANGE:
-            raise torch_trace.ImportError_(
-                "input '%s' takes values below %d only; remat-run's integer "
-                "inputs are (i + k) mod %d" % (i.name, i.high, RUN_INT_RANGE))
-        values.append(remat_run_value(k, i.shape, i.dtype))
+        values.append(remat_run_value(k, i.shape, i.dtype, high=i.high))
     return values
 
 
 class Dropout:
-    """F.dropout with remat-run's values for the masks: the imported step
-    takes each dropout mask as an argument after the data arguments, in
-    call order (docs/Importer.md, "Dropout")."""
+    """F.dropout and Tensor.bernoulli_ (stochastic depth's draw) with
+    remat-run's values for the masks: the imported step takes each mask as
+    an argument after the data arguments, in call order, marked
+    remat.bernoulli = the probability of a 1 (docs/Importer.md,
+    "Dropout")."""
 
     def __init__(self, first, spec_dtype, dtype):
         self.first, self.spec_dtype, self.dtype = first, spec_dtype, dtype
         self.masks = 0
 
+    def mask(self, shape, keep):
+        k = self.first + self.masks
+        self.masks += 1
+        return remat_run_value(k, list(shape), self.spec_dtype,
+                               bernoulli=keep).to(self.dtype)
+
     def __call__(self, input, p=0.5, training=True, inplace=False):
         if not training or p == 0:
             return input
-        k = self.first + self.masks
-        self.masks += 1
-        mask = remat_run_value(k, list(input.shape), self.spec_dtype)
-        return input * mask.to(self.dtype) / (1 - p)
+        return input * self.mask(input.shape, 1 - p) / (1 - p)
+
+    def bernoulli_(self, tensor, p=0.5, generator=None):
+        if isinstance(p, torch.Tensor):
+            raise ValueError("bernoulli_ with probabilities from a tensor")
+        with torch.no_grad():
+            return tensor.copy_(self.mask(tensor.shape, float(p)))
 
     def __enter__(self):
-        self.saved = F.dropout
+        self.saved = F.dropout, torch.Tensor.bernoulli_
         F.dropout = self
+        torch.Tensor.bernoulli_ = lambda t, *a, **k: self.bernoulli_(t, *a, **k)
         return self
 
     def __exit__(self, *exc):
-        F.dropout = self.saved
+        F.dropout, torch.Tensor.bernoulli_ = self.saved
         return False
 
 

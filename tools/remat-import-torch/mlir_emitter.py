@@ -44,8 +44,7 @@ def tensor_type(shape, elt):
 
 
 FLOAT_TYPES = ("bf16", "f32", "f64")
-# Bits of the element types the importer converts between.
-_BITS = {"bf16": 16, "f32": 32, "f64": 64, "i1": 1, "i32": 32, "i64": 64}
+_FLOAT_BITS = {"bf16": 16, "f32": 32, "f64": 64}
 
 
 def is_float(elt):
@@ -53,9 +52,39 @@ def is_float(elt):
     return elt in FLOAT_TYPES
 
 
+def bits(elt):
+    """The width of element type `elt` (a float type or iN) in bits."""
+    return _FLOAT_BITS.get(elt) or int(elt[1:])
+
+
 def _float_cast(src, dst):
     """The arith op converting float type `src` to float type `dst`."""
-    return "arith.extf" if _BITS[dst] > _BITS[src] else "arith.truncf"
+    return "arith.extf" if bits(dst) > bits(src) else "arith.truncf"
+
+
+def convert_scalar(b, x, src, dst, hint="cv"):
+    """Payload: the scalar x of type src as dst, as PyTorch converts:
+    floats widened (extf) or rounded to nearest (truncf), booleans to 0/1,
+    integers to floats by value (sitofp), floats to integers toward zero
+    (fptosi), integers widened (extsi) or cut (trunci), anything to a
+    boolean by `!= 0`; x itself when src is dst."""
+    if src == dst:
+        return x
+    if dst == "i1":
+        zero = b.const("0.0" if is_float(src) else "0", src, hint + "z")
+        return b.op("arith.cmpf" if is_float(src) else "arith.cmpi",
+                    ["une" if is_float(src) else "ne", x, zero], src, hint)
+    if is_float(src) and is_float(dst):
+        instr = _float_cast(src, dst)
+    elif is_float(dst):
+        instr = "arith.uitofp" if src == "i1" else "arith.sitofp"
+    elif is_float(src):
+        instr = "arith.fptosi"
+    elif bits(dst) > bits(src):
+        instr = "arith.extui" if src == "i1" else "arith.extsi"
+    else:
+        instr = "arith.trunci"
+    return b.cast(instr, x, src, dst, hint)
 
 
 def accumulator_type(elt):
@@ -99,12 +128,13 @@ def decimal_float(value):
 
 
 def scalar_literal(value, elt):
-    """The literal of `value` as an `elt` constant: exact hex for floats,
-    true/false for i1, a decimal integer otherwise."""
+    """The literal of `value` as an `elt` constant (written `<literal> :
+    <elt>`): exact hex for floats, 1/0 for i1, a decimal integer
+    otherwise."""
     if is_float(elt):
         return hex_float(value, elt)
     if elt == "i1":
-        return "true" if value else "false"
+        return "1" if value else "0"
     return str(int(value))
 
 
@@ -469,8 +499,7 @@ class Emitter:
                 elt = out_elt if out_elt != "i1" else "f32"
                 if isinstance(o, tuple):
                     o, elt = o
-                lit = hex_float(o, elt) if is_float(elt) else str(int(o))
-                scalars.append(blk.const(lit, elt, "k%d" % k))
+                scalars.append(blk.const(scalar_literal(o, elt), elt, "k%d" % k))
                 k += 1
             return payload(blk, scalars)
 
@@ -479,28 +508,12 @@ class Emitter:
                             [init], [identity_map(r)], ["parallel"] * r, body, hint)[0]
 
     def convert(self, v, elt):
-        """`v` with element type `elt`, as PyTorch converts: floats widened
-        (extf) or rounded to nearest (truncf), integers to floats (sitofp;
-        booleans uitofp) and back (fptosi, toward zero), integers widened
-        (extsi; booleans extui) or cut (trunci). `v` itself when it has that
-        type already; None for a pair it cannot convert (float to bool)."""
+        """`v` with element type `elt` (convert_scalar's rules); `v`
+        itself when it has that type already."""
         if v.elt == elt:
             return v
-        src, dst = _BITS.get(v.elt), _BITS.get(elt)
-        if src is None or dst is None or elt == "i1":
-            return None
-        if is_float(v.elt) and is_float(elt):
-            op = _float_cast(v.elt, elt)
-        elif is_float(elt):
-            op = "arith.uitofp" if v.elt == "i1" else "arith.sitofp"
-        elif is_float(v.elt):
-            op = "arith.fptosi"
-        elif dst > src:
-            op = "arith.extui" if v.elt == "i1" else "arith.extsi"
-        else:
-            op = "arith.trunci"
-        return self.elementwise([v], v.shape, elt, lambda b, s: b.cast(
-            op, s[0], v.elt, elt, "cv"))
+        return self.elementwise([v], v.shape, elt, lambda b, s: convert_scalar(
+            b, s[0], v.elt, elt, "cv"))
 
     def reduce_generic(self, v, rdims, kind, keep_shape=None):
         """Sum or max of `v` over rdims as a linalg.generic, accumulated in

@@ -19,9 +19,10 @@ and reported at once by UnsupportedOps.
 
 import operator
 
-from mlir_emitter import Argument, Function, Value, hex_float, tensor_type
+from mlir_emitter import Argument, Function, Value, decimal_float, hex_float, tensor_type
 from lowerings import Context, Unsupported, lower
 from lowerings import optimizer as optimizer_lowering
+from lowerings.creation import tensor_constant
 from lowerings.registry import element_type
 from torch_trace import op_name
 
@@ -36,11 +37,11 @@ def sanitize(name):
 
 def add_arguments(cx, joint, opt=None, sharding=None):
     """Every buffer and every used placeholder but the tangent becomes an
-    argument (the data ones marked remat.data), the optimizer's state
-    after the buffers; the tangent the constant 1. With `sharding`
-    (shard_export.FullySharded), each parameter argument is the rank's
-    shard, gathered where it is first used. Returns the state's Values
-    (opt.state_names order)."""
+    argument (the data ones marked remat.data, data_attributes), the
+    optimizer's state after the buffers; the tangent the constant 1. With
+    `sharding` (shard_export.FullySharded), each parameter argument is the
+    rank's shard, gathered where it is first used. Returns the state's
+    Values (opt.state_names order)."""
     fn, e = cx.function, cx.e
     state = None
     for i, p in enumerate(joint.placeholders):
@@ -63,9 +64,21 @@ def add_arguments(cx, joint, opt=None, sharding=None):
             continue
         data = kind not in ("param", "buffer")
         hint = sanitize(label) if not data else ("x" if kind == "input" else "labels")
-        cx.values[p] = fn.argument(hint, list(v.shape), elt,
-                                   ["remat.data"] if data else [], label)
+        cx.values[p] = fn.argument(hint, list(v.shape), elt, data_attributes(joint, i),
+                                   label)
     return state if state is not None else add_state(cx, joint, opt)
+
+
+def data_attributes(joint, index):
+    """`remat.data` on a data argument, with `remat.high` (the runners'
+    integer values lie below it) on an integer one with a bound: token
+    ids, the labels of `ce`."""
+    spec = joint.data_input(index)
+    if spec is None:
+        return []
+    if spec.high is None:
+        return ["remat.data"]
+    return ["remat.data", "remat.high = %d : i64" % spec.high]
 
 
 def trainable(joint):
@@ -99,6 +112,8 @@ def lower_graph(cx, joint, after=None):
     returns {op (form): [module paths]} of the unsupported ones."""
     unknown = {}
     for n in joint.graph.nodes:
+        if n.op == "get_attr":
+            lower_constant(cx, joint, n, unknown)
         if n.op != "call_function":
             continue
         path = n.meta.get("remat_path", "") or "<top>"
@@ -111,6 +126,18 @@ def lower_graph(cx, joint, after=None):
         if after is not None:
             after(cx, n)
     return unknown
+
+
+def lower_constant(cx, joint, n, unknown):
+    """A tensor constant of the graph (get_attr) as an IR constant, located
+    at its first user's module."""
+    path = next((u.meta.get("remat_path") for u in n.users), "") or "<top>"
+    cx.e.loc = "%s/constant" % path
+    try:
+        cx.values[n] = tensor_constant(cx, getattr(joint.gm, n.target),
+                                       "tensor constant %s" % n.target)
+    except Unsupported as err:
+        unknown.setdefault(str(err), []).append(path)
 
 
 def lower_call(cx, n, path, unknown):
@@ -172,13 +199,14 @@ def to_function(joint, name, opt=None, sharding=None):
     unknown = lower_graph(cx, joint, after)
     if unknown:
         raise report(unknown)
-    for value, label in cx.masks:
-        fn.args.append(Argument(value, ["remat.data"], label))
+    for value, label, p in cx.masks:
+        fn.args.append(Argument(value, ["remat.data", "remat.bernoulli = %s : f64"
+                                        % decimal_float(p)], label))
     if sharding is not None:
         fn.results = [cx.values[joint.loss]] + sharding.results() + \
             [cx.values[v] for _, v in joint.buffer_updates]
         fn.before = header(name, joint, opt)
-        return with_externs(fn, cx)
+        return fn
     steps = [(n, cx.values[p], cx.values[g]) for n, p, g in trainable(joint)]
     new_state = []
     if opt is None:
@@ -191,13 +219,6 @@ def to_function(joint, name, opt=None, sharding=None):
     fn.results = [cx.values[joint.loss]] + updated + \
         [cx.values[v] for _, v in joint.buffer_updates] + new_state
     fn.before = header(name, joint, opt)
-    return with_externs(fn, cx)
-
-
-def with_externs(fn, cx):
-    """`fn` with the declarations of the library functions it calls."""
-    fn.after = ["func.func private @%s(%s) -> %s" % (f, elt, elt)
-                for f, elt in sorted(cx.externs)]
     return fn
 
 

@@ -112,6 +112,14 @@ class Joint:
             return "labels" if role == "labels" else "input"
         return "tangent"
 
+    def data_input(self, index):
+        """The model_spec.InputSpec of placeholder `index` if it is a data
+        input or the labels, else None."""
+        first = len(self.param_names) + len(self.buffer_names)
+        if first <= index < first + len(self.inputs):
+            return self.inputs[index - first]
+        return None
+
     def placeholder_label(self, index):
         """The parameter's or buffer's name, the input's name ('input' for
         the one input of --input-shape and --model), 'labels' or

@@ -39,6 +39,12 @@ mlir::LogicalResult moveHostAllocationsToGPU(mlir::func::FuncOp func);
 /// one-iteration `scf.parallel`. Returns the number of ops wrapped.
 unsigned wrapSerialLinalgOps(mlir::func::FuncOp func);
 
+/// Replaces every `math.erf` and `math.erfc` of `module` by a call of the C
+/// library's function (erff/erf, erfcf/erfc), declared in `module`; leaves
+/// every other op alone. Fails when an op cannot be converted (a type the C
+/// library has no function for), with an error on it.
+mlir::LogicalResult lowerMathToLibm(mlir::ModuleOp module);
+
 /// Erases the `shard.grid` ops of `module` that nothing references and, when
 /// `module` holds `mpi` ops, selects the MPI ABI of their lowering: adds the
 /// DLTI entry `"MPI:Implementation" = implementation` unless the module

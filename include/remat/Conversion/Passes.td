@@ -102,6 +102,32 @@ def RematWrapSerialLinalg : Pass<"remat-wrap-serial-linalg", "::mlir::func::Func
   ];
 }
 
+def RematMathToLibm : Pass<"remat-math-to-libm", "::mlir::ModuleOp"> {
+  let summary = "Call the C library for the math ops LLVM has no intrinsic for";
+  let description = [{
+    `convert-to-llvm` lowers most `math` ops to LLVM intrinsics, but not
+    `math.erf` and `math.erfc` (the exact GELU of a transformer). This pass
+    turns those, and only those, into calls of the C library's `erff`/`erf`
+    and `erfcf`/`erfc` (upstream's `convert-math-to-libm` patterns; that
+    pass would also call functions such as `rsqrtf` that the C library does
+    not have). The GPU lowering keeps `math.erf` for libdevice.
+
+    Before:
+    ```mlir
+    %y = math.erf %x : f32
+    ```
+    After:
+    ```mlir
+    func.func private @erff(f32) -> f32 attributes {llvm.readnone}
+    ...
+    %y = call @erff(%x) : (f32) -> f32
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+  ];
+}
+
 def RematLowerGatherScatter : Pass<"remat-lower-gather-scatter", "::mlir::ModuleOp"> {
   let summary = "Lower shard.all_gather and shard.reduce_scatter to MPI calls";
   let description = [{

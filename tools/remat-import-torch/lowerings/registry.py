@@ -62,7 +62,7 @@ class Deferred:
 
 class Context:
     """What a lowering sees: the emitter `e`, the Values of the nodes
-    lowered so far, the dropout masks and C functions the step needs, and
+    lowered so far, the dropout masks the step takes, and
     the node being lowered: its op name `op` and, when it has one tensor
     result, its `shape` and element type `elt` (None otherwise)."""
 
@@ -71,8 +71,7 @@ class Context:
         self.function = function
         self.e = function.body
         self.values = {}
-        self.masks = []  # (Value, label) of dropout masks made arguments
-        self.externs = set()  # (C function, element type) called by payloads
+        self.masks = []  # (Value, label, p) of dropout masks made arguments
         self.op, self.shape, self.elt = None, None, None
 
     def val(self, a):
