@@ -150,15 +150,13 @@ static LogicalResult emitNoSchedule(func::FuncOp func,
   if (!result.message.empty())
     diag << ": " << result.message;
   diag << ")";
-  // The search shares the time limit with the solve that failed.
-  SolveOptions searchOptions = solveOptions;
-  searchOptions.timeLimitSeconds -= result.seconds;
-  if (mode == Mode::MinCompute && searchOptions.timeLimitSeconds <= 0) {
+  // The search shares the deadline with the solve that failed.
+  if (mode == Mode::MinCompute && result.stoppedByTimeLimit) {
     diag << "; the time limit left no time to search for the smallest "
             "feasible budget";
   } else if (mode == Mode::MinCompute) {
     BudgetSearch smallest =
-        findSmallestBudget(problem.functionGraph.graph, solver, searchOptions);
+        findSmallestBudget(problem.functionGraph.graph, solver, solveOptions);
     if (smallest.smallestBudget >= 0)
       diag << "; the smallest feasible budget is " << smallest.smallestBudget
            << " bytes ("
@@ -273,9 +271,13 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
 
   SolveOptions solveOptions;
   solveOptions.timeLimitSeconds = options.timeLimitSeconds;
+  solveOptions.effort = options.effort;
   solveOptions.budget = *budget;
   if (std::string error = checkSolveOptions(solveOptions); !error.empty())
     return mlir::emitError(func.getLoc()) << "invalid option: " << error;
+  // One deadline for the solve and the searches after it (the smallest
+  // feasible budget of an error).
+  solveOptions.allowance.deadline = startAllowance(solveOptions).deadline;
   if (options.mode == PlanMode::MaxBatch)
     return solveMaxBatch(func, problem, options, solver, solveOptions);
   Mode mode = toSolverMode(options.mode);
@@ -494,6 +496,8 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
   if (answer.schedulePath.empty())
     remark << "; solved in " << llvm::formatv("{0:F3}", result.seconds).str()
            << " s";
+  if (answer.schedulePath.empty() && result.stoppedByTimeLimit)
+    remark << "; " << kStoppedByTimeLimit;
   return attr;
 }
 
@@ -557,6 +561,7 @@ struct SelectCheckpointsPass
     options.solver = solver;
     options.mode = mode;
     options.budget = budget;
+    options.effort = effort;
     options.timeLimitSeconds = timeLimit;
     options.graph.numDataArgs = dataArgs;
     options.schedulePath = schedule;

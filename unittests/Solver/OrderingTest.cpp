@@ -350,13 +350,15 @@ TEST(OrderingTest, RepairHoistsTheLastReaderAcrossThePeak) {
   EXPECT_EQ(exhaustiveOrderPeak(g), 13);
 }
 
-TEST(OrderingTest, RepairStartsNoRoundPastItsTime) {
+TEST(OrderingTest, RepairStartsNoRoundWithoutWork) {
   // The graph of RepairHoistsTheLastReaderAcrossThePeak: one round lowers
-  // the peak, but with no time left none starts.
+  // the peak, but with no work left none starts; the rounds are counted.
   Graph g = thresholdAfterRecomputeGraph();
   std::vector<int> order = allOnce(g);
-  EXPECT_EQ(repairPeak(g, order, /*seconds=*/0), order);
-  EXPECT_EQ(peakOf(g, repairPeak(g, order, /*seconds=*/60)), 13);
+  WorkMeter none(0), plenty(1000000);
+  EXPECT_EQ(repairPeak(g, order, &none), order);
+  EXPECT_EQ(peakOf(g, repairPeak(g, order, &plenty)), 13);
+  EXPECT_GT(plenty.used(), 0);
 }
 
 TEST(OrderingTest, RepairSinksAnEarlyAllocationPastThePeak) {

@@ -144,8 +144,17 @@ struct RematPipelineOptions
   PassOptions::Option<PlanMode> mode{
       *this, "mode", llvm::cl::desc("What the plan optimizes"),
       llvm::cl::init(PlanMode::MinCompute), REMAT_PLAN_MODE_CL_VALUES};
+  PassOptions::Option<double> effort{
+      *this, "effort",
+      llvm::cl::desc("How much the solvers search: their work budget as a "
+                     "multiple of the default (1); the plan depends on it, "
+                     "not on the machine's speed or load"),
+      llvm::cl::init(1.0)};
   PassOptions::Option<double> timeLimit{
-      *this, "time-limit", llvm::cl::desc("Solver wall-clock limit in seconds"),
+      *this, "time-limit",
+      llvm::cl::desc("Wall-clock safety cap for the solvers, in seconds: a "
+                     "search still running then stops, and the remark says "
+                     "so"),
       llvm::cl::init(60.0)};
   PassOptions::Option<unsigned> dataArgs{
       *this, "data-args",

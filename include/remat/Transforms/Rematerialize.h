@@ -81,13 +81,16 @@ struct SelectCheckpointsOptions {
   /// `2GiB`), or a percentage of the checkpoint-all peak (`70%`). Empty means
   /// 100 % of the checkpoint-all peak.
   std::string budget;
-  /// Wall-clock limit for searching solvers, in seconds.
+  /// The solvers' work budget, as a multiple of the default
+  /// (`SolveOptions::effort`).
+  double effort = 1;
+  /// Wall-clock safety cap for searching solvers, in seconds.
   double timeLimitSeconds = 60;
   GraphBuilderOptions graph;
   /// When set, the schedule is read from this file (the result JSON of
   /// `remat-solve`, docs/SolverFormat.md) instead of solving: `solver`,
-  /// `mode` and `timeLimitSeconds` are then ignored, and `budget`, when set,
-  /// is checked instead of the file's.
+  /// `mode`, `effort` and `timeLimitSeconds` are then ignored, and `budget`,
+  /// when set, is checked instead of the file's.
   std::string schedulePath;
 };
 
