@@ -410,7 +410,7 @@ int64_t checkmate::modelPeak(const ReducedGraph &graph, const StagePlan &plan) {
   return peak + graph.residentBytes;
 }
 
-static double planCost(const ReducedGraph &graph, const StagePlan &plan) {
+double checkmate::planCost(const ReducedGraph &graph, const StagePlan &plan) {
   double cost = 0;
   for (int t = 0; t < plan.size(); ++t)
     for (int k = 0; k <= t; ++k)

@@ -177,7 +177,6 @@ private:
   /// from them.
   void runMilp() {
     CheckmateOptions checkmate;
-    checkmate.heuristicWarmStarts = false;
     checkmate.roundingWarmStart = false;
     consider(solveCheckmateMilp(graph, member(meter.total()), checkmate));
   }
