@@ -522,10 +522,12 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
                  best.eval.peakBytes, best.eval.cost))
       best = std::move(point);
   }
-  return finishSolve(
-      graph, options, name, std::move(best.eval.schedule),
-      SolveStatus::Feasible, meter,
-      std::to_string(climbs) + " climbs, " + std::to_string(climb.passes) +
-          " passes, " + std::to_string(climb.accepted) + " moves taken" +
-          (exhausted ? ", stopped when the work was spent" : ""));
+  std::string summary = std::to_string(climbs) + " climbs, " +
+                        std::to_string(climb.passes) + " passes, " +
+                        std::to_string(climb.accepted) + " moves taken";
+  // A stop by the time limit is said by the outputs (kStoppedByTimeLimit).
+  if (exhausted && !meter.stoppedByTimeLimit())
+    summary += ", stopped when the work was spent";
+  return finishSolve(graph, options, name, std::move(best.eval.schedule),
+                     SolveStatus::Feasible, meter, summary);
 }

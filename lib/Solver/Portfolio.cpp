@@ -20,8 +20,8 @@
 // graphs where no member found a plan (a hand-written CNN step at 83.8 % of
 // its checkpoint-all peak: only the MILP has a plan), with a work allowance
 // of its own, and only for a single solve (`SolveOptions::lastResort`): the
-// probes of the mode searches skip it, or each infeasible one could take
-// the whole limit.
+// probes of the mode searches skip it, or each infeasible one would spend
+// that allowance.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +47,9 @@ static constexpr double kDeferShare = 0.4;
 /// work.
 static constexpr int kRoundingNodes = 150;
 static constexpr double kRoundingShare = 1.0 / 3;
+/// The MILP, the last resort on those graphs, gets this many solves' work
+/// (at the default effort about the minute the old 60 s limit gave it).
+static constexpr int64_t kLastResortSolves = 6;
 
 static bool roundingFits(const Graph &graph, const SolveOptions &options) {
   if (!checkmateAvailable() ||
@@ -171,14 +174,17 @@ private:
 
   /// The last resort on small graphs where no member found a plan: the
   /// MILP recomputes at several levels and keeps values across stages as no
-  /// member does. It gets an allowance of its own (the alternative is
-  /// "infeasible") and answers at once when the LP relaxation proves the
-  /// budget infeasible. The members already ran, so it takes no warm starts
-  /// from them.
+  /// member does. It gets kLastResortSolves solves' work of its own (the
+  /// alternative is "infeasible") and answers at once when the LP
+  /// relaxation proves the budget infeasible. The members already ran, so
+  /// it takes no warm starts from them.
   void runMilp() {
+    if (meter.timeUp())
+      return;
     CheckmateOptions checkmate;
     checkmate.roundingWarmStart = false;
-    consider(solveCheckmateMilp(graph, member(meter.total()), checkmate));
+    consider(solveCheckmateMilp(
+        graph, member(kLastResortSolves * meter.total()), checkmate));
   }
 
   void consider(SolveResult r) {

@@ -239,25 +239,6 @@ SolveResult remat::failSolve(const std::string &solver, SolveStatus status,
   return result;
 }
 
-SolveResult remat::finishSolve(const Graph &graph, const SolveOptions &options,
-                               const std::string &solver, Schedule schedule,
-                               SolveStatus claimed, const Stopwatch &watch,
-                               const std::string &message) {
-  WorkMeter meter(options);
-  SolveResult result = finishSolve(graph, options, solver, std::move(schedule),
-                                   claimed, meter, message);
-  result.seconds = watch.seconds();
-  return result;
-}
-
-SolveResult remat::failSolve(const std::string &solver, SolveStatus status,
-                             const std::string &message,
-                             const Stopwatch &watch) {
-  SolveResult result = failSolve(solver, status, message, WorkMeter(0));
-  result.seconds = watch.seconds();
-  return result;
-}
-
 void ProgressReporter::report(double cost, int64_t peak, double lowerBound,
                               const std::string &message, bool phase) {
   if (!callback || (!phase && !due()))
@@ -332,6 +313,12 @@ bool WorkMeter::timeUp() const {
   if (!capped && Clock::now() >= deadline)
     capped = true;
   return capped;
+}
+
+double WorkMeter::secondsLeft() const {
+  if (deadline == Clock::time_point::max())
+    return 1e9;
+  return std::chrono::duration<double>(deadline - Clock::now()).count();
 }
 
 SolveAllowance WorkMeter::allowance(int64_t units) const {

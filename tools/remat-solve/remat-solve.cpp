@@ -83,7 +83,7 @@ static cl::opt<double>
               cl::desc("Wall-clock safety cap in seconds: a search still "
                        "running then stops, and the output says so (that "
                        "plan may differ between runs)"),
-              cl::init(60), cl::cat(category));
+              cl::init(600), cl::cat(category));
 static cl::opt<int> threads("solver-threads",
                             cl::desc("Threads for solvers that use them"),
                             cl::init(2), cl::cat(category));

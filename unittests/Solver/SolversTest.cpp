@@ -472,8 +472,9 @@ TEST(SolversTest, AlwaysPinsAreHonoured) {
   bad.steps.insert(bad.steps.begin() + 1, Step::free(pinned));
   bad.steps.insert(bad.steps.begin() + 2, Step::compute(pinned));
   ASSERT_TRUE(simulate(g, bad).valid());
-  SolveResult r = finishSolve(g, SolveOptions(), "test", bad,
-                              SolveStatus::Feasible, Stopwatch());
+  WorkMeter meter(SolveOptions{});
+  SolveResult r =
+      finishSolve(g, SolveOptions(), "test", bad, SolveStatus::Feasible, meter);
   EXPECT_EQ(r.status, SolveStatus::Infeasible);
   EXPECT_NE(r.message.find("pinned keep = always"), std::string::npos);
   EXPECT_EQ(solveBruteForce(g, opts).status, SolveStatus::Unsupported);

@@ -134,7 +134,8 @@ struct RematPipelineOptions
       *this, "budget",
       llvm::cl::desc("Peak-memory budget: bytes, bytes with a KiB/MiB/GiB "
                      "suffix, or a percentage of the checkpoint-all peak "
-                     "(e.g. 70%); empty = 100%"),
+                     "(e.g. 70%); empty = 100%; min = plan at the smallest "
+                     "budget the solver meets"),
       llvm::cl::init("")};
   PassOptions::Option<std::string> solver{
       *this, "solver",
@@ -155,7 +156,7 @@ struct RematPipelineOptions
       llvm::cl::desc("Wall-clock safety cap for the solvers, in seconds: a "
                      "search still running then stops, and the remark says "
                      "so"),
-      llvm::cl::init(60.0)};
+      llvm::cl::init(600.0)};
   PassOptions::Option<unsigned> dataArgs{
       *this, "data-args",
       llvm::cl::desc("Leading function arguments holding data (the others "

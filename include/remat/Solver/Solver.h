@@ -103,7 +103,7 @@ struct SolveOptions {
   double effort = 1;
   /// The wall-clock safety cap, in seconds: a solve still searching then
   /// stops with its best so far and says so (`stoppedByTimeLimit`).
-  double timeLimitSeconds = 60;
+  double timeLimitSeconds = 600;
   /// This solve's allowance, set by the solve that runs it (see
   /// `SolveAllowance`); unset for a solve of its own.
   SolveAllowance allowance;

@@ -89,6 +89,9 @@ public:
   bool exhausted() const { return spent() || timeUp(); }
   /// Whether the deadline stopped this solve or a part of it.
   bool stoppedByTimeLimit() const { return capped; }
+  /// Records that the deadline stopped a part of the solve that watched it
+  /// on its own clock (CLP, CBC).
+  void noteTimeLimit() { capped = true; }
 
   /// An allowance of `units` with this solve's deadline, for a nested solve.
   SolveAllowance allowance(int64_t units) const;
@@ -97,6 +100,9 @@ public:
 
   const Stopwatch &clock() const { return watch; }
   double seconds() const { return watch.seconds(); }
+  /// Seconds until the deadline (negative past it), for the limits of
+  /// external solvers (CLP, CBC).
+  double secondsLeft() const;
 
 private:
   Stopwatch watch;
@@ -224,15 +230,6 @@ SolveResult finishSolve(const Graph &graph, const SolveOptions &options,
 /// `meter`'s seconds, work and stop by the time limit.
 SolveResult failSolve(const std::string &solver, SolveStatus status,
                       const std::string &message, const WorkMeter &meter);
-
-/// The same, for a solver not yet counting its work: its answer is repaired
-/// with a fresh allowance, and `watch` gives the seconds.
-SolveResult finishSolve(const Graph &graph, const SolveOptions &options,
-                        const std::string &solver, Schedule schedule,
-                        SolveStatus claimed, const Stopwatch &watch,
-                        const std::string &message = "");
-SolveResult failSolve(const std::string &solver, SolveStatus status,
-                      const std::string &message, const Stopwatch &watch);
 
 } // namespace remat
 
