@@ -55,6 +55,9 @@ def _preloading_wrappers(runtime):
 
 if config.sanitizer_runtime:
     tool_dirs.insert(0, _preloading_wrappers(config.sanitizer_runtime))
+    # Tests too slow instrumented (about ten times slower) say
+    # `UNSUPPORTED: sanitizer`.
+    config.available_features.add("sanitizer")
 tools = [
     "remat-opt",
     ToolSubst("mlir-opt", unresolved="ignore"),
