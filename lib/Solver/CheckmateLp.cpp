@@ -102,65 +102,113 @@ private:
 // LP rounding
 //===----------------------------------------------------------------------===//
 
-/// The stage plan `x` (an LP solution on `f`) rounds to when `decide(v)`
-/// says whether a retention of LP value v is kept, and its variant that
-/// keeps every delayable output from its own stage; both passed to
-/// `consider`.
-template <typename Decide, typename Consider>
-static void roundSolution(const ReducedGraph &g, const Formulation &f,
-                          const double *x, Decide decide, Consider consider) {
-  const int n = g.size();
-  StagePlan plan(n);
-  for (int t = 0; t < n; ++t)
-    for (int i = 0; i < t; ++i)
-      plan.s[t][i] = f.s(t, i) >= 0 && decide(x[f.s(t, i)]);
-  // An output is resident from some stage to the end: close gaps after its
-  // first retention. Without this, a weight gradient whose retention rounds
-  // down is computed in the last stage, together with every other such
-  // gradient and all their operands.
-  StagePlan early = plan;
-  for (int i = 0; i < n; ++i) {
-    if (!g.isOutput[i])
-      continue;
-    bool on = false;
-    for (int t = i + 1; t < n; ++t) {
-      on = on || plan.s[t][i];
-      if (on && f.s(t, i) >= 0)
-        plan.s[t][i] = 1;
-      if (g.delayable[i] && f.s(t, i) >= 0)
-        early.s[t][i] = 1;
+namespace {
+/// The candidates of the rounding search: the LP solutions' roundings,
+/// judged by the simulator on the original graph; the best in `out`.
+class RoundingSearch {
+public:
+  RoundingSearch(const Graph &graph, const ReducedGraph &g,
+                 const SolveOptions &options, const CheckmateOptions &opts,
+                 const Formulation &f, WorkMeter &meter, RoundingOutcome &out)
+      : graph(graph), g(g), options(options), opts(opts), f(f), meter(meter),
+        out(out) {}
+
+  /// Keeps `plan` when, made consistent, it is cheaper than the best and
+  /// fits the budget once expanded.
+  void consider(StagePlan plan) {
+    normalizePlan(g, plan);
+    if (!isConsistent(g, plan))
+      return;
+    double cost = planCost(g, plan);
+    if (out.found && cost >= out.cost - 1e-12 * std::max(1.0, out.cost))
+      return;
+    // Even a plan whose model peak is over the budget may fit once
+    // expanded: the simulator decides.
+    Schedule schedule = expandPlan(g, plan);
+    meter.charge(orderWork(OrderPolicy::Given, schedule.steps.size()));
+    Simulation sim = simulate(graph, schedule);
+    if (!sim.valid() || sim.peakBytes > options.budget)
+      return;
+    out.found = true;
+    out.plan = std::move(plan);
+    out.cost = sim.cost;
+  }
+
+  /// Every threshold's rounding of the LP solution `x`, then the
+  /// randomized ones.
+  void roundAll(const double *x) {
+    for (double tau : opts.thresholds)
+      roundAt(x, [&](double v) { return v >= tau - 1e-9; });
+    std::uniform_real_distribution<double> coin(0, 1);
+    for (int k = 0; k < opts.randomizedRoundings; ++k)
+      roundAt(x, [&](double v) { return coin(rng) < v; });
+  }
+
+  /// Local search on the best rounding with the work left.
+  void improveBest() {
+    StagePlan better = out.plan;
+    if (!improvePlan(g, better, options.budget, meter))
+      return;
+    Simulation sim = simulate(graph, expandPlan(g, better));
+    if (sim.valid() && sim.peakBytes <= options.budget && sim.cost < out.cost) {
+      out.plan = std::move(better);
+      out.cost = sim.cost;
     }
   }
-  consider(std::move(plan));
-  consider(std::move(early));
-}
 
-/// The end of the rounding search: the local search on the best rounding
-/// with what is left of the work, or why nothing was found (`bounded`: an
-/// LP was solved).
-static void finishRounding(const Graph &graph, const ReducedGraph &g,
-                           const SolveOptions &options, bool bounded,
-                           ProgressReporter &progress, WorkMeter &meter,
-                           RoundingOutcome &out) {
-  if (out.found) {
-    out.status = SolveStatus::Feasible;
-    progress.report(out.cost, -1, out.lowerBound,
-                    "roundings done; improving the best", /*phase=*/true);
-    StagePlan better = out.plan;
-    if (improvePlan(g, better, options.budget, meter)) {
-      Simulation sim = simulate(graph, expandPlan(g, better));
-      if (sim.valid() && sim.peakBytes <= options.budget &&
-          sim.cost < out.cost) {
-        out.plan = std::move(better);
-        out.cost = sim.cost;
+private:
+  /// S rounded by `decide` (R rebuilt by `consider`), in two variants.
+  template <typename Decide> void roundAt(const double *x, Decide decide) {
+    const int n = g.size();
+    StagePlan plan(n);
+    for (int t = 0; t < n; ++t)
+      for (int i = 0; i < t; ++i)
+        plan.s[t][i] = f.s(t, i) >= 0 && decide(x[f.s(t, i)]);
+    // An output is resident from some stage to the end: close gaps after
+    // its first retention. Without this, a weight gradient whose
+    // retention rounds down is computed in the last stage, together with
+    // every other such gradient and all their operands.
+    // A second variant keeps every delayable output from its own stage.
+    StagePlan early = plan;
+    for (int i = 0; i < n; ++i) {
+      if (!g.isOutput[i])
+        continue;
+      bool on = false;
+      for (int t = i + 1; t < n; ++t) {
+        on = on || plan.s[t][i];
+        if (on && f.s(t, i) >= 0)
+          plan.s[t][i] = 1;
+        if (g.delayable[i] && f.s(t, i) >= 0)
+          early.s[t][i] = 1;
       }
     }
-  } else if (out.status != SolveStatus::Infeasible && bounded) {
+    consider(std::move(plan));
+    consider(std::move(early));
+  }
+
+  const Graph &graph;
+  const ReducedGraph &g;
+  const SolveOptions &options;
+  const CheckmateOptions &opts;
+  const Formulation &f;
+  WorkMeter &meter;
+  RoundingOutcome &out;
+  std::mt19937_64 rng{0x5eed};
+};
+} // namespace
+
+/// Why the rounding found nothing, when it did not prove infeasibility;
+/// `bounded`: whether some LP was solved.
+static void explainNothingFound(RoundingOutcome &out, bool bounded,
+                                const WorkMeter &meter) {
+  if (out.status == SolveStatus::Infeasible)
+    return;
+  if (bounded) {
     // Like the other heuristics: found no schedule (not a proof).
     out.status = SolveStatus::Infeasible;
     out.message = "no rounding fit the budget (not a proof: the LP "
                   "relaxation is feasible)";
-  } else if (out.status != SolveStatus::Infeasible) {
+  } else {
     out.message = meter.stoppedByTimeLimit()
                       ? "the LP relaxation was not solved within the time "
                         "limit"
@@ -185,25 +233,6 @@ RoundingOutcome checkmate::runRounding(const Graph &graph,
     out.message = "the budget is below the always-resident bytes";
     return out;
   }
-  // Candidates are judged by the simulator on the original graph.
-  auto consider = [&](StagePlan plan) {
-    normalizePlan(g, plan);
-    if (!isConsistent(g, plan))
-      return;
-    double cost = planCost(g, plan);
-    if (out.found && cost >= out.cost - 1e-12 * std::max(1.0, out.cost))
-      return;
-    // Even a plan whose model peak is over the budget may fit once
-    // expanded: the simulator decides.
-    Schedule schedule = expandPlan(g, plan);
-    meter.charge(orderWork(OrderPolicy::Given, schedule.steps.size()));
-    Simulation sim = simulate(graph, schedule);
-    if (!sim.valid() || sim.peakBytes > options.budget)
-      return;
-    out.found = true;
-    out.plan = std::move(plan);
-    out.cost = sim.cost;
-  };
   // The size cap first: the plans below take n^2 bytes.
   spec.maxColumns = opts.maxBinaries;
   Formulation f = buildFormulation(g, spec);
@@ -212,9 +241,9 @@ RoundingOutcome checkmate::runRounding(const Graph &graph,
     out.message = tooLargeMessage("LP", g, opts) + "; no LP solved";
     return out;
   }
-  consider(checkpointAllPlan(g));
+  RoundingSearch search(graph, g, options, opts, f, meter, out);
+  search.consider(checkpointAllPlan(g));
   LpRelaxation lp(f);
-  std::mt19937_64 rng(0x5eed);
   std::vector<double> allowances = opts.allowances;
   std::sort(allowances.begin(), allowances.end());
   bool bounded = false;
@@ -253,16 +282,17 @@ RoundingOutcome checkmate::runRounding(const Graph &graph,
                         std::to_string(static_cast<int>(eps * 100 + 0.5)) +
                         " % below the budget",
                     /*phase=*/eps == allowances.front());
-    const double *x = lp.solution();
-    for (double tau : opts.thresholds)
-      roundSolution(
-          g, f, x, [&](double v) { return v >= tau - 1e-9; }, consider);
-    std::uniform_real_distribution<double> coin(0, 1);
-    for (int k = 0; k < opts.randomizedRoundings; ++k)
-      roundSolution(
-          g, f, x, [&](double v) { return coin(rng) < v; }, consider);
+    search.roundAll(lp.solution());
   }
-  finishRounding(graph, g, options, bounded, progress, meter, out);
+  if (!out.found) {
+    explainNothingFound(out, bounded, meter);
+    return out;
+  }
+  out.status = SolveStatus::Feasible;
+  progress.report(out.cost, -1, out.lowerBound,
+                  "roundings done; improving the best", /*phase=*/true);
+  // Local search on the best rounding, with what is left of the work.
+  search.improveBest();
   return out;
 }
 

@@ -71,7 +71,7 @@ static constexpr int kTightenProbes = 6;
 static constexpr int kBisectProbes = 7;
 /// The part of the work the min-cut sweep of the large blocks' sets may take
 /// (its prices spread over the range when cut short): the whole sweep takes
-/// 6 s on a 20,005-op step.
+/// seconds on large steps.
 static constexpr double kSweepShare = 1.0 / 8;
 static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 

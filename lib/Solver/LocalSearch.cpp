@@ -97,6 +97,8 @@ static std::vector<std::vector<char>>
 startingSets(const Graph &graph, const std::vector<int> &nodes,
              const SolveOptions &options, WorkMeter &meter) {
   std::vector<std::vector<char>> sets;
+  // Feng & Huang's search and the min-cut sweep each take at most an eighth
+  // of the work (unbounded, they take seconds on large steps).
   WorkMeter division(meter, meter.part(kStartShare));
   sets.push_back(fengHuangKeep(graph, &division));
   meter.charge(division);

@@ -17,11 +17,11 @@
 // in a fixed order and share the solve's work (`WorkMeter`): each member
 // before the local search at most a tenth, the local search what the others
 // leave. The Checkmate MILP is not a member: it runs only on the small
-// graphs where no member found a plan (a hand-written CNN step at 83.8 % of
-// its checkpoint-all peak: only the MILP has a plan), with a work allowance
-// of its own, and only for a single solve (`SolveOptions::lastResort`): the
-// probes of the mode searches skip it, or each infeasible one would spend
-// that allowance.
+// graphs where no member found a plan, with a work allowance of its own (it
+// may find plans there that no member can, but needs far more than the
+// members' work: docs/Solvers.md, "Why the MILP is not a member"), and only
+// for a single solve (`SolveOptions::lastResort`): the probes of the mode
+// searches skip it, or each infeasible one would spend that allowance.
 //
 //===----------------------------------------------------------------------===//
 

@@ -37,20 +37,6 @@ namespace remat {
 using namespace mlir;
 using namespace remat;
 
-StringRef remat::getPlanModeName(PlanMode mode) {
-  switch (mode) {
-  case PlanMode::MinCompute:
-    return "min-compute";
-  case PlanMode::MinPeak:
-    return "min-peak";
-  case PlanMode::MinBudget:
-    return "min-budget";
-  case PlanMode::MaxBatch:
-    return "max-batch";
-  }
-  llvm_unreachable("unknown plan mode");
-}
-
 static std::string formatPercent(double fraction) {
   return llvm::formatv("{0:F1}%", fraction * 100.0).str();
 }
@@ -66,20 +52,6 @@ static FailureOr<const SolverInfo *> lookupSolver(func::FuncOp func,
          << "'; the registered solvers are: " << solverNames();
 }
 
-static Mode toSolverMode(PlanMode mode) {
-  switch (mode) {
-  case PlanMode::MinCompute:
-    return Mode::MinCompute;
-  case PlanMode::MinPeak:
-    return Mode::MinPeak;
-  case PlanMode::MinBudget:
-    return Mode::MinBudget;
-  case PlanMode::MaxBatch:
-    return Mode::MaxBatch;
-  }
-  llvm_unreachable("unknown plan mode");
-}
-
 namespace {
 /// The problem built from a function, and its checkpoint-all reference.
 struct PlanProblem {
@@ -92,7 +64,7 @@ struct PlanAnswer {
   SolveResult result;
   /// The solver and mode recorded in `remat.plan`.
   std::string solver;
-  PlanMode mode = PlanMode::MinCompute;
+  Mode mode = Mode::MinCompute;
   /// The budget recorded; -1: the schedule's own peak.
   int64_t budget = -1;
   /// The schedule file it was read from; empty when just solved.
@@ -250,7 +222,7 @@ solveMaxBatch(func::FuncOp func, const PlanProblem &problem,
     return emitBelowOneSample(func, graph, solver, solveOptions, search.result);
   PlanAnswer answer;
   answer.solver = solver.name;
-  answer.mode = PlanMode::MaxBatch;
+  answer.mode = Mode::MaxBatch;
   answer.budget = solveOptions.budget;
   answer.result = std::move(search.result);
   answer.batch = search.batch;
@@ -265,11 +237,11 @@ solveAtSmallestBudget(func::FuncOp func, const PlanProblem &problem,
                       const SelectCheckpointsOptions &options,
                       const SolverInfo &solver,
                       const SolveOptions &solveOptions) {
-  if (options.mode != PlanMode::MinCompute)
+  if (options.mode != Mode::MinCompute)
     return mlir::emitError(func.getLoc())
            << "budget=min plans at the smallest feasible budget in mode "
               "min-compute, not "
-           << getPlanModeName(options.mode);
+           << toString(options.mode);
   BudgetSearch search =
       findSmallestBudget(problem.functionGraph.graph, solver, solveOptions);
   int64_t baselinePeak = problem.baseline.peakBytes;
@@ -288,7 +260,7 @@ solveAtSmallestBudget(func::FuncOp func, const PlanProblem &problem,
       << " of the checkpoint-all peak)";
   PlanAnswer answer;
   answer.solver = solver.name;
-  answer.mode = PlanMode::MinCompute;
+  answer.mode = Mode::MinCompute;
   answer.budget = search.smallestBudget;
   answer.result = std::move(search.best);
   return answer;
@@ -326,9 +298,9 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
   if (failed(budget))
     return failure();
   solveOptions.budget = *budget;
-  if (options.mode == PlanMode::MaxBatch)
+  if (options.mode == Mode::MaxBatch)
     return solveMaxBatch(func, problem, options, solver, solveOptions);
-  Mode mode = toSolverMode(options.mode);
+  Mode mode = options.mode;
   PlanAnswer answer;
   answer.solver = solver.name;
   answer.mode = options.mode;
@@ -356,18 +328,20 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
   return answer;
 }
 
-/// The plan mode named `name`, if any.
-static std::optional<PlanMode> parsePlanMode(StringRef name) {
-  for (PlanMode mode :
-       {PlanMode::MinCompute, PlanMode::MinPeak, PlanMode::MinBudget})
-    if (getPlanModeName(mode) == name)
-      return mode;
-  return std::nullopt;
+/// The mode of a schedule file named `name`, when its plan applies to the
+/// IR as it is (max-batch plans are for another batch).
+static std::optional<Mode> parseSavedMode(StringRef name) {
+  Mode mode;
+  if (!parseMode(name.str(), mode) ||
+      (mode != Mode::MinCompute && mode != Mode::MinPeak &&
+       mode != Mode::MinBudget))
+    return std::nullopt;
+  return mode;
 }
 
 /// Checks that `saved` (read from `path`) holds a plan for this function's
 /// graph; returns its mode.
-static FailureOr<PlanMode> checkSavedResult(func::FuncOp func, StringRef path,
+static FailureOr<Mode> checkSavedResult(func::FuncOp func, StringRef path,
                                             const SavedResult &saved,
                                             const PlanProblem &problem) {
   GraphFingerprint actual = fingerprintGraph(problem.functionGraph.graph);
@@ -386,7 +360,7 @@ static FailureOr<PlanMode> checkSavedResult(func::FuncOp func, StringRef path,
            << toString(saved.result.status) << "'"
            << (saved.result.message.empty() ? "" : ": ")
            << saved.result.message;
-  std::optional<PlanMode> mode = parsePlanMode(saved.mode);
+  std::optional<Mode> mode = parseSavedMode(saved.mode);
   if (!mode)
     return mlir::emitError(func.getLoc())
            << "schedule '" << path << "' was solved in mode '" << saved.mode
@@ -412,7 +386,7 @@ static FailureOr<PlanAnswer> loadPlan(func::FuncOp func,
   if (!parseResultJSON((*buffer)->getBuffer().str(), saved, error))
     return mlir::emitError(func.getLoc())
            << "malformed schedule '" << path << "': " << error;
-  FailureOr<PlanMode> mode = checkSavedResult(func, path, saved, problem);
+  FailureOr<Mode> mode = checkSavedResult(func, path, saved, problem);
   if (failed(mode))
     return failure();
 
@@ -429,7 +403,7 @@ static FailureOr<PlanAnswer> loadPlan(func::FuncOp func,
     answer.budget = *budget;
   } else if (saved.budget >= 0) {
     answer.budget = saved.budget;
-  } else if (*mode == PlanMode::MinCompute) {
+  } else if (*mode == Mode::MinCompute) {
     answer.budget = problem.baseline.peakBytes;
   }
   return answer;
@@ -508,7 +482,7 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
     lowerBound = static_cast<int64_t>(std::floor(result.lowerBound));
   StringRef status =
       result.status == SolveStatus::Optimal ? "optimal" : "feasible";
-  StringRef modeName = getPlanModeName(answer.mode);
+  StringRef modeName = toString(answer.mode);
   auto attr = PlanAttr::get(func.getContext(), answer.solver, modeName, status,
                             budget, simulated.peakBytes, baseline.peakBytes,
                             std::llround(simulated.cost),
@@ -530,7 +504,7 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
   remark << "solver '" << answer.solver << "' (" << modeName << ") " << status;
   if (result.lowerBound >= 0) {
     // The bound is on the objective: compute for min-compute, bytes else.
-    double objective = answer.mode == PlanMode::MinCompute
+    double objective = answer.mode == Mode::MinCompute
                            ? simulated.cost
                            : static_cast<double>(simulated.peakBytes);
     double gap =
@@ -593,18 +567,11 @@ remat::selectCheckpoints(func::FuncOp func,
 
 namespace {
 struct SelectCheckpointsPass
-    : public BlankCheckedOptions<
-          remat::impl::RematSelectCheckpointsBase<SelectCheckpointsPass>> {
+    : public BlankCheckedOptions<SelectedFunctionsPass<
+          remat::impl::RematSelectCheckpointsBase<SelectCheckpointsPass>>> {
   using BlankCheckedOptions::BlankCheckedOptions;
 
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    FailureOr<bool> selected =
-        isSelectedFunction(func, functions, getArgument());
-    if (failed(selected))
-      return signalPassFailure();
-    if (!*selected)
-      return markAllAnalysesPreserved();
+  void runOnSelectedFunction(func::FuncOp func) override {
     SelectCheckpointsOptions options;
     options.solver = solver;
     options.mode = mode;

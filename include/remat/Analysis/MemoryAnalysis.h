@@ -231,12 +231,6 @@ private:
 void writeMemoryReport(llvm::ArrayRef<const MemoryAnalysis *> analyses,
                        llvm::raw_ostream &os);
 
-/// Bytes of a statically shaped tensor or memref type under the data layout
-/// in scope at `scope` (i1 takes a byte, index 8 bytes by default); nullopt
-/// for dynamic shapes, unranked types and non-shaped types.
-std::optional<int64_t> getStaticStorageBytes(mlir::Type type,
-                                             mlir::Operation *scope);
-
 } // namespace remat
 
 #endif // REMAT_ANALYSIS_MEMORYANALYSIS_H
