@@ -55,9 +55,9 @@ def _preloading_wrappers(runtime):
 
 if config.sanitizer_runtime:
     tool_dirs.insert(0, _preloading_wrappers(config.sanitizer_runtime))
-    # Slow tests (whole language models run several times) skip the
-    # instrumented run, ten times slower: `UNSUPPORTED: sanitizer`. Their
-    # ops run instrumented in the small tests (docs/Testing.md).
+    # Tests too slow instrumented (about ten times slower) say
+    # `UNSUPPORTED: sanitizer`; what they cover runs instrumented in small
+    # tests (docs/Testing.md).
     config.available_features.add("sanitizer")
 tools = [
     "remat-opt",

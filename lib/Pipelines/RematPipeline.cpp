@@ -53,6 +53,7 @@ void remat::buildRematPipeline(OpPassManager &pm,
   select.solver = options.solver;
   select.mode = options.mode;
   select.budget = options.budget;
+  select.effort = options.effort;
   select.timeLimit = options.timeLimit;
   select.dataArgs = options.dataArgs;
   select.functions = functions;

@@ -148,25 +148,25 @@ struct Exhaustive {
 
 SolveResult remat::solveBruteForce(const Graph &graph,
                                    const SolveOptions &options) {
-  Stopwatch watch;
+  WorkMeter meter(options);
   const char *name = "brute-force";
   for (const Node &node : graph.nodes) {
     if (node.isView())
       return failSolve(name, SolveStatus::Unsupported,
                        "views are not supported by the exhaustive solver",
-                       watch);
+                       meter);
     // The live set does not record whether a node was computed before, so
     // "never recompute" pins cannot be searched exactly.
     if (node.keep != KeepPolicy::Default)
       return failSolve(name, SolveStatus::Unsupported,
                        "keep pins are not supported by the exhaustive solver",
-                       watch);
+                       meter);
   }
   Exhaustive search(graph);
   if (search.nodes.size() > kMaxNodes)
     return failSolve(
         name, SolveStatus::Unsupported,
-        "more than " + std::to_string(kMaxNodes) + " nodes to schedule", watch);
+        "more than " + std::to_string(kMaxNodes) + " nodes to schedule", meter);
   search.prepare();
   std::vector<std::pair<bool, int>> steps;
   double cost = 0;
@@ -175,10 +175,10 @@ SolveResult remat::solveBruteForce(const Graph &graph,
       return failSolve(name, SolveStatus::Infeasible,
                        "no schedule fits the budget of " +
                            std::to_string(options.budget) + " bytes",
-                       watch);
+                       meter);
     SolveResult result =
         finishSolve(graph, options, name, search.toSchedule(steps),
-                    SolveStatus::Optimal, watch);
+                    SolveStatus::Optimal, meter);
     result.lowerBound = result.cost;
     return result;
   }
@@ -188,7 +188,7 @@ SolveResult remat::solveBruteForce(const Graph &graph,
   int64_t hi = std::min<int64_t>(options.budget,
                                  finishSolve(graph, options, name,
                                              checkpointAllSchedule(graph),
-                                             SolveStatus::Feasible, watch)
+                                             SolveStatus::Feasible, meter)
                                      .peakBytes);
   auto fits = [&](int64_t budget, std::vector<std::pair<bool, int>> *out) {
     double c = 0;
@@ -197,7 +197,7 @@ SolveResult remat::solveBruteForce(const Graph &graph,
   };
   if (lo > hi || !fits(hi, nullptr))
     return failSolve(name, SolveStatus::Infeasible,
-                     "no schedule meets the budget and the cost limit", watch);
+                     "no schedule meets the budget and the cost limit", meter);
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
     if (fits(mid, nullptr))
@@ -208,7 +208,7 @@ SolveResult remat::solveBruteForce(const Graph &graph,
   fits(lo, &steps);
   SolveResult result =
       finishSolve(graph, options, name, search.toSchedule(steps),
-                  SolveStatus::Optimal, watch);
+                  SolveStatus::Optimal, meter);
   result.lowerBound = static_cast<double>(result.peakBytes);
   return result;
 }

@@ -174,6 +174,29 @@ public:
                        std::to_string(result.lowerBound));
   }
 
+  /// Monotone in the budget: `solver`, which met this budget with
+  /// `result`, meets a larger one (halfway to the checkpoint-all peak) with
+  /// no more compute.
+  void checkMonotone(const SolverInfo &solver, const SolveResult &result) {
+    if (options.objective != Objective::MinComputeUnderBudget ||
+        !result.feasible())
+      return;
+    int64_t top = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
+    if (options.budget >= top)
+      return;
+    SolveOptions larger = options;
+    larger.budget = options.budget + (top - options.budget + 1) / 2;
+    SolveResult again = solver.solve(graph, larger);
+    ++report.monotoneChecks;
+    std::string at = "at the larger budget " + std::to_string(larger.budget);
+    if (!again.feasible())
+      return fail(solver.name, "no plan " + at + " (" + toString(again.status) +
+                                   "): " + again.message);
+    if (isLess(result.cost, again.cost))
+      fail(solver.name, "cost " + std::to_string(again.cost) + " " + at +
+                            ", more than " + std::to_string(result.cost));
+  }
+
   /// The properties across solvers, against brute force's answer.
   void checkAgainstExact(const std::map<std::string, SolveResult> &results) {
     auto exact = results.find("brute-force");
@@ -300,6 +323,9 @@ CampaignReport remat::runCampaign(
       ++report.solves;
       tally(report.tallies[info->name], result, seconds);
       checker.checkAnswer(info->name, result, seconds);
+      if (std::count(options.monotone.begin(), options.monotone.end(),
+                     info->name))
+        checker.checkMonotone(*info, result);
       results.emplace(info->name, std::move(result));
     }
     checker.checkAgainstExact(results);

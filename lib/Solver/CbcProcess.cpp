@@ -60,18 +60,19 @@ static std::string readAll(int fd, double seconds, bool &ended) {
 
 bool checkmate::sendAnswer(int fd, const CbcRaw &answer) {
   uint64_t count = answer.best.size();
-  char flags[3] = {answer.provenOptimal, answer.provenInfeasible,
-                   answer.secondsLimitReached};
+  char flags[4] = {answer.provenOptimal, answer.provenInfeasible,
+                   answer.secondsLimitReached, answer.nodeLimitReached};
   return writeAll(fd, &count, sizeof(count)) &&
          writeAll(fd, answer.best.data(), count * sizeof(double)) &&
          writeAll(fd, &answer.objective, sizeof(double)) &&
          writeAll(fd, &answer.bound, sizeof(double)) &&
+         writeAll(fd, &answer.nodes, sizeof(int64_t)) &&
          writeAll(fd, flags, sizeof(flags));
 }
 
 bool checkmate::decodeAnswer(const std::string &text, CbcRaw &raw) {
   uint64_t count = 0;
-  const size_t fixed = sizeof(count) + 2 * sizeof(double) + 3;
+  const size_t fixed = sizeof(count) + 2 * sizeof(double) + sizeof(int64_t) + 4;
   if (text.size() < fixed)
     return false;
   std::memcpy(&count, text.data(), sizeof(count));
@@ -85,9 +86,12 @@ bool checkmate::decodeAnswer(const std::string &text, CbcRaw &raw) {
   std::memcpy(&raw.objective, p, sizeof(double));
   std::memcpy(&raw.bound, p + sizeof(double), sizeof(double));
   p += 2 * sizeof(double);
+  std::memcpy(&raw.nodes, p, sizeof(int64_t));
+  p += sizeof(int64_t);
   raw.provenOptimal = p[0];
   raw.provenInfeasible = p[1];
   raw.secondsLimitReached = p[2];
+  raw.nodeLimitReached = p[3];
   return true;
 }
 

@@ -418,7 +418,7 @@ std::string checkmate::tooLargeMessage(const char *what, const ReducedGraph &g,
 SolveResult checkmate::checkpointAllShortcut(const Graph &graph,
                                              const SolveOptions &options,
                                              const char *solver,
-                                             const Stopwatch &watch) {
+                                             WorkMeter &meter) {
   SolveResult none;
   if (options.objective != Objective::MinComputeUnderBudget)
     return none;
@@ -427,7 +427,7 @@ SolveResult checkmate::checkpointAllShortcut(const Graph &graph,
   if (!sim.valid() || sim.peakBytes > options.budget)
     return none;
   SolveResult result = finishSolve(
-      graph, options, solver, std::move(all), SolveStatus::Optimal, watch,
+      graph, options, solver, std::move(all), SolveStatus::Optimal, meter,
       "checkpoint-all fits the budget: optimal, no solver run");
   result.lowerBound = checkpointAllCost(graph);
   return result;

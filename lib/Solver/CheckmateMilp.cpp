@@ -94,19 +94,28 @@ private:
 };
 } // namespace
 
-/// Share of the time limit the heuristic warm starts may take together
-/// (each at most a tenth).
+/// Part of the work the heuristic warm starts may take together (each at
+/// most a tenth).
 static constexpr double kHeuristicShare = 0.3;
+static constexpr double kEachHeuristicShare = 0.1;
+/// CBC's root solves the rounding's first LP again, and more: it needs at
+/// least kRootLps times that LP's work to start. Each node (its LP, cuts and
+/// branching) about kNodeWork work units per row and column of the
+/// formulation (measured: 250 to 450 on the generated chain, ResNet and
+/// U-Net steps of 50 blocks), and the root as much as kRootNodes nodes.
+static constexpr int64_t kRootLps = 3;
+static constexpr int64_t kNodeWork = 400;
+static constexpr int64_t kRootNodes = 4;
 
 /// The answer among `candidates` (verified schedules) that is best for the
 /// objective, labelled with `why`; a `none` failure when none is valid.
 static SolveResult bestCandidate(const Graph &graph,
                                  const SolveOptions &options,
                                  const std::vector<Schedule> &candidates,
-                                 const Stopwatch &watch, const std::string &why,
+                                 WorkMeter &meter, const std::string &why,
                                  SolveStatus none) {
   double limit = costLimit(graph, options);
-  SolveResult result = failSolve(kMilpName, none, why, watch);
+  SolveResult result = failSolve(kMilpName, none, why, meter);
   for (const Schedule &candidate : candidates) {
     Simulation sim = simulate(graph, candidate);
     if (!sim.valid() || sim.peakBytes > options.budget ||
@@ -115,31 +124,29 @@ static SolveResult bestCandidate(const Graph &graph,
                                         result.peakBytes, result.cost)))
       continue;
     result = finishSolve(graph, options, kMilpName, candidate,
-                         SolveStatus::Feasible, watch, why);
+                         SolveStatus::Feasible, meter, why);
   }
   return result;
 }
 
-/// The MILP's answer on a graph over the size cap, within the time left:
-/// the plan of `CheckmateOptions::overCap` (the registry's: the portfolio),
-/// or a caller's warm start if better. Nothing of size n^2 is built.
+/// The MILP's answer on a graph over the size cap, with the work left: the
+/// plan of `CheckmateOptions::overCap` (the registry's: the portfolio), or a
+/// caller's warm start if better. Nothing of size n^2 is built.
 static SolveResult solveOverCap(const Graph &graph, const ReducedGraph &g,
                                 const SolveOptions &options,
                                 const CheckmateOptions &opts,
-                                const Stopwatch &watch) {
+                                WorkMeter &meter) {
   std::string why = tooLargeMessage("MILP", g, opts);
   std::vector<Schedule> candidates = opts.warmStarts;
   if (opts.overCap) {
-    SolveOptions rest = nestedOptions(options);
-    rest.timeLimitSeconds =
-        std::max(0.05, options.timeLimitSeconds - watch.seconds());
-    SolveResult best = opts.overCap(graph, rest);
+    SolveResult best = opts.overCap(graph, meter.nested(options, meter.left()));
+    meter.charge(best);
     if (best.feasible())
       candidates.push_back(std::move(best.schedule));
     why += "; the best heuristic plan (" + best.solver +
            ") returned, not proven optimal";
   }
-  return bestCandidate(graph, options, candidates, watch, why,
+  return bestCandidate(graph, options, candidates, meter, why,
                        SolveStatus::Unsupported);
 }
 
@@ -151,12 +158,8 @@ struct WarmStarts {
   std::vector<Schedule> schedules;
   /// The rounding's LP bound (exact reduction only), or -1.
   double lpBound = -1;
-  /// Why CBC cannot run within the limit (from the first LP), or empty.
+  /// Why CBC cannot run with the work left (from the first LP), or empty.
   std::string skipCbc;
-  /// Wall time of the rounding's first LP (0 without one): about what CBC
-  /// spends between two looks at its clock (a pass of root cuts), so CBC's
-  /// own limit leaves that much before the caller's.
-  double lpSeconds = 0;
   /// Set with `proof` when the rounding proved that nothing fits.
   bool infeasible = false;
   std::string proof;
@@ -172,27 +175,25 @@ struct MipStart {
 } // namespace
 
 /// Warm starts: checkpoint-all, the caller's schedules, the heuristics of
-/// `CheckmateOptions::heuristics` (within kHeuristicShare of the limit), the
-/// LP rounding (within CheckmateOptions::roundingTimeShare).
+/// `CheckmateOptions::heuristics` (within kHeuristicShare of the work), the
+/// LP rounding (within CheckmateOptions::roundingShare).
 static WarmStarts collectWarmStarts(const Graph &graph, const ReducedGraph &g,
                                     const SolveOptions &options,
                                     const CheckmateOptions &opts,
-                                    const Stopwatch &watch) {
+                                    WorkMeter &meter) {
   WarmStarts warm;
   warm.plans.push_back(checkpointAllPlan(g));
   warm.schedules = opts.warmStarts;
-  const double limit = options.timeLimitSeconds;
-  if (!opts.heuristics.empty()) {
-    SolveOptions quick = nestedOptions(options);
-    for (const SolverFn &heuristic : opts.heuristics) {
-      double left = kHeuristicShare * limit - watch.seconds();
-      if (left <= 0)
-        break;
-      quick.timeLimitSeconds = std::min(0.1 * limit, left);
-      SolveResult r = heuristic(graph, quick);
-      if (r.feasible())
-        warm.schedules.push_back(std::move(r.schedule));
-    }
+  for (const SolverFn &heuristic : opts.heuristics) {
+    int64_t left = meter.part(kHeuristicShare) - meter.used();
+    if (left <= 0 || meter.timeUp())
+      break;
+    SolveResult r = heuristic(
+        graph,
+        meter.nested(options, std::min(meter.part(kEachHeuristicShare), left)));
+    meter.charge(r);
+    if (r.feasible())
+      warm.schedules.push_back(std::move(r.schedule));
   }
   for (const Schedule &schedule : warm.schedules) {
     StagePlan plan;
@@ -202,10 +203,11 @@ static WarmStarts collectWarmStarts(const Graph &graph, const ReducedGraph &g,
   if (options.objective == Objective::MinPeakUnderOverhead ||
       !opts.roundingWarmStart)
     return warm;
-  double share = std::min(opts.roundingTimeShare * limit,
-                          std::max(0.05, limit - watch.seconds()));
+  WorkMeter rounding(meter,
+                     std::min(meter.part(opts.roundingShare), meter.left()));
   RoundingOutcome rounded =
-      runRounding(graph, g, nestedOptions(options), opts, share);
+      runRounding(graph, g, nestedOptions(options), opts, rounding);
+  meter.charge(rounding);
   if (rounded.proven) {
     warm.infeasible = true;
     warm.proof = rounded.message;
@@ -213,22 +215,20 @@ static WarmStarts collectWarmStarts(const Graph &graph, const ReducedGraph &g,
   }
   if (g.exact)
     warm.lpBound = rounded.lowerBound;
-  warm.lpSeconds = rounded.lpSeconds;
   if (rounded.found)
     warm.plans.push_back(std::move(rounded.plan));
-  // CBC solves this LP several times (MIP start, root, nodes) and checks
-  // its clock only between phases, so it can overrun the limit many times
-  // over (docs/Solvers.md, "Formulation"): skip it when the first LP was not
-  // solved within the rounding's share, or when it alone took more than a
-  // third of what is left (half, if it was infeasible).
-  double remaining = limit - watch.seconds();
+  // CBC solves this LP several times (MIP start, root, nodes): skip it when
+  // the first LP was not solved within the rounding's share (resnet8 at
+  // batch 64, 360 nodes: CBC started with 3 s left took 150 s), or when it
+  // alone took more than a third of the work left (half, if it was
+  // infeasible).
   if (!rounded.lpFinished)
     warm.skipCbc = "the LP relaxation was not solved within its share of the "
-                   "time limit";
-  else if ((rounded.lpSolved ? 3 : 2) * rounded.lpSeconds > remaining)
+                   "work";
+  else if ((rounded.lpSolved ? kRootLps : 2) * rounded.lpWork > meter.left())
     warm.skipCbc = "the LP relaxation alone took " +
-                   std::to_string(rounded.lpSeconds) + " s, with " +
-                   std::to_string(std::max(remaining, 0.0)) + " s left";
+                   std::to_string(rounded.lpWork) + " work units, with " +
+                   std::to_string(meter.left()) + " left";
   return warm;
 }
 
@@ -267,6 +267,9 @@ struct CbcOutcome {
   bool provenOptimal = false;
   bool provenInfeasible = false;
   bool timedOut = false;
+  /// Whether its node count (the work) stopped it: deterministic, not
+  /// proven optimal.
+  bool nodeLimited = false;
   /// CBC's best bound on the formulation's objective, or -inf.
   double bound = -kInfinity;
   /// Why CBC gave no answer at all (its process died), or empty.
@@ -274,23 +277,10 @@ struct CbcOutcome {
 };
 } // namespace
 
-/// Runs CBC on `f` from `start` with the time left of the limit, less
-/// `reserve` seconds: CBC looks at its clock only between passes of its
-/// root cut generators, which can run for seconds. Time limits are
-/// wall-clock (CBC's default counts CPU seconds). Off, because each made
-/// Debian's CBC 2.10 / CLP 1.17 crash or abort on small graphs
-/// (docs/Testing.md lists the graphs and assertions): CBC's preprocessing
-/// (when the time limit hit), its diving and other primal heuristics, and
-/// CLP's perturbation. Our warm starts (the heuristic plans, the LP
-/// rounding) give CBC its incumbents instead. CBC runs in a child process
-/// besides (`runCbc`), as not every abort is avoided.
-/// `opts.cbcArguments` go last and win.
-static CbcRaw solveWithCbc(const ReducedGraph &g, const Formulation &f,
-                           const MipStart &start, const SolveOptions &options,
-                           const CheckmateOptions &opts, double reserve,
-                           ProgressReporter &progress, const Stopwatch &watch) {
-  const bool minPeak = options.objective == Objective::MinPeakUnderOverhead;
-  OsiClpSolverInterface solver;
+/// Loads `f` into `solver`, silenced; with column names ("x<c>") when a MIP
+/// start will refer to them.
+static void loadFormulation(OsiClpSolverInterface &solver, const Formulation &f,
+                            bool named) {
   {
     CoinPackedMatrix m = coinMatrix(f);
     solver.loadProblem(m, f.colLo.data(), f.colUp.data(), f.obj.data(),
@@ -299,14 +289,33 @@ static CbcRaw solveWithCbc(const ReducedGraph &g, const Formulation &f,
   solver.setInteger(f.integers.data(), static_cast<int>(f.integers.size()));
   solver.messageHandler()->setLogLevel(0);
   solver.getModelPtr()->setLogLevel(0);
-  if (start.index >= 0) {
+  if (named) {
     solver.setIntParam(OsiNameDiscipline, 2);
     for (int c = 0; c < f.numCols(); ++c)
       solver.setColName(c, "x" + std::to_string(c));
   }
+}
+
+/// Runs CBC on `f` from `start` for at most `nodes` branch-and-bound nodes
+/// (the work), with the deadline as its wall-clock cap: CBC looks at its
+/// clock only between passes of its root cut generators, which can run for
+/// seconds. Time limits are wall-clock (CBC's default counts CPU seconds).
+/// Off, because each made Debian's CBC 2.10 / CLP 1.17 crash or abort on
+/// small graphs (docs/Testing.md lists the graphs and assertions): CBC's
+/// preprocessing (when the time limit hit), its diving and other primal
+/// heuristics, and CLP's perturbation. Our warm starts (the heuristic plans,
+/// the LP rounding) give CBC its incumbents instead. CBC runs in a child
+/// process besides (`runCbc`), as not every abort is avoided.
+/// `opts.cbcArguments` go last and win.
+static CbcRaw solveWithCbc(const ReducedGraph &g, const Formulation &f,
+                           const MipStart &start, const SolveOptions &options,
+                           const CheckmateOptions &opts, int64_t nodes,
+                           ProgressReporter &progress, const WorkMeter &meter) {
+  const bool minPeak = options.objective == Objective::MinPeakUnderOverhead;
+  OsiClpSolverInterface solver;
+  loadFormulation(solver, f, /*named=*/start.index >= 0);
   CbcModel model(solver);
-  double left =
-      std::max(0.5, options.timeLimitSeconds - watch.seconds() - reserve);
+  double left = std::max(meter.secondsLeft(), 1e-3);
   if (options.progress) {
     MilpProgress handler(std::make_shared<MilpProgress::Shared>(
         progress, minPeak, f.unit, g.residentBytes));
@@ -326,6 +335,9 @@ static CbcRaw solveWithCbc(const ReducedGraph &g, const Formulation &f,
     model.setMIPStart(mipStart);
   }
   std::string secs = std::to_string(left);
+  std::string maxNodes = std::to_string(nodes);
+  // 100 + n: n threads in CBC's repeatable mode, the same tree whatever the
+  // machine's load.
   int threads = std::max(1, options.threads);
   std::string threadArg = std::to_string(threads > 1 ? 100 + threads : 1);
   std::vector<const char *> argv = {kMilpName,
@@ -339,6 +351,8 @@ static CbcRaw solveWithCbc(const ReducedGraph &g, const Formulation &f,
                                     "elapsed",
                                     "-sec",
                                     secs.c_str(),
+                                    "-maxNodes",
+                                    maxNodes.c_str(),
                                     "-threads",
                                     threadArg.c_str(),
                                     "-ratioGap",
@@ -384,34 +398,49 @@ static CbcRaw solveWithCbc(const ReducedGraph &g, const Formulation &f,
   raw.provenOptimal = model.isProvenOptimal();
   raw.provenInfeasible = model.isProvenInfeasible();
   raw.secondsLimitReached = model.isSecondsLimitReached();
+  raw.nodeLimitReached = model.isNodeLimitReached();
+  raw.nodes = model.getNodeCount();
   return raw;
 }
 
-/// Runs CBC (`solveWithCbc`) in a child process and reads its outcome.
+/// Runs CBC (`solveWithCbc`) in a child process and reads its outcome:
+/// after the root, as many nodes as the work left allows (kNodeWork per row
+/// and column each; the root as kRootNodes of them). The root and the nodes
+/// it took are charged to `meter`.
 static CbcOutcome runCbc(const ReducedGraph &g, const Formulation &f,
                          const MipStart &start, const SolveOptions &options,
-                         const CheckmateOptions &opts, double reserve,
-                         ProgressReporter &progress, const Stopwatch &watch) {
+                         const CheckmateOptions &opts,
+                         ProgressReporter &progress, WorkMeter &meter) {
   const bool minPeak = options.objective == Objective::MinPeakUnderOverhead;
   CbcOutcome out;
   CbcRaw raw;
-  // CBC stops itself at the limit; the child gets a margin past it.
-  double wait = std::max(1.0, options.timeLimitSeconds - watch.seconds()) + 2;
+  const int64_t perNode =
+      kNodeWork * (static_cast<int64_t>(f.rowLo.size()) + f.numCols());
+  const int64_t nodes =
+      std::clamp<int64_t>(meter.left() / perNode - kRootNodes, 1, INT32_MAX);
+  // CBC stops itself at the deadline; the child gets a margin past it.
+  double wait = std::max(1.0, meter.secondsLeft()) + 2;
   if (!runIsolated(
           [&] {
-            return solveWithCbc(g, f, start, options, opts, reserve, progress,
-                                watch);
+            return solveWithCbc(g, f, start, options, opts, nodes, progress,
+                                meter);
           },
-          wait, raw, out.failure))
+          wait, raw, out.failure)) {
+    meter.charge(meter.left());
+    meter.timeUp();
     return out;
+  }
+  meter.charge(perNode * (kRootNodes + raw.nodes));
   const bool hasBest = !raw.best.empty();
   out.bound = raw.bound;
   progress.report(
       hasBest && !minPeak ? raw.objective : -1, -1, minPeak ? -1 : out.bound,
       std::string("CBC finished") + (raw.provenOptimal ? ": optimal" : ""),
       /*phase=*/true);
-  out.timedOut =
-      raw.secondsLimitReached || watch.seconds() >= options.timeLimitSeconds;
+  if (raw.secondsLimitReached)
+    meter.noteTimeLimit();
+  out.timedOut = meter.timeUp();
+  out.nodeLimited = raw.nodeLimitReached;
   // An LP stopped at the deadline proves nothing about its node.
   out.provenOptimal = raw.provenOptimal && hasBest && !out.timedOut;
   // An LP that CLP stopped at the time limit is no proof.
@@ -448,7 +477,7 @@ static SolveResult finishMilp(const Graph &graph, const ReducedGraph &g,
                               const SolveOptions &options,
                               const WarmStarts &warm, const MipStart &start,
                               const CbcOutcome &cbc, double lowerBound,
-                              const Stopwatch &watch) {
+                              WorkMeter &meter) {
   std::ostringstream msg;
   if (!g.exact)
     msg << "solved on a coarsened graph (" << g.size() << " of " << graph.size()
@@ -473,12 +502,14 @@ static SolveResult finishMilp(const Graph &graph, const ReducedGraph &g,
     std::string why = cbc.provenInfeasible
                           ? "CBC proved that no schedule of the Checkmate "
                             "class fits"
-                      : cbc.failure.empty() ? "the time limit ran out before "
-                                              "CBC found a schedule"
-                                            : cbc.failure;
+                      : !cbc.failure.empty() ? cbc.failure
+                      : cbc.timedOut ? "the time limit ran out before CBC "
+                                       "found a schedule"
+                                     : "the work ran out before CBC found a "
+                                       "schedule (raise the effort)";
     if (!msg.str().empty())
       why += "; " + msg.str();
-    SolveResult result = failSolve(kMilpName, status, why, watch);
+    SolveResult result = failSolve(kMilpName, status, why, meter);
     result.lowerBound = lowerBound;
     return result;
   }
@@ -488,9 +519,12 @@ static SolveResult finishMilp(const Graph &graph, const ReducedGraph &g,
   if (claimed != SolveStatus::Optimal && cbc.timedOut)
     msg << (msg.str().empty() ? "" : "; ")
         << "time limit reached: feasible, not proven optimal";
+  else if (claimed != SolveStatus::Optimal && cbc.nodeLimited)
+    msg << (msg.str().empty() ? "" : "; ")
+        << "work budget spent: feasible, not proven optimal";
   SolveResult result =
       finishSolve(graph, options, kMilpName, std::move(*schedule), claimed,
-                  watch, msg.str());
+                  meter, msg.str());
   double limit = costLimit(graph, options);
   for (const Schedule &fallback : warm.schedules) {
     Simulation sim = simulate(graph, fallback);
@@ -502,7 +536,7 @@ static SolveResult finishMilp(const Graph &graph, const ReducedGraph &g,
       continue;
     bool beatClass = result.status == SolveStatus::Optimal;
     result = finishSolve(
-        graph, options, kMilpName, fallback, SolveStatus::Feasible, watch,
+        graph, options, kMilpName, fallback, SolveStatus::Feasible, meter,
         beatClass ? "a heuristic schedule outside Checkmate's class beat "
                     "its optimum"
                   : "a heuristic warm start beat CBC's best schedule");
@@ -510,17 +544,16 @@ static SolveResult finishMilp(const Graph &graph, const ReducedGraph &g,
       lowerBound = -1;
   }
   result.lowerBound = lowerBound;
-  result.seconds = watch.seconds();
   return result;
 }
 
-/// The MILP's answer when CBC cannot run within the limit: the best warm
+/// The MILP's answer when CBC cannot run with the work left: the best warm
 /// start (no formulation is built), labelled "timeout".
 static SolveResult answerWithoutCbc(const Graph &graph, const ReducedGraph &g,
                                     const WarmStarts &warm,
                                     const SolveOptions &options,
                                     ProgressReporter &progress,
-                                    const Stopwatch &watch) {
+                                    WorkMeter &meter) {
   progress.report(-1, -1, warm.lpBound,
                   std::to_string(warm.plans.size()) +
                       " warm starts; CBC skipped",
@@ -531,9 +564,9 @@ static SolveResult answerWithoutCbc(const Graph &graph, const ReducedGraph &g,
   candidates.insert(candidates.end(), warm.schedules.begin(),
                     warm.schedules.end());
   SolveResult result =
-      bestCandidate(graph, options, candidates, watch,
-                    "time limit too short for CBC at this size (" +
-                        warm.skipCbc + "); best warm start returned",
+      bestCandidate(graph, options, candidates, meter,
+                    "work too short for CBC at this size (" + warm.skipCbc +
+                        "); best warm start returned",
                     SolveStatus::Timeout);
   result.lowerBound = warm.lpBound;
   return result;
@@ -560,14 +593,14 @@ static Spec milpSpec(const Graph &graph, const ReducedGraph &g,
 SolveResult remat::solveCheckmateMilp(const Graph &graph,
                                       const SolveOptions &options,
                                       const CheckmateOptions &opts) {
-  Stopwatch watch;
-  ProgressReporter progress(options, kMilpName, watch);
+  WorkMeter meter(options);
+  ProgressReporter progress(options, kMilpName, meter.clock());
   std::string error = graph.check();
   if (!error.empty())
     return failSolve(kMilpName, SolveStatus::Unsupported,
-                     "malformed graph: " + error, watch);
+                     "malformed graph: " + error, meter);
   SolveResult shortcut =
-      checkpointAllShortcut(graph, options, kMilpName, watch);
+      checkpointAllShortcut(graph, options, kMilpName, meter);
   if (shortcut.feasible())
     return shortcut;
   ReducedGraph exact = reduceGraph(graph, /*mergeChains=*/false);
@@ -576,16 +609,16 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
   Spec spec = milpSpec(graph, g, options, opts);
   if (spec.capUnits < 0)
     return failSolve(kMilpName, SolveStatus::Infeasible,
-                     "the budget is below the always-resident bytes", watch);
+                     "the budget is below the always-resident bytes", meter);
   // The size cap before anything of size n^2 (plans, the LP) is built.
   if (findStageColumns(g, opts.maxBinaries).tooLarge)
-    return solveOverCap(graph, g, options, opts, watch);
+    return solveOverCap(graph, g, options, opts, meter);
 
-  WarmStarts warm = collectWarmStarts(graph, g, options, opts, watch);
+  WarmStarts warm = collectWarmStarts(graph, g, options, opts, meter);
   if (warm.infeasible)
-    return failSolve(kMilpName, SolveStatus::Infeasible, warm.proof, watch);
+    return failSolve(kMilpName, SolveStatus::Infeasible, warm.proof, meter);
   if (!warm.skipCbc.empty())
-    return answerWithoutCbc(graph, g, warm, options, progress, watch);
+    return answerWithoutCbc(graph, g, warm, options, progress, meter);
   Formulation f = buildFormulation(g, spec);
   MipStart start = chooseMipStart(graph, g, f, spec, options, warm);
   progress.report(start.index >= 0 && !spec.minPeak ? start.objective : -1, -1,
@@ -593,8 +626,7 @@ SolveResult remat::solveCheckmateMilp(const Graph &graph,
                   std::to_string(warm.plans.size()) +
                       " warm starts; starting CBC",
                   /*phase=*/true);
-  CbcOutcome cbc =
-      runCbc(g, f, start, options, opts, warm.lpSeconds, progress, watch);
+  CbcOutcome cbc = runCbc(g, f, start, options, opts, progress, meter);
   double lowerBound = milpLowerBound(g, f, spec, cbc, warm.lpBound);
-  return finishMilp(graph, g, options, warm, start, cbc, lowerBound, watch);
+  return finishMilp(graph, g, options, warm, start, cbc, lowerBound, meter);
 }

@@ -452,14 +452,16 @@ double checkmate::planCost(const ReducedGraph &graph, const StagePlan &plan) {
 }
 
 bool checkmate::improvePlan(const ReducedGraph &graph, StagePlan &plan,
-                            int64_t budget, double seconds) {
-  Stopwatch watch;
+                            int64_t budget, WorkMeter &meter) {
   const int n = graph.size();
+  // A trial copies, rebuilds, costs and measures an n-by-n plan: about a
+  // step's simulation per four of its entries.
+  const int64_t trialWork = int64_t(n) * n / 4 + 1;
   double cost = planCost(graph, plan);
   bool improved = false;
-  for (bool again = true; again && watch.seconds() < seconds;) {
+  for (bool again = true; again && !meter.exhausted();) {
     again = false;
-    for (int t = 1; t < n && watch.seconds() < seconds; ++t) {
+    for (int t = 1; t < n && !meter.exhausted(); ++t) {
       for (int i = 0; i < t; ++i) {
         if (!plan.r[t][i] || graph.cost[i] <= 0)
           continue;
@@ -470,6 +472,7 @@ bool checkmate::improvePlan(const ReducedGraph &graph, StagePlan &plan,
         if (last < i)
           continue;
         StagePlan trial = plan;
+        meter.charge(trialWork);
         for (int u = last + 1; u <= t; ++u)
           trial.s[u][i] = 1;
         rebuildComputations(graph, trial);

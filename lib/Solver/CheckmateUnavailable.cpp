@@ -25,16 +25,16 @@ bool remat::checkmateAvailable() { return false; }
 SolveResult remat::solveCheckmateMilp(const Graph &, const SolveOptions &,
                                       const CheckmateOptions &) {
   return failSolve("checkmate-milp", SolveStatus::Unsupported, kNoCoin,
-                   Stopwatch());
+                   WorkMeter(0));
 }
 
 SolveResult remat::solveCheckmateRounding(const Graph &, const SolveOptions &,
                                           const CheckmateOptions &) {
   return failSolve("checkmate-lp-rounding", SolveStatus::Unsupported, kNoCoin,
-                   Stopwatch());
+                   WorkMeter(0));
 }
 
 SolveResult remat::checkmateLpBound(const Graph &, const SolveOptions &) {
   return failSolve("checkmate-lp-bound", SolveStatus::Unsupported, kNoCoin,
-                   Stopwatch());
+                   WorkMeter(0));
 }

@@ -12,7 +12,7 @@ using namespace remat;
 
 SolveResult remat::solveCheckpointAll(const Graph &graph,
                                       const SolveOptions &options) {
-  Stopwatch watch;
+  WorkMeter meter(options);
   // Every needed node is computed exactly once: no schedule costs less, so
   // for MinComputeUnderBudget a fitting checkpoint-all schedule is optimal.
   SolveStatus claimed = options.objective == Objective::MinComputeUnderBudget
@@ -20,7 +20,7 @@ SolveResult remat::solveCheckpointAll(const Graph &graph,
                             : SolveStatus::Feasible;
   SolveResult result =
       finishSolve(graph, options, "checkpoint-all",
-                  checkpointAllSchedule(graph), claimed, watch);
+                  checkpointAllSchedule(graph), claimed, meter);
   if (options.objective == Objective::MinComputeUnderBudget)
     result.lowerBound = checkpointAllCost(graph);
   return result;

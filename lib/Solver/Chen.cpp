@@ -51,24 +51,24 @@ static double forwardBytes(const Graph &graph) {
 static SolveResult chenSqrt(const Graph &graph, const SolveOptions &options,
                             const std::vector<int> &candidates,
                             const char *name) {
-  Stopwatch watch;
+  WorkMeter meter(options);
   if (candidates.empty())
     return failSolve(name, SolveStatus::Unsupported,
-                     "the graph has no candidate checkpoints", watch);
+                     "the graph has no candidate checkpoints", meter);
   // sqrt(k) segments of equal bytes: the paper's O(sqrt(n)) choice.
   double b =
       forwardBytes(graph) / std::sqrt(static_cast<double>(candidates.size()));
   return solveFromCheckpointSets(graph, options, name,
-                                 {chenGreedyKeep(graph, candidates, b)}, watch);
+                                 {chenGreedyKeep(graph, candidates, b)}, meter);
 }
 
 static SolveResult chenGreedy(const Graph &graph, const SolveOptions &options,
                               const std::vector<int> &candidates,
                               const char *name) {
-  Stopwatch watch;
+  WorkMeter meter(options);
   if (candidates.empty())
     return failSolve(name, SolveStatus::Unsupported,
-                     "the graph has no candidate checkpoints", watch);
+                     "the graph has no candidate checkpoints", meter);
   // b = 0 keeps every candidate; b = total keeps none. A geometric grid in
   // between covers every segment length up to a factor of 1.1.
   double total = forwardBytes(graph);
@@ -83,7 +83,7 @@ static SolveResult chenGreedy(const Graph &graph, const SolveOptions &options,
     if (sets.empty() || keep != sets.back())
       sets.push_back(std::move(keep));
   }
-  return solveFromCheckpointSets(graph, options, name, sets, watch);
+  return solveFromCheckpointSets(graph, options, name, sets, meter);
 }
 
 SolveResult remat::solveChenSqrtAp(const Graph &graph,

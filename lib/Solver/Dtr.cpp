@@ -67,6 +67,7 @@ public:
     memory = 0;
     now = 1;
     aborted = false;
+    scanned = 0;
     for (int id = 0; id < n; ++id)
       if (needed[id])
         for (int dep : reads[id])
@@ -100,6 +101,9 @@ private:
 public:
   /// Set when the run gave up (thrashing); its order is then empty.
   bool aborted = false;
+  /// Live values the evictions of the last run looked at (its work
+  /// besides the order it returns).
+  int64_t scanned = 0;
 
 private:
   bool resident(int id) const { return graph.nodes[id].isResident(); }
@@ -129,6 +133,7 @@ private:
     int victim = -1;
     double best = std::numeric_limits<double>::infinity();
     size_t keep = 0;
+    scanned += liveList.size();
     for (size_t i = 0; i < liveList.size(); ++i) {
       int id = liveList[i];
       if (!live[id])
@@ -189,7 +194,7 @@ private:
 } // namespace
 
 SolveResult remat::solveDtr(const Graph &graph, const SolveOptions &options) {
-  Stopwatch watch;
+  WorkMeter meter(options);
   const char *name = "dtr";
   DtrRun dtr(graph);
   // Evictions keep the given order under the limit; the builder's
@@ -197,6 +202,9 @@ SolveResult remat::solveDtr(const Graph &graph, const SolveOptions &options) {
   auto evaluate = [&](int64_t limit, Schedule &schedule) {
     schedule =
         scheduleFromComputeOrder(graph, bestOrder(graph, dtr.run(limit)));
+    // A look at a live value is about a quarter of a step's simulation.
+    meter.charge(orderWork(OrderPolicy::Best, schedule.steps.size()) +
+                 dtr.scanned / 4);
     return simulate(graph, schedule);
   };
   Schedule schedule;
@@ -206,9 +214,9 @@ SolveResult remat::solveDtr(const Graph &graph, const SolveOptions &options) {
     evaluate(std::min(top, all), schedule);
     if (dtr.aborted)
       return failSolve(name, SolveStatus::Infeasible,
-                       "evictions thrash under this budget", watch);
+                       "evictions thrash under this budget", meter);
     return finishSolve(graph, options, name, std::move(schedule),
-                       SolveStatus::Feasible, watch);
+                       SolveStatus::Feasible, meter);
   }
   // MinPeakUnderOverhead: the smallest limit whose schedule stays within
   // the cost limit.
@@ -218,7 +226,7 @@ SolveResult remat::solveDtr(const Graph &graph, const SolveOptions &options) {
       options.budget, simulate(graph, checkpointAllSchedule(graph)).peakBytes);
   Schedule best;
   Simulation bestSim = evaluate(hi, best);
-  while (lo < hi && watch.seconds() < options.timeLimitSeconds) {
+  while (lo < hi && !meter.exhausted()) {
     int64_t mid = lo + (hi - lo) / 2;
     Schedule trial;
     Simulation sim = evaluate(mid, trial);
@@ -236,5 +244,5 @@ SolveResult remat::solveDtr(const Graph &graph, const SolveOptions &options) {
     }
   }
   return finishSolve(graph, options, name, std::move(best),
-                     SolveStatus::Feasible, watch);
+                     SolveStatus::Feasible, meter);
 }

@@ -59,9 +59,16 @@ static constexpr size_t kMaxCandidates = 4096;
 static constexpr int kMaxComplicate = 1024;
 /// The sets of this many best m (by the model) are simulated.
 static constexpr size_t kVerified = 8;
-/// The part of the time limit the division tree may take to build; the
-/// candidate bounds and the simulation of their sets have the rest.
+/// The part of the work the division tree may take to build; the candidate
+/// bounds and the simulation of their sets have the rest.
 static constexpr double kTreeShare = 0.5;
+/// Work units (`SolveAllowance`) per vertex of a subgraph the tree divides,
+/// per vertex pair of a complicate division, and per tree node and
+/// splitting vertex a candidate bound's solve visits; measured against the
+/// cost of simulating a schedule step.
+static constexpr int64_t kDivideWork = 8;
+static constexpr int64_t kComplicateWork = 1;
+static constexpr int64_t kBoundWork = 4;
 
 /// Sorted distinct values, thinned to at most kMaxCandidates quantiles.
 static std::vector<int64_t> thin(std::vector<int64_t> values) {
@@ -89,7 +96,7 @@ struct ModelSet {
 /// verified best.
 static SolveResult verifyBest(const Graph &graph, const SolveOptions &options,
                               const char *name, std::vector<ModelSet> sets,
-                              const Stopwatch &watch) {
+                              WorkMeter &meter) {
   std::stable_sort(
       sets.begin(), sets.end(),
       [](const ModelSet &a, const ModelSet &b) { return a.model < b.model; });
@@ -103,7 +110,7 @@ static SolveResult verifyBest(const Graph &graph, const SolveOptions &options,
     if (std::find(keeps.begin(), keeps.end(), keep) == keeps.end())
       keeps.push_back(std::move(keep));
   }
-  return solveFromCheckpointSets(graph, options, name, keeps, watch);
+  return solveFromCheckpointSets(graph, options, name, keeps, meter);
 }
 
 //===----------------------------------------------------------------------===//
@@ -195,12 +202,12 @@ int64_t remat::fengHuangChain(const std::vector<int64_t> &weights,
 
 SolveResult remat::solveFengHuangLinear(const Graph &graph,
                                         const SolveOptions &options) {
-  Stopwatch watch;
+  WorkMeter meter(options);
   const char *name = "feng-huang-linear";
   std::vector<int> chain;
   if (!isForwardChain(graph, &chain))
     return failSolve(name, SolveStatus::Unsupported,
-                     "the forward graph is not a chain", watch);
+                     "the forward graph is not a chain", meter);
   // Vertex 0 is the (resident) source; 1..k the chain.
   std::vector<int64_t> weight(chain.size() + 1, 0);
   for (size_t i = 0; i < chain.size(); ++i)
@@ -221,7 +228,7 @@ SolveResult remat::solveFengHuangLinear(const Graph &graph,
     sets.push_back({total + m, m, ids});
     best = std::min(best, total + m);
   }
-  return verifyBest(graph, options, name, std::move(sets), watch);
+  return verifyBest(graph, options, name, std::move(sets), meter);
 }
 
 //===----------------------------------------------------------------------===//
@@ -419,11 +426,11 @@ struct Division {
 
 class DivisionTree {
 public:
-  /// Once `limitSeconds` on `watch` have passed, the subgraphs not yet
-  /// divided (but the whole graph) become leaves: the tree of a 20,005-op
-  /// step nests 2,312 deep and takes a second to build whole.
-  DivisionTree(const Graph &graph, const Stopwatch &watch, double limitSeconds)
-      : graph(graph), watch(watch), limitSeconds(limitSeconds) {
+  /// Its work is charged to `meter`; once that is exhausted, the subgraphs
+  /// not yet divided (but the whole graph) become leaves: the tree of a
+  /// 20,005-op step nests 2,312 deep and takes a second to build whole.
+  DivisionTree(const Graph &graph, WorkMeter &meter)
+      : graph(graph), meter(meter) {
     std::vector<int> fwd = forwardOrder(graph);
     inFwd.assign(graph.size(), 0);
     for (int id : fwd)
@@ -537,9 +544,17 @@ public:
     return dist[q];
   }
 
+  /// The work units of one `solve` from the root: the tree nodes and
+  /// splitting vertices it visits.
+  int64_t solveWork() const {
+    int64_t visits = 0;
+    for (const Division &d : nodes)
+      visits += 1 + d.ends.size();
+    return kBoundWork * visits;
+  }
+
 private:
-  const Stopwatch &watch;
-  const double limitSeconds;
+  WorkMeter &meter;
   std::vector<char> inFwd;
   std::vector<std::vector<int>> users;
   std::vector<int> mark;
@@ -556,8 +571,9 @@ private:
     int index = nodes.size();
     nodes.emplace_back();
     // The root is always divided: a lone leaf offers only the empty set.
-    if (index > 0 && watch.seconds() >= limitSeconds)
+    if (index > 0 && meter.exhausted())
       return leaf(index, interior, source, sink);
+    meter.charge(kDivideWork * static_cast<int64_t>(interior.size()));
     ++stamp;
     for (int id : interior)
       mark[id] = stamp;
@@ -665,6 +681,7 @@ private:
     const int k = interior.size();
     if (k < 3 || k > kMaxComplicate)
       return false;
+    meter.charge(kComplicateWork * int64_t(k) * k);
     LocalDag dag(graph, users, interior);
     std::vector<int> candidates;
     for (int v = 0; v < dag.size(); ++v)
@@ -749,23 +766,24 @@ private:
 } // namespace
 
 /// The model sets of the division tree's candidate bounds, smallest bound
-/// first, while a bound is below the best model memory so far; out of time
-/// (`limitSeconds` on `watch`) with a set found, the sets so far (a 20,005-op
-/// step has thousands of candidate bounds, each a walk of the whole tree).
+/// first, while a bound is below the best model memory so far; once `meter`
+/// is exhausted with a set found, the sets so far (a 20,005-op step has
+/// thousands of candidate bounds, each a walk of the whole tree).
 static std::vector<ModelSet> candidateSets(const DivisionTree &tree,
-                                           const Stopwatch &watch,
-                                           double limitSeconds) {
+                                           WorkMeter &meter) {
   std::vector<int64_t> candidates;
   tree.candidates(candidates);
   candidates.push_back(0);
   candidates = thin(std::move(candidates));
   std::vector<ModelSet> sets;
   int64_t best = kInf;
+  const int64_t work = tree.solveWork();
   for (int64_t m : candidates) {
-    if (m >= best || (!sets.empty() && watch.seconds() >= limitSeconds))
+    if (m >= best || (!sets.empty() && meter.exhausted()))
       break;
     std::vector<int> set;
     int64_t cost = tree.solve(tree.root, m, set);
+    meter.charge(work);
     if (cost >= kInf)
       continue;
     best = std::min(best, cost + m);
@@ -774,11 +792,20 @@ static std::vector<ModelSet> candidateSets(const DivisionTree &tree,
   return sets;
 }
 
-std::vector<char> remat::fengHuangKeep(const Graph &graph,
-                                       double limitSeconds) {
-  Stopwatch watch;
-  DivisionTree tree(graph, watch, limitSeconds * kTreeShare);
-  std::vector<ModelSet> sets = candidateSets(tree, watch, limitSeconds);
+/// The division tree's candidate model sets, the tree taking at most
+/// kTreeShare of `meter`'s allowance.
+static std::vector<ModelSet> divideAndSolve(const Graph &graph,
+                                            WorkMeter &meter) {
+  WorkMeter building(meter, meter.part(kTreeShare));
+  DivisionTree tree(graph, building);
+  meter.charge(building);
+  return candidateSets(tree, meter);
+}
+
+std::vector<char> remat::fengHuangKeep(const Graph &graph, WorkMeter *meter) {
+  WorkMeter unbounded(std::numeric_limits<int64_t>::max());
+  std::vector<ModelSet> sets =
+      divideAndSolve(graph, meter ? *meter : unbounded);
   std::vector<char> keep(graph.size(), 0);
   auto best = std::min_element(
       sets.begin(), sets.end(),
@@ -791,17 +818,15 @@ std::vector<char> remat::fengHuangKeep(const Graph &graph,
 
 SolveResult remat::solveFengHuang(const Graph &graph,
                                   const SolveOptions &options) {
-  Stopwatch watch;
+  WorkMeter meter(options);
   const char *name = "feng-huang";
   if (forwardOrder(graph).empty())
     return failSolve(name, SolveStatus::Unsupported,
-                     "the graph has no forward nodes", watch);
-  DivisionTree tree(graph, watch, options.timeLimitSeconds * kTreeShare);
-  std::vector<ModelSet> sets =
-      candidateSets(tree, watch, options.timeLimitSeconds);
+                     "the graph has no forward nodes", meter);
+  std::vector<ModelSet> sets = divideAndSolve(graph, meter);
   if (sets.empty())
     return failSolve(name, SolveStatus::Infeasible,
                      "no candidate segment bound admits a checkpoint set",
-                     watch);
-  return verifyBest(graph, options, name, std::move(sets), watch);
+                     meter);
+  return verifyBest(graph, options, name, std::move(sets), meter);
 }

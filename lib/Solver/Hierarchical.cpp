@@ -69,9 +69,9 @@ static constexpr int kLevels = 512;
 /// bisection probes between a fitting and a missing model budget.
 static constexpr int kTightenProbes = 6;
 static constexpr int kBisectProbes = 7;
-/// The part of the time limit the min-cut sweep of the large blocks' sets
-/// may take (its prices spread over the range when cut short): the whole
-/// sweep takes seconds on large steps (docs/Solvers.md, "Time limits").
+/// The part of the work the min-cut sweep of the large blocks' sets may take
+/// (its prices spread over the range when cut short): the whole sweep takes
+/// seconds on large steps.
 static constexpr double kSweepShare = 1.0 / 8;
 static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
@@ -111,8 +111,8 @@ struct LocalBlock {
 /// comment).
 class Decomposition {
 public:
-  /// `sweepSeconds` bounds the min-cut sweep of `globalSets`.
-  Decomposition(const Graph &graph, double sweepSeconds);
+  /// `sweep` bounds the min-cut sweep of `globalSets` (and counts it).
+  Decomposition(const Graph &graph, WorkMeter &sweep);
 
   std::vector<Block> blocks;
 
@@ -129,7 +129,7 @@ private:
 
   const Graph &graph;
   const int n;
-  const double sweepSeconds;
+  WorkMeter &sweep;
   std::vector<char> free, forced, demand;
   std::vector<int> blockOf;
   std::optional<std::vector<std::vector<char>>> heuristicSets;
@@ -139,9 +139,9 @@ private:
 };
 } // namespace
 
-Decomposition::Decomposition(const Graph &graph, double sweepSeconds)
-    : graph(graph), n(graph.size()), sweepSeconds(sweepSeconds), free(n, 0),
-      forced(n, 0), demand(n, 0), blockOf(n, -1) {
+Decomposition::Decomposition(const Graph &graph, WorkMeter &sweep)
+    : graph(graph), n(graph.size()), sweep(sweep), free(n, 0), forced(n, 0),
+      demand(n, 0), blockOf(n, -1) {
   std::vector<char> isOutput(n, 0);
   for (int out : graph.outputs)
     isOutput[out] = 1;
@@ -338,12 +338,12 @@ std::vector<std::vector<char>> Decomposition::subsets(const Block &block) {
 }
 
 /// Whole-graph checkpoint sets for large blocks: keep-all, keep-none, the
-/// min-cut sweep (within `sweepSeconds`) and Chen's greedy walk over a
+/// min-cut sweep (within `sweep`) and Chen's greedy walk over a
 /// geometric grid.
 const std::vector<std::vector<char>> &Decomposition::globalSets() {
   if (heuristicSets)
     return *heuristicSets;
-  std::vector<std::vector<char>> sets = minCutKeepSets(graph, sweepSeconds);
+  std::vector<std::vector<char>> sets = minCutKeepSets(graph, &sweep);
   sets.push_back(std::vector<char>(n, 1));
   sets.push_back(std::vector<char>(n, 0));
   std::vector<int> fwd = forwardOrder(graph);
@@ -481,6 +481,16 @@ private:
   std::vector<std::vector<int>> from;
 };
 
+/// The work units (`SolveAllowance`) of one DP over `blocks`: its inner
+/// steps (an option at a level and state) are about a sixteenth of a
+/// schedule step's simulation.
+static int64_t dpWork(const std::vector<Block> &blocks) {
+  int64_t steps = 0;
+  for (const Block &block : blocks)
+    steps += static_cast<int64_t>(block.options.size()) * (kLevels + 1) * 2;
+  return steps / 16 + 1;
+}
+
 /// A verified plan: a checkpoint set, its best builder variant and what the
 /// simulator measured.
 struct Plan {
@@ -494,10 +504,9 @@ struct Plan {
 class BudgetSearch {
 public:
   BudgetSearch(const Graph &graph, const SolveOptions &options,
-               const std::vector<Block> &blocks, const Stopwatch &watch)
-      : graph(graph), options(options), blocks(blocks), watch(watch),
-        deadline(watch, options.timeLimitSeconds),
-        progress(options, "hierarchical", watch),
+               const std::vector<Block> &blocks, WorkMeter &meter)
+      : graph(graph), options(options), blocks(blocks), meter(meter),
+        progress(options, "hierarchical", meter.clock()),
         limit(costLimit(graph, options)), resident(graph.residentBytes()) {
     // The model's peak when everything is kept bounds every model budget.
     int64_t backward = 0;
@@ -521,13 +530,12 @@ private:
     return eval.peakBytes <= options.budget &&
            eval.cost <= limit + 1e-9 * std::max(1.0, std::abs(limit));
   }
-  bool outOfTime() const { return deadline.reached(); }
+  bool outOfTime() const { return meter.exhausted(); }
 
   const Graph &graph;
   const SolveOptions &options;
   const std::vector<Block> &blocks;
-  const Stopwatch &watch;
-  Deadline deadline;
+  WorkMeter &meter;
   ProgressReporter progress;
   const double limit;
   const int64_t resident;
@@ -540,10 +548,9 @@ private:
 /// has no plan).
 std::optional<CheckpointEval> BudgetSearch::probe(double modelBudget) {
   std::optional<std::vector<int>> choice = BlockDp(blocks, modelBudget).solve();
-  if (!choice) {
-    deadline.step();
+  meter.charge(dpWork(blocks));
+  if (!choice)
     return std::nullopt;
-  }
   ++probes;
   std::vector<char> keep(graph.size(), 0);
   for (size_t b = 0; b < blocks.size(); ++b)
@@ -552,6 +559,7 @@ std::optional<CheckpointEval> BudgetSearch::probe(double modelBudget) {
   std::optional<CheckpointEval> result;
   for (const CheckpointOptions &variant : builderVariants()) {
     CheckpointEval eval = evaluateCheckpoints(graph, keep, variant);
+    meter.charge(eval.work);
     if (!result || isBetter(options, limit, eval.peakBytes, eval.cost,
                             result->peakBytes, result->cost))
       result = CheckpointEval{eval.peakBytes, eval.cost, {}};
@@ -559,7 +567,6 @@ std::optional<CheckpointEval> BudgetSearch::probe(double modelBudget) {
                           best->eval.peakBytes, best->eval.cost))
       best = Plan{keep, variant, std::move(eval)};
   }
-  deadline.step();
   progress.report(best->eval.cost, best->eval.peakBytes, -1,
                   "probe " + std::to_string(probes) + " at model budget " +
                       std::to_string(static_cast<int64_t>(modelBudget)));
@@ -626,28 +633,36 @@ static void searchBudget(BudgetSearch &search, const SolveOptions &options) {
     search.minimizeCompute();
 }
 
+/// The blocks of `graph` and their options, the min-cut sweep taking at
+/// most kSweepShare of `meter`'s allowance.
+static std::vector<Block> decompose(const Graph &graph, WorkMeter &meter) {
+  WorkMeter sweep(meter, meter.part(kSweepShare));
+  std::vector<Block> blocks = Decomposition(graph, sweep).blocks;
+  meter.charge(sweep);
+  return blocks;
+}
+
 std::vector<char> remat::hierarchicalKeep(const Graph &graph,
-                                          const SolveOptions &options) {
-  Stopwatch watch;
-  Decomposition decomposition(graph, options.timeLimitSeconds * kSweepShare);
-  if (decomposition.blocks.empty())
+                                          const SolveOptions &options,
+                                          WorkMeter &meter) {
+  std::vector<Block> blocks = decompose(graph, meter);
+  if (blocks.empty())
     return {};
-  BudgetSearch search(graph, options, decomposition.blocks, watch);
+  BudgetSearch search(graph, options, blocks, meter);
   searchBudget(search, options);
   return search.best ? search.best->keep : std::vector<char>();
 }
 
 SolveResult remat::solveHierarchical(const Graph &graph,
                                      const SolveOptions &options) {
-  Stopwatch watch;
+  WorkMeter meter(options);
   const char *name = "hierarchical";
-  Decomposition decomposition(graph, options.timeLimitSeconds * kSweepShare);
-  const std::vector<Block> &blocks = decomposition.blocks;
+  std::vector<Block> blocks = decompose(graph, meter);
   if (blocks.empty())
     return finishSolve(graph, options, name, checkpointAllSchedule(graph),
-                       SolveStatus::Feasible, watch,
+                       SolveStatus::Feasible, meter,
                        "no forward node to recompute");
-  BudgetSearch search(graph, options, blocks, watch);
+  BudgetSearch search(graph, options, blocks, meter);
   searchBudget(search, options);
   size_t optionCount = 0;
   for (const Block &block : blocks)
@@ -659,8 +674,8 @@ SolveResult remat::solveHierarchical(const Graph &graph,
     return failSolve(name, SolveStatus::Infeasible,
                      "the block model has no plan within the budget (" +
                          summary + ")",
-                     watch);
+                     meter);
   const Plan &plan = *search.best;
   return finishSolve(graph, options, name, plan.eval.schedule,
-                     SolveStatus::Feasible, watch, summary);
+                     SolveStatus::Feasible, meter, summary);
 }

@@ -21,13 +21,14 @@
 // (`nodesAroundPeak`: the values live there and their readers and operands,
 // largest first: keeping a small value such as a mask can free a large
 // recomputed one held there), repeated while one is taken. Climbs start from
-// the three best distinct starting points, sharing the time limit (at most 10
-// s), and from the others in rank order while nothing meets the constraints and
-// time is left; every step stops before the time limit would be passed
-// (`Deadline`). Every evaluation is a full build and simulation, so what it
-// reports is exactly what the schedule does; the end point of each climb is
-// then peak-repaired (`repairWherePeakMatters`, too slow per evaluation)
-// before the climbs are compared.
+// the three best distinct starting points, sharing the work, and from the
+// others in rank order while nothing meets the constraints and work is
+// left; every evaluation is charged to the solve's `WorkMeter`, which ends
+// the search (deterministically: the work is counted, not timed). Every
+// evaluation is a full build and simulation, so what it reports is exactly
+// what the schedule does; the end point of each climb is then peak-repaired
+// (`repairWherePeakMatters`, too slow per evaluation) before the climbs are
+// compared.
 //
 // Fails (Infeasible) when no set it visits meets the constraints. It cannot
 // find schedules outside the builder's family (checkpoint sets with
@@ -56,8 +57,12 @@ static constexpr size_t kMaxJointDrop = 6;
 static constexpr int kNearNodes = 12;
 /// Peak-aimed toggles try at most this many nodes around the peak step.
 static constexpr size_t kPeakToggles = 48;
-/// The hierarchical solver's share of the starting points' time.
-static constexpr double kHierarchicalSeconds = 1.0;
+/// Parts of the work: Feng & Huang's search and the min-cut sweep each
+/// (on 20,000 ops, unbounded, 16 s and 2.5 s); the hierarchical solver's
+/// plan, computed only while under kHierarchicalBefore is spent.
+static constexpr double kStartShare = 1.0 / 8;
+static constexpr double kHierarchicalShare = 0.1;
+static constexpr double kHierarchicalBefore = 0.25;
 
 namespace {
 /// A point of the search: a checkpoint set, the builder variant it is
@@ -84,23 +89,25 @@ static void appendSpread(std::vector<std::vector<char>> &out,
 }
 
 /// Starting sets, most promising first (distinct): the hierarchical DP's
-/// plan (computed last, when under a quarter of `timeLimit` is spent, and
-/// given at most kHierarchicalSeconds), Feng & Huang, checkpoint-all, then
-/// the min-cut sweep and Chen greedy over a coarse grid (both candidate
-/// rules), spread out.
+/// plan (computed last, when under kHierarchicalBefore of the work is
+/// spent, and given at most kHierarchicalShare), Feng & Huang,
+/// checkpoint-all, then the min-cut sweep and Chen greedy over a coarse grid
+/// (both candidate rules), spread out.
 static std::vector<std::vector<char>>
 startingSets(const Graph &graph, const std::vector<int> &nodes,
-             const SolveOptions &options, const Stopwatch &watch,
-             double timeLimit) {
+             const SolveOptions &options, WorkMeter &meter) {
   std::vector<std::vector<char>> sets;
   // Feng & Huang's search and the min-cut sweep each take at most an eighth
-  // of the limit (unbounded, they take seconds on large steps:
-  // docs/Solvers.md, "Time limits").
-  sets.push_back(fengHuangKeep(graph, timeLimit / 8));
+  // of the work (unbounded, they take seconds on large steps).
+  WorkMeter division(meter, meter.part(kStartShare));
+  sets.push_back(fengHuangKeep(graph, &division));
+  meter.charge(division);
   sets.push_back(std::vector<char>(graph.size(), 0));
   for (int id : nodes)
     sets.back()[id] = 1;
-  appendSpread(sets, minCutKeepSets(graph, timeLimit / 8));
+  WorkMeter sweep(meter, meter.part(kStartShare));
+  appendSpread(sets, minCutKeepSets(graph, &sweep));
+  meter.charge(sweep);
   std::vector<int> fwd = forwardOrder(graph);
   double total = 0;
   for (int id : fwd)
@@ -113,13 +120,14 @@ startingSets(const Graph &graph, const std::vector<int> &nodes,
       chen.push_back(chenGreedyKeep(graph, aps, total * f));
   }
   appendSpread(sets, std::move(chen));
-  if (watch.seconds() < timeLimit / 4) {
-    SolveOptions blockOptions = options;
-    blockOptions.timeLimitSeconds = std::min(
-        kHierarchicalSeconds, std::max(0.01, timeLimit / 4 - watch.seconds()));
-    std::vector<char> blocks = hierarchicalKeep(graph, blockOptions);
-    if (!blocks.empty())
-      sets.insert(sets.begin(), std::move(blocks));
+  const int64_t before = meter.part(kHierarchicalBefore);
+  if (meter.used() < before) {
+    WorkMeter blocks(
+        meter, std::min(meter.part(kHierarchicalShare), before - meter.used()));
+    std::vector<char> keep = hierarchicalKeep(graph, options, blocks);
+    meter.charge(blocks);
+    if (!keep.empty())
+      sets.insert(sets.begin(), std::move(keep));
   }
   std::vector<std::vector<char>> distinct;
   std::set<std::vector<char>> seen;
@@ -137,19 +145,19 @@ static bool meetsConstraints(const SolveOptions &options, double limit,
 }
 
 /// Every starting set with every builder variant, best first; only those
-/// evaluated before the deadline (at least one).
+/// evaluated before `meter` is exhausted (at least one).
 static std::vector<Point> rankStarts(const Graph &graph,
                                      std::vector<std::vector<char>> sets,
                                      const SolveOptions &options, double limit,
-                                     Deadline &deadline) {
+                                     WorkMeter &meter) {
   std::vector<Point> ranked;
   for (std::vector<char> &keep : sets)
     for (const CheckpointOptions &variant : builderVariants()) {
-      if (!ranked.empty() && deadline.reached())
+      if (!ranked.empty() && meter.exhausted())
         break;
       ranked.push_back(
           {keep, variant, evaluateCheckpoints(graph, keep, variant)});
-      deadline.step();
+      meter.charge(ranked.back().eval.work);
     }
   std::stable_sort(
       ranked.begin(), ranked.end(), [&](const Point &x, const Point &y) {
@@ -221,44 +229,41 @@ std::vector<int> remat::nodesAroundPeak(const Graph &graph,
 
 namespace {
 /// One hill climb over toggle and shift moves, in a deterministic shuffled
-/// order, until a pass improves nothing or time runs out.
+/// order, until a pass improves nothing or the work is spent.
 class Climb {
 public:
   Climb(const Graph &graph, const std::vector<int> &nodes,
-        const SolveOptions &options, double limit, uint64_t &rng,
-        Deadline &deadline)
+        const SolveOptions &options, double limit, uint64_t &rng)
       : graph(graph), nodes(nodes), options(options), limit(limit), rng(rng),
-        deadline(deadline), position(graph.size(), 0),
-        recomputable(graph.size(), 0) {
+        position(graph.size(), 0), recomputable(graph.size(), 0) {
     for (size_t i = 0; i < nodes.size(); ++i) {
       position[nodes[i]] = static_cast<int>(i);
       recomputable[nodes[i]] = 1;
     }
   }
 
-  /// Improves `point` until `until` (seconds on `watch`) or the deadline.
-  /// Returns false when it stopped for either.
+  /// Improves `point` until no move improves it or `work` (a part of the
+  /// solve's meter) is exhausted; returns false when it stopped for that.
   /// With `policy`, climbs with that order policy instead of the one that
   /// won for the starting point (re-evaluating the start with it).
-  bool run(Point &point, const Stopwatch &watch, double until,
-           ProgressReporter &progress,
+  bool run(Point &point, WorkMeter &work, ProgressReporter &progress,
            std::optional<OrderPolicy> policy = std::nullopt) {
-    if (deadline.reached())
+    meter = &work;
+    if (meter->exhausted())
       return false;
     if (policy) {
       point.variant.order = *policy;
       point.eval = evaluateCheckpoints(graph, point.keep, point.variant);
+      meter->charge(point.eval.work);
     } else {
       fixOrderPolicy(point);
     }
-    deadline.step();
     bool improved = true;
     while (improved) {
       improved = false;
       ++passes;
       // The peak's own values first: few evaluations, aimed where it counts.
-      while (tryPeakDrops(point, watch, until) ||
-             tryPeakToggles(point, watch, until))
+      while (tryPeakDrops(point) || tryPeakToggles(point))
         improved = true;
       if (progress.due())
         progress.report(point.eval.cost, point.eval.peakBytes, -1,
@@ -268,10 +273,9 @@ public:
         std::swap(moves[i], moves[next() % (i + 1)]);
       const int n = nodes.size();
       for (int move : moves) {
-        if (watch.seconds() > until || deadline.reached())
+        if (meter->exhausted())
           return false;
         improved |= tryMove(point, move / n, move % n);
-        deadline.step();
       }
     }
     return true;
@@ -287,6 +291,8 @@ private:
     bestOrder(graph,
               computeOrderFromCheckpoints(graph, point.keep, point.variant),
               &winner);
+    meter->charge(
+        orderWork(OrderPolicy::Best, point.eval.schedule.steps.size()));
     point.variant.order = winner;
   }
 
@@ -297,6 +303,8 @@ private:
     std::vector<int> count(graph.size(), 0);
     for (int id : computeOrderFromCheckpoints(graph, point.keep, point.variant))
       ++count[id];
+    meter->charge(
+        orderWork(OrderPolicy::Given, point.eval.schedule.steps.size()));
     std::vector<char> hot(graph.size(), 0);
     for (int id : nodes) {
       if (!point.keep[id] && count[id] < 2)
@@ -341,16 +349,15 @@ private:
 
   /// Toggles of the nodes around the peak (`nodesAroundPeak`), largest
   /// first; keeps the first that is better.
-  bool tryPeakToggles(Point &point, const Stopwatch &watch, double until) {
+  bool tryPeakToggles(Point &point) {
     std::vector<int> around =
         nodesAroundPeak(graph, point.eval.schedule, recomputable, kPeakToggles);
-    deadline.step();
+    meter->charge(
+        orderWork(OrderPolicy::Given, point.eval.schedule.steps.size()));
     for (int id : around) {
-      if (watch.seconds() > until || deadline.reached())
+      if (meter->exhausted())
         return false;
-      bool better = tryMove(point, 0, position[id]);
-      deadline.step();
-      if (better)
+      if (tryMove(point, 0, position[id]))
         return true;
     }
     return false;
@@ -361,9 +368,10 @@ private:
   /// activations that only help together): the k largest (k = 2..
   /// kMaxJointDrop), and each of the largest with the held values near it in
   /// the forward order. Keeps the first that is better.
-  bool tryPeakDrops(Point &point, const Stopwatch &watch, double until) {
+  bool tryPeakDrops(Point &point) {
     std::vector<int> held = keptAtPeak(point);
-    deadline.step();
+    meter->charge(
+        orderWork(OrderPolicy::Given, point.eval.schedule.steps.size()));
     std::vector<std::vector<int>> groups;
     for (size_t i = 0; i < std::min(held.size(), kMaxJointDrop); ++i)
       groups.push_back({held[i]});
@@ -378,13 +386,13 @@ private:
         groups.push_back(std::move(group));
     }
     for (const std::vector<int> &group : groups) {
-      if (watch.seconds() > until || deadline.reached())
+      if (meter->exhausted())
         return false;
       for (int id : group)
         point.keep[id] = 0;
       CheckpointEval eval =
           evaluateCheckpoints(graph, point.keep, point.variant);
-      deadline.step();
+      meter->charge(eval.work);
       if (isBetter(options, limit, eval.peakBytes, eval.cost,
                    point.eval.peakBytes, point.eval.cost)) {
         point.eval = std::move(eval);
@@ -421,6 +429,7 @@ private:
       keep[b] = 1;
     }
     CheckpointEval eval = evaluateCheckpoints(graph, keep, point.variant);
+    meter->charge(eval.work);
     if (isBetter(options, limit, eval.peakBytes, eval.cost,
                  point.eval.peakBytes, point.eval.cost)) {
       point.eval = std::move(eval);
@@ -441,7 +450,8 @@ private:
   const SolveOptions &options;
   double limit;
   uint64_t &rng;
-  Deadline &deadline;
+  /// The part of the solve's work the current climb may spend.
+  WorkMeter *meter = nullptr;
   /// Index of each recomputable node in `nodes`.
   std::vector<int> position;
   /// Whether each node is in `nodes`.
@@ -451,9 +461,9 @@ private:
 
 SolveResult remat::solveLocalSearch(const Graph &graph,
                                     const SolveOptions &options) {
-  Stopwatch watch;
+  WorkMeter meter(options);
   const char *name = "local-search";
-  ProgressReporter progress(options, name, watch);
+  ProgressReporter progress(options, name, meter.clock());
   std::vector<char> recomputable = recomputableNodes(graph);
   std::vector<int> nodes;
   for (int id = 0; id < graph.size(); ++id)
@@ -461,24 +471,21 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
       nodes.push_back(id);
   if (nodes.empty())
     return finishSolve(graph, options, name, checkpointAllSchedule(graph),
-                       SolveStatus::Feasible, watch);
-  const double timeLimit =
-      std::min(10.0, std::max(0.0, options.timeLimitSeconds));
+                       SolveStatus::Feasible, meter);
   const double limit = costLimit(graph, options);
 
   // Multi-start: the climb is greedy, so different starts reach different
   // local optima.
   std::vector<std::vector<char>> sets =
-      startingSets(graph, nodes, options, watch, timeLimit);
+      startingSets(graph, nodes, options, meter);
   // The ranking may take half of what is left; the climbs the rest.
-  Deadline rankDeadline(watch,
-                        watch.seconds() + (timeLimit - watch.seconds()) / 2);
+  WorkMeter ranking(meter, meter.left() / 2);
   std::vector<Point> ranked =
-      rankStarts(graph, std::move(sets), options, limit, rankDeadline);
-  Deadline deadline(watch, timeLimit);
+      rankStarts(graph, std::move(sets), options, limit, ranking);
+  meter.charge(ranking);
   uint64_t rng = 0x2545F4914F6CDD1Dull;
-  Climb climb(graph, nodes, options, limit, rng, deadline);
-  bool outOfTime = false;
+  Climb climb(graph, nodes, options, limit, rng);
+  bool exhausted = false;
   Point best = ranked[0];
   size_t climbs = 0;
   // The best kStarts climb first, each with an equal share of what is
@@ -495,33 +502,34 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
                                              OrderPolicy::MemoryGreedy,
                                              OrderPolicy::OnDemandWorkingSet};
   const size_t plain = ranked.size();
-  for (size_t c = 0; c < plain * (1 + policies.size()) && !outOfTime; ++c) {
+  for (size_t c = 0; c < plain * (1 + policies.size()) && !exhausted; ++c) {
     if (c >= kStarts && meetsConstraints(options, limit, best.eval))
       break;
-    double until = c < kStarts
-                       ? watch.seconds() + (timeLimit - watch.seconds()) /
-                                               static_cast<double>(kStarts - c)
-                       : timeLimit;
+    WorkMeter share(meter, c < kStarts ? meter.left() / int64_t(kStarts - c)
+                                       : meter.left());
     ++climbs;
     Point point = ranked[c < plain ? c : (c - plain) / policies.size()];
     std::optional<OrderPolicy> policy;
     if (c >= plain)
       policy = policies[(c - plain) % policies.size()];
-    outOfTime = !climb.run(point, watch, until, progress, policy) &&
-                (watch.seconds() > timeLimit || deadline.reached());
+    bool converged = climb.run(point, share, progress, policy);
+    meter.charge(share);
+    exhausted = !converged && meter.exhausted();
     // The climb measured peaks as built; the answer's order is repaired
     // (finishSolve), so the climbs compete repaired.
     point.eval.peakBytes =
-        repairWherePeakMatters(graph, options, point.eval.schedule, watch)
+        repairWherePeakMatters(graph, options, point.eval.schedule, meter)
             .peakBytes;
     if (isBetter(options, limit, point.eval.peakBytes, point.eval.cost,
                  best.eval.peakBytes, best.eval.cost))
       best = std::move(point);
   }
+  std::string summary = std::to_string(climbs) + " climbs, " +
+                        std::to_string(climb.passes) + " passes, " +
+                        std::to_string(climb.accepted) + " moves taken";
+  // A stop by the time limit is said by the outputs (kStoppedByTimeLimit).
+  if (exhausted && !meter.stoppedByTimeLimit())
+    summary += ", stopped when the work was spent";
   return finishSolve(graph, options, name, std::move(best.eval.schedule),
-                     SolveStatus::Feasible, watch,
-                     std::to_string(climbs) + " climbs, " +
-                         std::to_string(climb.passes) + " passes, " +
-                         std::to_string(climb.accepted) + " moves taken" +
-                         (outOfTime ? ", stopped at the time limit" : ""));
+                     SolveStatus::Feasible, meter, summary);
 }

@@ -178,14 +178,20 @@ static std::vector<double> sweepOrder() {
   return order;
 }
 
+/// The work units of one minimum cut (`SolveAllowance`): per node of the
+/// graph (two vertices, its edges), measured against the cost of
+/// simulating a schedule step.
+static constexpr int64_t kCutWorkPerNode = 16;
+
 std::vector<std::vector<char>> remat::minCutKeepSets(const Graph &graph,
-                                                     double limitSeconds) {
-  Stopwatch watch;
+                                                     WorkMeter *meter) {
   std::vector<std::pair<double, std::vector<char>>> swept;
   for (double lambda : sweepOrder()) {
-    if (!swept.empty() && watch.seconds() >= limitSeconds)
+    if (!swept.empty() && meter && meter->exhausted())
       break;
     swept.emplace_back(lambda, minCutKeep(graph, lambda));
+    if (meter)
+      meter->charge(kCutWorkPerNode * graph.size());
   }
   // In price order, each set once.
   std::sort(swept.begin(), swept.end(),
@@ -199,10 +205,11 @@ std::vector<std::vector<char>> remat::minCutKeepSets(const Graph &graph,
 
 SolveResult remat::solveMinCut(const Graph &graph,
                                const SolveOptions &options) {
-  Stopwatch watch;
-  // The sweep may take half of the limit, the evaluation of its sets the
+  WorkMeter meter(options);
+  // The sweep may take half of the work, the evaluation of its sets the
   // rest.
-  return solveFromCheckpointSets(
-      graph, options, "min-cut",
-      minCutKeepSets(graph, options.timeLimitSeconds / 2), watch);
+  WorkMeter sweep(meter, meter.part(0.5));
+  std::vector<std::vector<char>> sets = minCutKeepSets(graph, &sweep);
+  meter.charge(sweep);
+  return solveFromCheckpointSets(graph, options, "min-cut", sets, meter);
 }

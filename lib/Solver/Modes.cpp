@@ -103,43 +103,33 @@ static SolveResult solveUnderBudget(const Graph &graph,
                        " bytes is below " + std::to_string(bound.bytes) +
                        " bytes, a lower bound on every schedule's peak (" +
                        bound.describe(graph) + ")",
-                   Stopwatch());
+                   WorkMeter(0));
 }
 
-/// Re-asks the solver at verified peaks below the smallest budget met so
-/// far at most this many times (`BudgetSearcher::recheck`).
-static constexpr int kMaxRechecks = 8;
-/// The rechecks a search with a total time expects to need.
-static constexpr int kExpectedRechecks = 2;
-/// The least time a solve of a search with a total time is given.
-static constexpr double kMinShareSeconds = 0.1;
-
-/// The time limit of the next solve of a search with `secondsLeft` of its
-/// total time left and `solvesLeft` solves expected (this one included): an
-/// equal share, at least kMinShareSeconds and at most the per-solve
-/// `options.timeLimitSeconds`.
-static double shareOfTime(const SolveOptions &options, double secondsLeft,
-                          int solvesLeft) {
-  double share = secondsLeft / std::max(1, solvesLeft);
-  return std::min(options.timeLimitSeconds, std::max(kMinShareSeconds, share));
-}
+/// The work of the cheap probes of a smallest-budget search, in one solve's
+/// allowances (`SolveOptions::effort`): each probe gets an equal share of
+/// what is left among the probes still expected.
+static constexpr double kProbeSolves = 3;
+/// The full solves that confirm a budget a cheap probe met: at most this
+/// many below the top (`BudgetSearcher::confirm`).
+static constexpr int kMaxConfirmations = 3;
+/// The work of the search's first probe below the top, in one solve's
+/// allowance: small, since a search heuristic spends its whole allowance on
+/// a budget it cannot meet; and of the probe that confirms an "infeasible"
+/// there, twenty times that.
+static constexpr double kQuickShare = 0.01;
+static constexpr double kQuickConfirmShare = 0.2;
 
 /// The options of one probe of a search: min-compute under the probe's
 /// budget, reporting as a nested solve, without the portfolio's last resort
-/// (a search asks many budgets and must not spend its time in the MILP at
-/// each).
+/// (a search asks many budgets and must not spend its work in the MILP at
+/// each; a plan found without it is the plan found with it, since the MILP
+/// runs only where no member found one).
 static SolveOptions getProbeOptions(const SolveOptions &options) {
   SolveOptions probe = nestedOptions(options);
   probe.objective = Objective::MinComputeUnderBudget;
   probe.lastResort = false;
   return probe;
-}
-
-/// Whether a search with `totalSeconds` may start another solve after
-/// `elapsed`: not in the last twentieth of its time, where any solve would
-/// overrun the limit.
-static bool mayStartSolve(double elapsed, double totalSeconds) {
-  return elapsed < totalSeconds * 0.95;
 }
 
 /// Bisection steps from (lo, hi) down to the search's resolution.
@@ -151,60 +141,51 @@ static int bisectionSteps(int64_t lo, int64_t hi) {
       static_cast<double>(hi - lo) / static_cast<double>(resolution))));
 }
 
-/// The time limit of the search's first probe below the top: short, since a
-/// search heuristic spends its whole limit on a budget it cannot meet.
-static constexpr double kQuickProbeSeconds = 0.1;
-/// The time limit of the probe that confirms an "infeasible" quick probe:
-/// twenty times the quick one, for machines that slow (instrumented builds,
-/// heavy load).
-static constexpr double kConfirmProbeSeconds = 2.0;
-
 namespace {
 /// The smallest-budget search (`findSmallestBudget`): the top of the range,
-/// one quick probe a resolution step below it, then a bisection with equal
-/// shares of the time and the rechecks of the verified peaks.
+/// one quick probe a resolution step below it, a bisection of cheap probes
+/// sharing kProbeSolves solves' work, then full solves that confirm the
+/// smallest budgets the probes met.
 class BudgetSearcher {
 public:
   BudgetSearcher(const Graph &graph, const SolverInfo &solver,
-                 const SolveOptions &options, double totalSeconds)
-      : graph(graph), solver(solver), options(options),
-        total(totalSeconds > 0 ? totalSeconds : options.timeLimitSeconds),
-        progress(options, "min-budget", watch),
-        probeOptions(getProbeOptions(options)) {}
+                 const SolveOptions &options)
+      : graph(graph), solver(solver), meter(options),
+        progress(options, "min-budget", meter.clock()),
+        probeOptions(getProbeOptions(options)),
+        probeWork(static_cast<int64_t>(kProbeSolves *
+                                       static_cast<double>(meter.total()))) {}
 
   BudgetSearch run();
 
 private:
-  const SolveResult &probe(int64_t budget, double seconds = -1);
+  const SolveResult &probe(int64_t budget, int64_t units);
+  const SolveResult &probeCheaply(int64_t budget, int64_t units);
+  const SolveResult &solveFully(int64_t budget);
   void report(const SolveResult &result, int64_t budget);
   bool belowTopIsMet();
   void bisect();
-  void recheck();
-  /// Whether a probe as long as the longest so far (a solver may need more
-  /// than its share: `auto`'s members on a 50,000-node chain) would still
-  /// start in time.
-  bool mayStart() const {
-    return mayStartSolve(watch.seconds() + longestProbe, total);
-  }
+  void confirm();
+  /// Whether another probe may start: not after the time limit.
+  bool mayStart() const { return !meter.timeUp(); }
   int64_t step() const { return std::max<int64_t>(1, hi / 1000); }
 
   const Graph &graph;
   const SolverInfo &solver;
-  const SolveOptions &options;
-  const double total;
-  Stopwatch watch;
+  WorkMeter meter;
   ProgressReporter progress;
   SolveOptions probeOptions;
+  /// What is left of the cheap probes' work.
+  int64_t probeWork;
   BudgetSearch search;
   /// The bracket: nothing met below `lo` (proven or not), and the smallest
-  /// budget or verified peak met so far.
+  /// budget or verified peak a probe met so far.
   int64_t lo = 0, hi = 0;
-  /// The smallest budget met when asked (-1: none), and its answer.
-  int64_t met = -1;
-  size_t metIndex = 0;
+  /// The smallest budget a full solve met (-1: none), and its answer.
+  int64_t confirmed = -1;
+  size_t confirmedIndex = 0;
   /// Below this, an exact solver proved that no budget is met.
   int64_t proven = 0;
-  double longestProbe = 0;
 };
 } // namespace
 
@@ -222,24 +203,23 @@ void BudgetSearcher::report(const SolveResult &result, int64_t budget) {
                   /*phase=*/true);
 }
 
-/// Asks the solver at `budget` with `seconds` (default: an equal share of
-/// what is left among the probes still expected).
-const SolveResult &BudgetSearcher::probe(int64_t budget, double seconds) {
+/// Asks the solver at `budget` with `units` of work.
+const SolveResult &BudgetSearcher::probe(int64_t budget, int64_t units) {
   probeOptions.budget = budget;
-  double share = shareOfTime(options, total - watch.seconds(),
-                             1 + bisectionSteps(lo, hi) + kExpectedRechecks);
-  probeOptions.timeLimitSeconds =
-      seconds > 0 ? std::min(seconds, share) : share;
-  const double start = watch.seconds();
+  probeOptions.allowance = meter.allowance(units);
   search.answers.push_back({budget, solver.solve(graph, probeOptions)});
-  longestProbe = std::max(longestProbe, watch.seconds() - start);
   ++search.probes;
   const SolveResult &result = search.answers.back().result;
+  meter.charge(result);
+  // An answer that counted no work did not depend on its allowance: it is
+  // the answer of a whole solve (brute force, checkpoint-all).
+  bool whole = units >= meter.total() ||
+               (units > 0 && result.work == 0 && !result.stoppedByTimeLimit);
   if (result.feasible()) {
     hi = std::min({hi, budget, result.peakBytes});
-    if (met < 0 || budget < met) {
-      met = budget;
-      metIndex = search.answers.size() - 1;
+    if (whole && (confirmed < 0 || budget < confirmed)) {
+      confirmed = budget;
+      confirmedIndex = search.answers.size() - 1;
     }
   } else if (result.status == SolveStatus::Infeasible && solver.exact) {
     // A timeout proves nothing, even from an exact solver.
@@ -249,61 +229,83 @@ const SolveResult &BudgetSearcher::probe(int64_t budget, double seconds) {
   return result;
 }
 
+/// A cheap probe: `units` (at most what is left of the probes' work),
+/// whatever it uses taken from the probes' work.
+const SolveResult &BudgetSearcher::probeCheaply(int64_t budget, int64_t units) {
+  const SolveResult &result =
+      probe(budget, std::min(units, std::max<int64_t>(probeWork, 0)));
+  probeWork -= result.work;
+  return result;
+}
+
+/// Asks the solver at `budget` with a whole solve's work, as the user who
+/// asks at that budget does (the same effort): a plan found so is one the
+/// user gets.
+const SolveResult &BudgetSearcher::solveFully(int64_t budget) {
+  return probe(budget, meter.total());
+}
+
 /// One quick probe a resolution step below the top, which the top's plan
 /// met (at the lower bound when that is closer). Whether the search should
 /// go on: not when the solver answered that it found nothing there (a
 /// timeout or a plan says go on). Budgets that cannot be met are often met
 /// nowhere below the checkpoint-all peak (parameters and gradients
 /// dominate), and then every probe of a bisection would fail, each
-/// spending its whole share of the time.
+/// spending its whole share of the work.
 bool BudgetSearcher::belowTopIsMet() {
   if (hi <= lo || !mayStart())
     return true;
   const int64_t below = std::max(lo, hi - step());
-  const SolveResult &quick = probe(below, kQuickProbeSeconds);
-  // A timeout at this short limit says nothing about the budget.
+  const SolveResult &quick = probeCheaply(below, meter.part(kQuickShare));
+  // A timeout with this little work says nothing about the budget.
   if (quick.status != SolveStatus::Infeasible)
     return true;
-  // Neither does a heuristic's "infeasible" when it ran short of time (a
-  // slow or loaded machine, an instrumented build): the search ends only if
-  // the solver also finds nothing there with more time.
+  // Neither does a heuristic's "infeasible" with little work: the search
+  // ends only if the solver also finds nothing there with more.
   if (!mayStart())
     return false;
-  return probe(below, kConfirmProbeSeconds).status != SolveStatus::Infeasible;
+  return probeCheaply(below, meter.part(kQuickConfirmShare)).status !=
+         SolveStatus::Infeasible;
 }
 
-/// Bisects [lo, hi] down to the resolution (out of time, the smallest
-/// budget met so far stands), then asks at `lo` itself once.
+/// Bisects [lo, hi] down to the resolution, each probe an equal share of
+/// what is left of the probes' work among the probes still expected (once
+/// it is spent, the bracket so far stands), then asks at `lo` itself once.
 void BudgetSearcher::bisect() {
-  while (lo < hi && hi - lo > step() && mayStart()) {
+  auto ask = [&](int64_t budget) {
+    return probeCheaply(budget, probeWork / (1 + bisectionSteps(lo, hi)))
+        .feasible();
+  };
+  while (lo < hi && hi - lo > step() && probeWork > 0 && mayStart()) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (!probe(mid).feasible())
+    if (!ask(mid))
       lo = mid + 1;
   }
-  if (lo < hi && hi - lo <= step() && mayStart())
-    probe(lo);
+  if (lo < hi && hi - lo <= step() && probeWork > 0 && mayStart())
+    ask(lo);
 }
 
-/// Re-asks the solver at verified peaks below the smallest budget met so
-/// far: a plan found at budget X peaks at P <= X, but the solver asked at P
-/// may find nothing (it is not monotone in the budget). Only a budget the
-/// solver met when asked at exactly that budget is reported.
-void BudgetSearcher::recheck() {
-  auto asked = [&](int64_t budget) {
-    return std::any_of(
-        search.answers.begin(), search.answers.end(),
-        [&](const BudgetProbe &answer) { return answer.budget == budget; });
-  };
-  for (int i = 0; i < kMaxRechecks && met >= 0 && mayStart(); ++i) {
-    int64_t next = -1;
-    for (const BudgetProbe &answer : search.answers)
-      if (answer.result.feasible() && answer.result.peakBytes < met &&
-          (next < 0 || answer.result.peakBytes < next) &&
-          !asked(answer.result.peakBytes))
-        next = answer.result.peakBytes;
-    if (next < 0)
+/// Confirms the smallest budgets the probes met, smallest first: the
+/// verified peaks of their plans and the budgets they were asked at, below
+/// the smallest confirmed so far, each asked with a full solve, at most
+/// kMaxConfirmations of them. A plan a probe found with its share of the
+/// work may not be found with a whole solve's work (the solver is not
+/// monotone in the work), nor at its own peak (nor in the budget): only a
+/// budget a full solve met is reported.
+void BudgetSearcher::confirm() {
+  std::vector<int64_t> candidates;
+  for (const BudgetProbe &answer : search.answers)
+    if (answer.result.feasible())
+      for (int64_t budget : {answer.result.peakBytes, answer.budget})
+        if (budget < confirmed && budget >= proven)
+          candidates.push_back(budget);
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()),
+                   candidates.end());
+  for (int i = 0, e = candidates.size(); i < std::min(e, kMaxConfirmations);
+       ++i) {
+    if (!mayStart() || solveFully(candidates[i]).feasible())
       break;
-    probe(next);
   }
 }
 
@@ -313,43 +315,49 @@ BudgetSearch BudgetSearcher::run() {
   // The top of the range: checkpoint-all's peak fits every sane solver.
   hi = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
   hi = std::max(hi, lo);
-  const SolveResult &top = probe(hi);
-  if (!top.feasible()) {
-    search.best = top;
-    return search;
+  const SolveResult &top = solveFully(hi);
+  if (top.feasible()) {
+    // An exact solver's "infeasible" bounds the range from below instead.
+    if (belowTopIsMet() || solver.exact) {
+      lo = std::max(lo, proven);
+      bisect();
+    }
+    confirm();
+    search.smallestBudget = confirmed;
+    if (solver.exact)
+      search.lowerBound =
+          std::max(search.lowerBound, std::min(proven, confirmed));
   }
-  // An exact solver's "infeasible" bounds the range from below instead.
-  if (belowTopIsMet() || solver.exact) {
-    lo = std::max(lo, proven);
-    bisect();
-  }
-  recheck();
-  search.best = search.answers[metIndex].result;
-  search.smallestBudget = met;
-  if (solver.exact)
-    search.lowerBound = std::max(search.lowerBound, std::min(proven, met));
+  // The answer at the smallest budget (else at the top), with the search's
+  // seconds and work.
+  search.best = search.answers[confirmedIndex].result;
+  search.best.seconds = meter.seconds();
+  search.best.work = meter.used();
+  search.best.stoppedByTimeLimit = meter.stoppedByTimeLimit();
   return search;
 }
 
 BudgetSearch remat::findSmallestBudget(const Graph &graph,
                                        const SolverInfo &solver,
-                                       const SolveOptions &options,
-                                       double totalSeconds) {
-  return BudgetSearcher(graph, solver, options, totalSeconds).run();
+                                       const SolveOptions &options) {
+  return BudgetSearcher(graph, solver, options).run();
 }
 
 BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
                                 const SolveOptions &options, int64_t maxBatch) {
-  Stopwatch watch;
+  WorkMeter meter(options);
   BatchSearch search;
   std::string problem = batchScalingProblem(graph);
   if (!problem.empty()) {
     search.result =
-        failSolve(solver.name, SolveStatus::Unsupported, problem, watch);
+        failSolve(solver.name, SolveStatus::Unsupported, problem, meter);
     return search;
   }
-  ProgressReporter progress(options, "max-batch", watch);
+  ProgressReporter progress(options, "max-batch", meter.clock());
+  // Every probe is a whole solve (the same effort as the user's): the plan
+  // at the batch found is the plan asked for at that batch.
   SolveOptions probe = getProbeOptions(options);
+  probe.allowance = meter.allowance(meter.total());
   SolveResult atOne; // the answer at one sample, reported when none fits
   auto fits = [&](int64_t batch) {
     ++search.probes;
@@ -359,7 +367,8 @@ BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
                : failSolve(solver.name, SolveStatus::Infeasible,
                            "the sizes at batch " + std::to_string(batch) +
                                " exceed the graph limits (Problem.h)",
-                           watch);
+                           meter);
+    meter.charge(out);
     std::string line = "probe " + std::to_string(search.probes) + " at " +
                        std::to_string(batch) + " samples: " + describe(out);
     bool ok = out.feasible();
@@ -376,19 +385,18 @@ BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
     return ok;
   };
   // The traced batch first; then lo fits (0: nothing yet) and hi does not.
+  // Past the time limit the largest batch that fit so far stands.
   maxBatch = std::max<int64_t>(maxBatch, 1);
   const int64_t start = std::min(graph.batch, maxBatch);
   int64_t lo = 0, hi = start;
   if (fits(start)) {
-    for (lo = start; lo < maxBatch; lo = hi) {
+    for (lo = start; lo < maxBatch && !meter.timeUp(); lo = hi) {
       hi = lo > maxBatch / 2 ? maxBatch : lo * 2;
       if (!fits(hi))
         break;
     }
-    if (lo == maxBatch)
-      return search;
   }
-  while (hi - lo > 1) {
+  while (lo < maxBatch && hi - lo > 1 && !meter.timeUp()) {
     int64_t mid = lo + (hi - lo) / 2;
     if (fits(mid))
       lo = mid;
@@ -397,6 +405,8 @@ BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
   }
   if (lo == 0)
     search.result = std::move(atOne);
+  search.result.work = meter.used();
+  search.result.stoppedByTimeLimit = meter.stoppedByTimeLimit();
   return search;
 }
 
@@ -433,31 +443,32 @@ static ParetoPoint selectPoint(const std::vector<BudgetProbe> &pool,
   return point;
 }
 
-/// The part of a Pareto curve's time limit its solves aim at (the rest is
-/// for the solves' overruns and the verification of the curve), and the
-/// part of that the search for its bottom may take.
-static constexpr double kCurveShare = 0.95;
-static constexpr double kSearchShare = 0.6;
+/// The work of the solves of a Pareto curve's points below its bottom's
+/// search, in one solve's allowances: each solve an equal share of what is
+/// left.
+static constexpr double kPointSolves = 2;
 
 ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
                                const SolveOptions &options, int points) {
-  Stopwatch watch;
-  ProgressReporter progress(options, "pareto", watch);
+  WorkMeter meter(options);
+  ProgressReporter progress(options, "pareto", meter.clock());
   ParetoCurve curve;
   curve.checkpointAllPeak =
       simulate(graph, checkpointAllSchedule(graph)).peakBytes;
   curve.checkpointAllCost = checkpointAllCost(graph);
-  // The time limit bounds the whole curve: the search for the bottom gets
-  // a share, the points the rest, each solve an equal part of what is left.
-  const double total = options.timeLimitSeconds * kCurveShare;
-  BudgetSearch search =
-      findSmallestBudget(graph, solver, options, total * kSearchShare);
+  // The search for the bottom, then the points, each solve an equal part
+  // of what is left of kPointSolves solves' work; all within the time
+  // limit, which the search and the points share.
+  SolveOptions searchOptions = options;
+  searchOptions.allowance = meter.allowance(meter.total());
+  BudgetSearch search = findSmallestBudget(graph, solver, searchOptions);
+  meter.charge(search.best);
   curve.smallestBudget = search.smallestBudget;
   curve.budgetLowerBound = search.lowerBound;
   curve.probes = search.probes;
   if (search.smallestBudget < 0) {
     curve.failure = std::move(search.best);
-    curve.seconds = watch.seconds();
+    curve.seconds = meter.seconds();
     return curve;
   }
   std::vector<BudgetProbe> pool = std::move(search.answers);
@@ -490,6 +501,8 @@ ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
         return askedAt(b) == pool.begin() + searched;
       });
   std::vector<double> seconds;
+  int64_t pointWork =
+      static_cast<int64_t>(kPointSolves * static_cast<double>(meter.total()));
   for (int64_t budget : budgets) {
     auto asked = askedAt(budget);
     if (asked != pool.begin() + searched) {
@@ -497,16 +510,17 @@ ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
       continue;
     }
     // Out of time, the point takes the best plan found so far that fits.
-    if (!mayStartSolve(watch.seconds(), total)) {
+    if (meter.timeUp()) {
       seconds.push_back(0);
       continue;
     }
     probe.budget = budget;
-    probe.timeLimitSeconds =
-        shareOfTime(options, total - watch.seconds(), solvesLeft--);
+    probe.allowance = meter.allowance(pointWork / std::max(1, solvesLeft--));
     pool.push_back({budget, solver.solve(graph, probe)});
     ++curve.probes;
     const SolveResult &result = pool.back().result;
+    meter.charge(result);
+    pointWork -= result.work;
     seconds.push_back(result.seconds);
     progress.report(result.feasible() ? result.cost : -1,
                     result.feasible() ? result.peakBytes : -1, -1,
@@ -519,7 +533,9 @@ ParetoCurve remat::paretoCurve(const Graph &graph, const SolverInfo &solver,
         selectPoint(pool, budgets[i], curve.checkpointAllCost));
     curve.points.back().seconds = seconds[i];
   }
-  curve.seconds = watch.seconds();
+  curve.seconds = meter.seconds();
+  curve.work = meter.used();
+  curve.stoppedByTimeLimit = meter.stoppedByTimeLimit();
   return curve;
 }
 
@@ -544,7 +560,7 @@ SolveResult remat::solveInMode(const Graph &graph, const SolverInfo &solver,
   case Mode::Pareto:
     return failSolve(solver.name, SolveStatus::Unsupported,
                      "the pareto mode answers with a curve: call paretoCurve",
-                     Stopwatch());
+                     WorkMeter(0));
   }
   return {};
 }

@@ -384,7 +384,7 @@ class PeakRepair {
 public:
   PeakRepair(const Graph &graph, const std::vector<int> &order);
 
-  std::vector<int> run(double seconds);
+  std::vector<int> run(WorkMeter *meter);
 
 private:
   void measure();
@@ -418,6 +418,9 @@ private:
   /// freed (`evaluate`), by stamp.
   std::vector<int> group, marked, seen, newLast, freedStamp;
   int stamp = 0, seenStamp = 0;
+  /// Work units (SolveAllowance) of the rounds so far: the positions
+  /// measured and the run indices of the windows evaluated.
+  int64_t work = 0;
 };
 } // namespace
 
@@ -450,6 +453,7 @@ template <typename Fn> void PeakRepair::forEachStorage(int p, Fn fn) const {
 
 /// Fills everything derived from `seq`.
 void PeakRepair::measure() {
+  work += len;
   for (int i = 0; i < len; ++i) {
     where[seq[i]] = i;
     forEachStorage(seq[i], [&](int s) { last[s] = i; });
@@ -569,6 +573,7 @@ int64_t PeakRepair::changeAt(int at, bool hoisted) {
 /// freed after its last use there.
 PeakProfile PeakRepair::evaluate(const Window &window) {
   const int lo = window.lo, hi = window.hi;
+  work += hi - lo + 1;
   ++stamp;
   for (int j = 0; j <= hi - lo; ++j)
     forEachStorage(window.arranged[j], [&](int s) {
@@ -631,13 +636,20 @@ bool PeakRepair::improve() {
   return true;
 }
 
-std::vector<int> PeakRepair::run(double seconds) {
-  Stopwatch watch;
-  Deadline deadline(watch, seconds);
+std::vector<int> PeakRepair::run(WorkMeter *meter) {
   measure();
-  for (int round = 0;
-       round < kMaxRepairRounds && !deadline.reached() && improve(); ++round)
-    deadline.step();
+  for (int round = 0; round < kMaxRepairRounds; ++round) {
+    if (meter) {
+      meter->charge(work);
+      work = 0;
+      if (meter->exhausted())
+        break;
+    }
+    if (!improve())
+      break;
+  }
+  if (meter)
+    meter->charge(work);
   std::vector<int> result;
   result.reserve(len);
   for (int p : seq)
@@ -645,10 +657,31 @@ std::vector<int> PeakRepair::run(double seconds) {
   return result;
 }
 
+int64_t remat::orderWork(OrderPolicy policy, size_t steps) {
+  int64_t perStep = 1;
+  switch (policy) {
+  case OrderPolicy::Given:
+    break;
+  case OrderPolicy::OnDemand:
+  case OrderPolicy::OnDemandLatestFirst:
+  case OrderPolicy::OnDemandLargestLast:
+    perStep = 2;
+    break;
+  case OrderPolicy::OnDemandWorkingSet:
+  case OrderPolicy::MemoryGreedy:
+    perStep = 3;
+    break;
+  case OrderPolicy::Best:
+    perStep = 10;
+    break;
+  }
+  return perStep * static_cast<int64_t>(steps);
+}
+
 std::vector<int> remat::repairPeak(const Graph &graph,
                                    const std::vector<int> &order,
-                                   double seconds) {
-  return PeakRepair(graph, order).run(seconds);
+                                   WorkMeter *meter) {
+  return PeakRepair(graph, order).run(meter);
 }
 
 std::vector<int> remat::reorder(const Graph &graph,

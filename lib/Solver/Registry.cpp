@@ -27,6 +27,8 @@ std::string remat::checkSolveOptions(const SolveOptions &options) {
       !std::isfinite(options.timeLimitSeconds))
     os << "the time limit must be a positive number of seconds, not "
        << options.timeLimitSeconds;
+  else if (!(options.effort > 0) || !std::isfinite(options.effort))
+    os << "the effort must be a positive number, not " << options.effort;
   else if (options.threads < 1)
     os << "the number of solver threads must be at least 1, not " << options.threads;
   else if (!std::isfinite(options.maxOverhead))

@@ -245,11 +245,11 @@ struct Candidate {
 class SlotSearch {
 public:
   SlotSearch(const Graph &graph, const SolveOptions &options,
-             const RevolveProblem &p, const Stopwatch &watch)
+             const RevolveProblem &p, WorkMeter &meter)
       : graph(graph), options(options),
         driver(graph, p.chain, p.groups, p.groupReads), len(p.chain.size()),
         limit(costLimit(graph, options)), maxLength(maxOrderLength(graph)),
-        deadline(watch, options.timeLimitSeconds) {}
+        meter(meter) {}
 
   void consider(int slots);
   Candidate best;
@@ -264,8 +264,13 @@ private:
   const int len;
   const double limit;
   const size_t maxLength;
-  Deadline deadline;
+  WorkMeter &meter;
 };
+
+/// The work units (`SolveAllowance`) of evaluating a compute order, per
+/// position: its schedule (about two steps a position: the computation and
+/// a free) built in every order policy and simulated.
+static int64_t workPerPosition() { return orderWork(OrderPolicy::Best, 2); }
 } // namespace
 
 static double orderCost(const Graph &graph, const std::vector<int> &order) {
@@ -299,31 +304,32 @@ bool SlotSearch::isBetterThanBest(const Candidate &c) const {
 }
 
 /// Evaluates `slots` unless it is out of range or, once a plan is in hand,
-/// its order would not be built, reordered and simulated within the time
-/// limit (the order stops growing at the length that still fits).
+/// the work is spent or its order would not be built, reordered and
+/// simulated within the work left (the order stops growing at the length
+/// that still fits).
 void SlotSearch::consider(int slots) {
-  if (slots < 0 || slots > len || (best.slots >= 0 && deadline.reached()))
+  if (slots < 0 || slots > len || (best.slots >= 0 && meter.exhausted()))
     return;
   size_t cap = maxLength;
   if (best.slots >= 0)
-    cap = static_cast<size_t>(std::min<double>(cap, deadline.largestStep()));
+    cap = std::min<size_t>(cap, meter.left() / workPerPosition());
   std::vector<int> order = driver.run(slots, cap);
   Candidate c;
   c.slots = slots;
   if (order.empty()) {
     // Too long: recomputes too often, or would not be ready in time.
-    deadline.step(cap);
+    meter.charge(static_cast<int64_t>(cap));
     if (cap == maxLength && isBetterThanBest(c))
       best = std::move(c);
     return;
   }
   if (cannotWin(orderCost(graph, order))) {
-    deadline.step(order.size());
+    meter.charge(static_cast<int64_t>(order.size()));
     return;
   }
   c.schedule = scheduleFromComputeOrder(graph, bestOrder(graph, order));
   Simulation sim = simulate(graph, c.schedule);
-  deadline.step(order.size());
+  meter.charge(workPerPosition() * static_cast<int64_t>(order.size()));
   if (sim.valid()) {
     c.peak = sim.peakBytes;
     c.cost = sim.cost;
@@ -334,14 +340,14 @@ void SlotSearch::consider(int slots) {
 
 SolveResult remat::solveRevolve(const Graph &graph,
                                 const SolveOptions &options) {
-  Stopwatch watch;
+  WorkMeter meter(options);
   const char *name = "revolve";
   RevolveProblem p;
   std::string why = prepareRevolve(graph, p);
   if (!why.empty())
-    return failSolve(name, SolveStatus::Unsupported, why, watch);
+    return failSolve(name, SolveStatus::Unsupported, why, meter);
   const int len = p.chain.size();
-  SlotSearch search(graph, options, p, watch);
+  SlotSearch search(graph, options, p, meter);
   // More slots: more memory, less recomputation. Scan small chains fully;
   // on long ones scan geometrically, then refine around the best. Many
   // slots first: their orders are the shortest (the quickest to evaluate,
@@ -364,8 +370,8 @@ SolveResult remat::solveRevolve(const Graph &graph,
   Candidate &best = search.best;
   if (best.slots < 0 || !std::isfinite(best.cost))
     return failSolve(name, SolveStatus::Infeasible,
-                     "every slot count recomputes too often", watch);
+                     "every slot count recomputes too often", meter);
   return finishSolve(graph, options, name, std::move(best.schedule),
-                     SolveStatus::Feasible, watch,
+                     SolveStatus::Feasible, meter,
                      "checkpoint slots: " + std::to_string(best.slots));
 }

@@ -302,6 +302,7 @@ CheckpointEval remat::evaluateCheckpoints(const Graph &graph,
   eval.peakBytes =
       sim.valid() ? sim.peakBytes : std::numeric_limits<int64_t>::max();
   eval.cost = sim.valid() ? sim.cost : std::numeric_limits<double>::infinity();
+  eval.work = orderWork(options.order, eval.schedule.steps.size());
   return eval;
 }
 
@@ -309,21 +310,19 @@ SolveResult
 remat::solveFromCheckpointSets(const Graph &graph, const SolveOptions &options,
                                const std::string &solver,
                                const std::vector<std::vector<char>> &sets,
-                               const Stopwatch &watch, int *bestIndex) {
+                               WorkMeter &meter, int *bestIndex) {
   double limit = costLimit(graph, options);
   int best = -1;
   CheckpointEval bestEval;
   std::vector<CheckpointOptions> variants = builderVariants();
-  // Once one more evaluation would pass the time limit, the best evaluated
-  // so far is the answer.
-  Deadline deadline(watch, options.timeLimitSeconds);
-  auto outOfTime = [&] { return best >= 0 && deadline.reached(); };
-  for (int i = 0, e = sets.size(); i < e && !outOfTime(); ++i) {
+  // Once the work is spent, the best evaluated so far is the answer.
+  auto exhausted = [&] { return best >= 0 && meter.exhausted(); };
+  for (int i = 0, e = sets.size(); i < e && !exhausted(); ++i) {
     for (const CheckpointOptions &variant : variants) {
-      if (outOfTime())
+      if (exhausted())
         break;
       CheckpointEval eval = evaluateCheckpoints(graph, sets[i], variant);
-      deadline.step();
+      meter.charge(eval.work);
       if (best < 0 || isBetter(options, limit, eval.peakBytes, eval.cost,
                                bestEval.peakBytes, bestEval.cost)) {
         best = i;
@@ -335,7 +334,7 @@ remat::solveFromCheckpointSets(const Graph &graph, const SolveOptions &options,
     *bestIndex = best;
   if (best < 0)
     return failSolve(solver, SolveStatus::Infeasible,
-                     "no checkpoint set to evaluate", watch);
+                     "no checkpoint set to evaluate", meter);
   return finishSolve(graph, options, solver, std::move(bestEval.schedule),
-                     SolveStatus::Feasible, watch);
+                     SolveStatus::Feasible, meter);
 }

@@ -155,15 +155,9 @@ int remat::recomputedPin(const Graph &graph, const Schedule &schedule) {
   return -1;
 }
 
-/// The share of a solver's time limit its answer's peak repair may take
-/// beyond the limit: a solver that used its whole time still gets its answer
-/// repaired, within the 10 % a limit is kept to.
-static constexpr double kRepairGrace = 0.03;
-
 Simulation remat::repairWherePeakMatters(const Graph &graph,
                                          const SolveOptions &options,
-                                         Schedule &schedule,
-                                         const Stopwatch &watch) {
+                                         Schedule &schedule, WorkMeter &meter) {
   Simulation sim = simulate(graph, schedule);
   if (!sim.valid() || (sim.peakBytes <= options.budget &&
                        options.objective != Objective::MinPeakUnderOverhead))
@@ -172,11 +166,10 @@ Simulation remat::repairWherePeakMatters(const Graph &graph,
   for (const Step &step : schedule.steps)
     if (step.kind == Step::Kind::Compute)
       order.push_back(step.node);
-  const double limit = options.timeLimitSeconds;
-  const double seconds =
-      std::max(limit - watch.seconds(), kRepairGrace * limit);
+  WorkMeter repair(meter, std::max(meter.left(), meter.part(kRepairShare)));
   Schedule repaired =
-      scheduleFromComputeOrder(graph, repairPeak(graph, order, seconds));
+      scheduleFromComputeOrder(graph, repairPeak(graph, order, &repair));
+  meter.charge(repair);
   Simulation after = simulate(graph, repaired);
   if (!after.valid() || after.peakBytes >= sim.peakBytes)
     return sim;
@@ -184,54 +177,64 @@ Simulation remat::repairWherePeakMatters(const Graph &graph,
   return after;
 }
 
+/// Whether `sim` of a schedule meets `options`; otherwise why not.
+static std::string whyNotFeasible(const Graph &graph,
+                                  const SolveOptions &options,
+                                  const Schedule &schedule,
+                                  const Simulation &sim) {
+  std::ostringstream why;
+  if (!sim.valid()) {
+    why << "internal error: the simulator rejected the schedule: " << sim.error;
+  } else if (int pinned = recomputedPin(graph, schedule); pinned >= 0) {
+    why << "node " << pinned << " is pinned keep = always but the schedule "
+        << "recomputes it";
+  } else if (sim.peakBytes > options.budget) {
+    why << "the best schedule found peaks at " << sim.peakBytes
+        << " bytes, over the budget of " << options.budget << " bytes";
+  } else {
+    double limit = costLimit(graph, options);
+    if (sim.cost > limit + 1e-9 * std::max(1.0, limit))
+      why << "the best schedule found costs " << sim.cost
+          << ", over the allowed " << limit;
+  }
+  return why.str();
+}
+
 SolveResult remat::finishSolve(const Graph &graph, const SolveOptions &options,
                                const std::string &solver, Schedule schedule,
-                               SolveStatus claimed, const Stopwatch &watch,
+                               SolveStatus claimed, WorkMeter &meter,
                                const std::string &message) {
   SolveResult result;
   result.solver = solver;
   result.message = message;
-  Simulation sim = repairWherePeakMatters(graph, options, schedule, watch);
+  Simulation sim = repairWherePeakMatters(graph, options, schedule, meter);
   result.schedule = std::move(schedule);
   result.peakBytes = sim.peakBytes;
   result.cost = sim.cost;
   result.status = claimed;
   if (claimed != SolveStatus::Optimal && claimed != SolveStatus::Feasible)
     result.status = SolveStatus::Feasible;
-  std::ostringstream why;
-  if (!sim.valid()) {
+  std::string why = whyNotFeasible(graph, options, result.schedule, sim);
+  if (!why.empty()) {
     result.status = SolveStatus::Infeasible;
-    why << "internal error: the simulator rejected the schedule: " << sim.error;
-  } else if (int pinned = recomputedPin(graph, result.schedule); pinned >= 0) {
-    result.status = SolveStatus::Infeasible;
-    why << "node " << pinned << " is pinned keep = always but the schedule "
-        << "recomputes it";
-  } else if (sim.peakBytes > options.budget) {
-    result.status = SolveStatus::Infeasible;
-    why << "the best schedule found peaks at " << sim.peakBytes
-        << " bytes, over the budget of " << options.budget << " bytes";
-  } else {
-    double limit = costLimit(graph, options);
-    if (sim.cost > limit + 1e-9 * std::max(1.0, limit)) {
-      result.status = SolveStatus::Infeasible;
-      why << "the best schedule found costs " << sim.cost
-          << ", over the allowed " << limit;
-    }
+    result.message = message.empty() ? why : why + "; " + message;
   }
-  if (!why.str().empty())
-    result.message = message.empty() ? why.str() : why.str() + "; " + message;
-  result.seconds = watch.seconds();
+  result.seconds = meter.seconds();
+  result.work = meter.used();
+  result.stoppedByTimeLimit = meter.stoppedByTimeLimit();
   return result;
 }
 
 SolveResult remat::failSolve(const std::string &solver, SolveStatus status,
                              const std::string &message,
-                             const Stopwatch &watch) {
+                             const WorkMeter &meter) {
   SolveResult result;
   result.solver = solver;
   result.status = status;
   result.message = message;
-  result.seconds = watch.seconds();
+  result.seconds = meter.seconds();
+  result.work = meter.used();
+  result.stoppedByTimeLimit = meter.stoppedByTimeLimit();
   return result;
 }
 
@@ -259,5 +262,74 @@ SolveOptions remat::nestedOptions(const SolveOptions &options) {
       periodic.phase = false;
       outer(periodic);
     };
+  return nested;
+}
+
+SolveAllowance remat::startAllowance(const SolveOptions &options) {
+  SolveAllowance allowance = options.allowance;
+  if (allowance.work < 0) {
+    double units = options.effort * static_cast<double>(kWorkPerEffort);
+    allowance.work = units < 9e18 ? static_cast<int64_t>(units)
+                                  : std::numeric_limits<int64_t>::max();
+  }
+  if (allowance.deadline == SolveAllowance::Clock::time_point{}) {
+    double seconds = std::min(options.timeLimitSeconds, 1e9);
+    allowance.deadline =
+        SolveAllowance::Clock::now() +
+        std::chrono::duration_cast<SolveAllowance::Clock::duration>(
+            std::chrono::duration<double>(seconds));
+  }
+  return allowance;
+}
+
+WorkMeter::WorkMeter(const SolveOptions &options) {
+  SolveAllowance allowance = startAllowance(options);
+  limit = allowance.work;
+  deadline = allowance.deadline;
+}
+
+WorkMeter::WorkMeter(const WorkMeter &parent, int64_t units)
+    : deadline(parent.deadline), limit(std::max<int64_t>(units, 0)) {}
+
+WorkMeter::WorkMeter(int64_t units)
+    : deadline(Clock::time_point::max()), limit(std::max<int64_t>(units, 0)) {}
+
+int64_t WorkMeter::part(double fraction) const {
+  return static_cast<int64_t>(static_cast<double>(limit) * fraction);
+}
+
+void WorkMeter::charge(const SolveResult &nested) {
+  spentUnits += nested.work;
+  capped |= nested.stoppedByTimeLimit;
+}
+
+void WorkMeter::charge(const WorkMeter &part) {
+  spentUnits += part.spentUnits;
+  capped |= part.capped;
+}
+
+bool WorkMeter::timeUp() const {
+  if (!capped && Clock::now() >= deadline)
+    capped = true;
+  return capped;
+}
+
+double WorkMeter::secondsLeft() const {
+  if (deadline == Clock::time_point::max())
+    return 1e9;
+  return std::chrono::duration<double>(deadline - Clock::now()).count();
+}
+
+SolveAllowance WorkMeter::allowance(int64_t units) const {
+  SolveAllowance allowance;
+  allowance.work = std::max<int64_t>(units, 0);
+  allowance.deadline = deadline;
+  return allowance;
+}
+
+SolveOptions WorkMeter::nested(const SolveOptions &options,
+                               int64_t units) const {
+  SolveOptions nested = nestedOptions(options);
+  nested.allowance = allowance(units);
   return nested;
 }

@@ -122,15 +122,13 @@ static LogicalResult emitNoSchedule(func::FuncOp func,
   if (!result.message.empty())
     diag << ": " << result.message;
   diag << ")";
-  // The search shares the time limit with the solve that failed.
-  SolveOptions searchOptions = solveOptions;
-  searchOptions.timeLimitSeconds -= result.seconds;
-  if (mode == Mode::MinCompute && searchOptions.timeLimitSeconds <= 0) {
+  // The search shares the deadline with the solve that failed.
+  if (mode == Mode::MinCompute && result.stoppedByTimeLimit) {
     diag << "; the time limit left no time to search for the smallest "
             "feasible budget";
   } else if (mode == Mode::MinCompute) {
     BudgetSearch smallest =
-        findSmallestBudget(problem.functionGraph.graph, solver, searchOptions);
+        findSmallestBudget(problem.functionGraph.graph, solver, solveOptions);
     if (smallest.smallestBudget >= 0)
       diag << "; the smallest feasible budget is " << smallest.smallestBudget
            << " bytes ("
@@ -231,6 +229,57 @@ solveMaxBatch(func::FuncOp func, const PlanProblem &problem,
   return answer;
 }
 
+/// `budget=min`: the plan at the smallest budget the solver meets (the
+/// min-budget search), recorded as a min-compute plan at that budget: the
+/// plan the solver returns when asked at exactly that budget.
+static FailureOr<PlanAnswer>
+solveAtSmallestBudget(func::FuncOp func, const PlanProblem &problem,
+                      const SelectCheckpointsOptions &options,
+                      const SolverInfo &solver,
+                      const SolveOptions &solveOptions) {
+  if (options.mode != Mode::MinCompute)
+    return mlir::emitError(func.getLoc())
+           << "budget=min plans at the smallest feasible budget in mode "
+              "min-compute, not "
+           << toString(options.mode);
+  BudgetSearch search =
+      findSmallestBudget(problem.functionGraph.graph, solver, solveOptions);
+  int64_t baselinePeak = problem.baseline.peakBytes;
+  if (search.smallestBudget < 0)
+    return mlir::emitError(func.getLoc())
+           << "budget=min: solver '" << solver.name
+           << "' meets no budget up to the checkpoint-all peak of "
+           << baselinePeak << " bytes (" << toString(search.best.status)
+           << (search.best.message.empty() ? "" : ": ") << search.best.message
+           << ")";
+  mlir::emitRemark(func.getLoc())
+      << "budget=min: the smallest feasible budget of solver '" << solver.name
+      << "' is " << search.smallestBudget << " bytes ("
+      << formatPercent(static_cast<double>(search.smallestBudget) /
+                       std::max<int64_t>(baselinePeak, 1))
+      << " of the checkpoint-all peak)";
+  PlanAnswer answer;
+  answer.solver = solver.name;
+  answer.mode = Mode::MinCompute;
+  answer.budget = search.smallestBudget;
+  answer.result = std::move(search.best);
+  return answer;
+}
+
+/// The solve options of `options` (the budget aside), checked.
+static FailureOr<SolveOptions>
+getSolveOptions(func::FuncOp func, const SelectCheckpointsOptions &options) {
+  SolveOptions solveOptions;
+  solveOptions.timeLimitSeconds = options.timeLimitSeconds;
+  solveOptions.effort = options.effort;
+  if (std::string error = checkSolveOptions(solveOptions); !error.empty())
+    return mlir::emitError(func.getLoc()) << "invalid option: " << error;
+  // One deadline for the solve and the searches after it (the smallest
+  // feasible budget of an error).
+  solveOptions.allowance.deadline = startAllowance(solveOptions).deadline;
+  return solveOptions;
+}
+
 /// Runs the solver of `options` on the problem.
 static FailureOr<PlanAnswer>
 solvePlan(func::FuncOp func, const PlanProblem &problem,
@@ -239,15 +288,16 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
   if (failed(found))
     return failure();
   const SolverInfo &solver = **found;
+  FailureOr<SolveOptions> checked = getSolveOptions(func, options);
+  if (failed(checked))
+    return failure();
+  SolveOptions solveOptions = *checked;
+  if (options.budget == "min")
+    return solveAtSmallestBudget(func, problem, options, solver, solveOptions);
   FailureOr<int64_t> budget = getBudget(func, options, problem);
   if (failed(budget))
     return failure();
-
-  SolveOptions solveOptions;
-  solveOptions.timeLimitSeconds = options.timeLimitSeconds;
   solveOptions.budget = *budget;
-  if (std::string error = checkSolveOptions(solveOptions); !error.empty())
-    return mlir::emitError(func.getLoc()) << "invalid option: " << error;
   if (options.mode == Mode::MaxBatch)
     return solveMaxBatch(func, problem, options, solver, solveOptions);
   Mode mode = options.mode;
@@ -468,6 +518,8 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
   if (answer.schedulePath.empty())
     remark << "; solved in " << llvm::formatv("{0:F3}", result.seconds).str()
            << " s";
+  if (answer.schedulePath.empty() && result.stoppedByTimeLimit)
+    remark << "; " << kStoppedByTimeLimit;
   return attr;
 }
 
@@ -524,6 +576,7 @@ struct SelectCheckpointsPass
     options.solver = solver;
     options.mode = mode;
     options.budget = budget;
+    options.effort = effort;
     options.timeLimitSeconds = timeLimit;
     options.graph.numDataArgs = dataArgs;
     options.schedulePath = schedule;

@@ -7,6 +7,13 @@
 
 // RUN: not remat-opt %t/unknown-solver.mlir --remat-select-checkpoints="time-limit=-1" 2>&1 | FileCheck %s --check-prefix=TIME
 // TIME: error: invalid option: the time limit must be a positive number of seconds, not -1
+// RUN: not remat-opt %t/unknown-solver.mlir --remat-select-checkpoints="effort=0" 2>&1 | FileCheck %s --check-prefix=EFFORT
+// EFFORT: error: invalid option: the effort must be a positive number, not 0
+
+// budget=min is the smallest budget of a min-compute plan; other modes take
+// a number.
+// RUN: not remat-opt %t/invalid-input.mlir --split-input-file --remat-select-checkpoints="solver=brute-force budget=min mode=min-peak" 2>&1 | FileCheck %s --check-prefix=BMIN
+// BMIN: error: budget=min plans at the smallest feasible budget in mode min-compute, not min-peak
 
 // A budget below the lower bound on every schedule's peak (80 bytes, see
 // @infeasible) is refused at once, naming the bound, whatever the solver: a

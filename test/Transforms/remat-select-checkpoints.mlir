@@ -3,6 +3,7 @@
 // RUN: remat-opt %s --remat-select-checkpoints="solver=brute-force budget=0.09375KiB" 2>/dev/null | FileCheck %s --check-prefix=B96
 // RUN: remat-opt %s --remat-select-checkpoints="solver=brute-force budget=72%" 2>/dev/null | FileCheck %s --check-prefix=B80
 // RUN: remat-opt %s --remat-select-checkpoints="solver=brute-force mode=min-budget" 2>/dev/null | FileCheck %s --check-prefix=MINB
+// RUN: remat-opt %s --remat-select-checkpoints="solver=brute-force budget=min" 2>&1 | FileCheck %s --check-prefix=BMIN
 // RUN: remat-opt %s --remat-select-checkpoints="solver=brute-force budget=96" --verify-diagnostics -o /dev/null
 // RUN: %if coinor %{ remat-opt %s --remat-select-checkpoints="solver=checkmate-milp budget=96 time-limit=30" 2>/dev/null | FileCheck %s --check-prefix=MILP %}
 // RUN: remat-opt %s --remat-select-checkpoints="solver=brute-force budget=96" --remat-rematerialize --remat-verify-memory=budget=96 -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY
@@ -40,6 +41,12 @@
 // 80 bytes is the least any schedule needs: %gb needs %gc and %b resident
 // while it is computed, 32 + 3 x 16 = 80.
 // MINB: remat.plan = #remat.plan<solver = "brute-force", mode = "min-budget", status = "optimal", budget = 80, predicted_peak = 80
+
+// budget=min plans at that smallest budget directly: a min-compute plan at
+// 80 bytes, the plan the solver returns when asked at 80 (as B80 above).
+// BMIN: remark: budget=min: the smallest feasible budget of solver 'brute-force' is 80 bytes (71.4% of the checkpoint-all peak)
+// BMIN: remark: remat plan: solver 'brute-force' (min-compute) optimal, gap 0.0%; predicted peak 80 bytes (budget 80, checkpoint-all 112); recomputes 3 op(s)
+// BMIN: remat.plan = #remat.plan<solver = "brute-force", mode = "min-compute", status = "optimal", budget = 80, predicted_peak = 80, baseline_peak = 112, cost = 36, baseline_cost = 24
 
 // VERIFY: remark: peak memory 96 bytes within the budget of 96 bytes (checkpoint-all 112 bytes); 1 recomputed op(s), compute overhead 16.7%
 

@@ -63,9 +63,18 @@ static cl::opt<double>
              cl::desc("min-peak: allowed extra compute as a fraction of "
                       "checkpoint-all (default: one forward pass)"),
              cl::init(-1), cl::cat(category));
-static cl::opt<double> timeLimit("time-limit",
-                                 cl::desc("Solver time limit in seconds"),
-                                 cl::init(60), cl::cat(category));
+static cl::opt<double>
+    effort("effort",
+           cl::desc("How much the solvers search: their work budget as a "
+                    "multiple of the default (1); the plan depends on it, "
+                    "not on the machine's speed or load"),
+           cl::init(1), cl::cat(category));
+static cl::opt<double>
+    timeLimit("time-limit",
+              cl::desc("Wall-clock safety cap in seconds: a search still "
+                       "running then stops, and the output says so (that "
+                       "plan may differ between runs)"),
+              cl::init(600), cl::cat(category));
 static cl::opt<int> threads("solver-threads",
                             cl::desc("Threads for solvers that use them"),
                             cl::init(2), cl::cat(category));
@@ -177,7 +186,10 @@ static void printParetoSummary(const Graph &graph, const ParetoCurve &curve,
      << " points from the checkpoint-all peak " << curve.checkpointAllPeak
      << " to the smallest budget " << curve.smallestBudget << " (lower bound "
      << curve.budgetLowerBound << "), " << curve.probes << " solves in "
-     << llvm::format("%.3f", curve.seconds) << " s\n";
+     << llvm::format("%.3f", curve.seconds) << " s, " << curve.work
+     << " work units\n";
+  if (curve.stoppedByTimeLimit)
+    os << "note: " << kStoppedByTimeLimit << "\n";
   os << llvm::format("%14s %14s %7s %14s %9s %-9s %s\n", "budget", "peak",
                      "%ckpt", "cost", "overhead", "status", "found by");
   for (const ParetoPoint &point : curve.points) {
@@ -234,10 +246,13 @@ static void printSummary(const Graph &graph, const SolveResult &result,
     os << "no batch fits: not even one sample (peak and costs above at 1)\n";
   if (result.lowerBound >= 0)
     os << "lower bound " << llvm::format("%g", result.lowerBound) << "\n";
-  os << "solved in " << llvm::format("%.3f", result.seconds) << " s";
+  os << "solved in " << llvm::format("%.3f", result.seconds) << " s, "
+     << result.work << " work units";
   if (!result.message.empty())
     os << "; " << result.message;
   os << "\n";
+  if (result.stoppedByTimeLimit)
+    os << "note: " << kStoppedByTimeLimit << "\n";
 }
 
 /// Runs max-batch on `graph` and returns the graph at the answer (at one
@@ -284,6 +299,7 @@ static std::string loadGraph(Graph &graph) {
 static std::string makeSolveOptions(const Graph &graph, ResultReport &report,
                                     SolveOptions &options) {
   options.timeLimitSeconds = timeLimit;
+  options.effort = effort;
   options.threads = threads;
   options.maxOverhead = overhead;
   if (!budgetText.empty()) {

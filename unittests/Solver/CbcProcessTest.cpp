@@ -28,6 +28,8 @@ CbcRaw sampleAnswer() {
   raw.bound = 6;
   raw.provenOptimal = true;
   raw.secondsLimitReached = true;
+  raw.nodeLimitReached = true;
+  raw.nodes = 1234567890123;
   return raw;
 }
 
@@ -38,6 +40,8 @@ void expectSame(const CbcRaw &a, const CbcRaw &b) {
   EXPECT_EQ(a.provenOptimal, b.provenOptimal);
   EXPECT_EQ(a.provenInfeasible, b.provenInfeasible);
   EXPECT_EQ(a.secondsLimitReached, b.secondsLimitReached);
+  EXPECT_EQ(a.nodeLimitReached, b.nodeLimitReached);
+  EXPECT_EQ(a.nodes, b.nodes);
 }
 
 } // namespace

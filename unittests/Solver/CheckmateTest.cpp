@@ -224,6 +224,23 @@ TEST(CheckmateTest, UnsupportedOrRefusedInputsGiveClearStatus) {
       SolveStatus::Unsupported);
 }
 
+// Over the size cap the LP rounding builds no LP and says so: unsupported,
+// not "timeout" (it used to answer as if it had run out of time).
+TEST(CheckmateTest, RoundingOverTheSizeCapIsUnsupported) {
+  if (!checkmateAvailable())
+    GTEST_SKIP() << "no COIN-OR";
+  Graph g = handChain();
+  SolveOptions opts;
+  opts.budget = 7; // Checkpoint-all (8) does not fit: the LP is needed.
+  CheckmateOptions tiny;
+  tiny.maxBinaries = 5;
+  SolveResult r = solveCheckmateRounding(g, opts, tiny);
+  EXPECT_EQ(r.status, SolveStatus::Unsupported) << r.message;
+  EXPECT_NE(r.message.find("R/S binaries"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("no LP solved"), std::string::npos) << r.message;
+  EXPECT_FALSE(r.stoppedByTimeLimit);
+}
+
 TEST(CheckmateTest, HandChainOptimum) {
   if (!checkmateAvailable())
     GTEST_SKIP() << "no COIN-OR";

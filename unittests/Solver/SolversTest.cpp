@@ -287,96 +287,130 @@ TEST(SolversTest, UnsupportedAndRegistry) {
   EXPECT_STREQ(toString(SolveStatus::Timeout), "timeout");
 }
 
-// A step-wise solver stops before the step that would pass its limit.
-TEST(DeadlineTest, ReservesTheLongestStep) {
-  Stopwatch watch;
-  Deadline roomy(watch, 1000);
-  EXPECT_FALSE(roomy.reached());
-  Deadline tight(watch, watch.seconds() + 0.05);
-  EXPECT_FALSE(tight.reached());
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  tight.step();
-  // 20 ms done, 20 ms more for a step and 20 ms to finish: past 50 ms.
-  EXPECT_TRUE(tight.reached());
-  roomy.step();
-  EXPECT_FALSE(roomy.reached());
+// A meter counts the work charged against the allowance of the options
+// (effort times kWorkPerEffort, or the allowance a parent passed) and takes
+// back what a nested solve used, with its stop by the time limit.
+TEST(WorkMeterTest, CountsWorkAgainstTheAllowance) {
+  SolveOptions opts;
+  opts.effort = 0.5;
+  WorkMeter meter(opts);
+  EXPECT_EQ(meter.total(), kWorkPerEffort / 2);
+  EXPECT_EQ(meter.part(0.1), kWorkPerEffort / 20);
+  meter.charge(meter.total() - 10);
+  EXPECT_EQ(meter.left(), 10);
+  EXPECT_FALSE(meter.exhausted());
+  SolveResult nested;
+  nested.work = 25;
+  meter.charge(nested);
+  EXPECT_EQ(meter.left(), 0);
+  EXPECT_TRUE(meter.spent());
+  EXPECT_FALSE(meter.stoppedByTimeLimit());
+  // A nested solve gets units and the same deadline.
+  SolveOptions member = meter.nested(opts, 7);
+  EXPECT_EQ(member.allowance.work, 7);
+  EXPECT_EQ(WorkMeter(member).total(), 7);
+  nested.stoppedByTimeLimit = true;
+  meter.charge(nested);
+  EXPECT_TRUE(meter.stoppedByTimeLimit());
 }
 
-// A step's size scales the time reserved for it: after a step of size 1,
-// one a million times larger does not fit in 1,000 s (the step took at least
-// the 20 ms slept), one of size 1 does.
-TEST(DeadlineTest, ScalesByTheStepSize) {
-  Stopwatch watch;
-  Deadline deadline(watch, watch.seconds() + 1000);
-  EXPECT_FALSE(deadline.reached(1e6));
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  deadline.step(1);
-  EXPECT_TRUE(deadline.reached(1e6));
-  EXPECT_FALSE(deadline.reached(1));
-  EXPECT_LT(deadline.largestStep(), 1e6);
+// The deadline is a safety cap: a meter past it is exhausted whatever work
+// is left, and says the time limit stopped it.
+TEST(WorkMeterTest, DeadlineStopsAndSaysSo) {
+  SolveOptions opts;
+  opts.allowance.deadline =
+      SolveAllowance::Clock::now() - std::chrono::seconds(1);
+  WorkMeter meter(opts);
+  EXPECT_FALSE(meter.spent());
+  EXPECT_TRUE(meter.exhausted());
+  EXPECT_TRUE(meter.stoppedByTimeLimit());
+  WorkMeter roomy(SolveOptions{});
+  EXPECT_FALSE(roomy.exhausted());
+  EXPECT_FALSE(roomy.stoppedByTimeLimit());
 }
 
-// Out of time, revolve keeps the first slot count it evaluated (as many
-// slots as chain steps: nothing recomputed) and returns it verified; with
-// time it finds a plan under half the peak.
-TEST(SolversTest, RevolveOutOfTimeKeepsItsFirstCandidate) {
+// Without work left, revolve keeps the first slot count it evaluated (as
+// many slots as chain steps: nothing recomputed) and returns it verified;
+// with work it finds a plan under half the peak.
+TEST(SolversTest, RevolveOutOfWorkKeepsItsFirstCandidate) {
   Graph g = makeChain(300, unitOptions());
   SolveOptions opts;
   const int64_t all = simulate(g, checkpointAllSchedule(g)).peakBytes;
   opts.budget = all;
-  opts.timeLimitSeconds = 1e-9;
+  opts.allowance.work = 0;
   SolveResult hurried = solveRevolve(g, opts);
   ASSERT_TRUE(hurried.feasible()) << hurried.message;
   EXPECT_EQ(hurried.message, "checkpoint slots: 300");
   EXPECT_DOUBLE_EQ(hurried.cost, checkpointAllCost(g));
+  EXPECT_FALSE(hurried.stoppedByTimeLimit);
   opts.budget = all / 2;
   EXPECT_EQ(solveRevolve(g, opts).status, SolveStatus::Infeasible);
-  opts.timeLimitSeconds = 60;
+  opts.allowance.work = -1;
   SolveResult roomy = solveRevolve(g, opts);
   ASSERT_TRUE(roomy.feasible()) << roomy.message;
   EXPECT_LE(roomy.peakBytes, opts.budget);
 }
 
-// The searching solvers return within their time limit on a long chain
-// (they used to finish one evaluation round, or ~200 starts, first).
-TEST(SolversTest, TimeLimitIsKeptOnALongChain) {
+// The time limit is a cap: with more work than they can do in it, the
+// searching solvers return within it on a long chain, and say so when it
+// stopped them (the hierarchical solver's probes may all end before it).
+TEST(SolversTest, TimeLimitCapsTheWork) {
   Graph g = makeFamily("chain", 6000);
   SolveOptions opts;
   opts.budget = simulate(g, checkpointAllSchedule(g)).peakBytes / 2;
   opts.timeLimitSeconds = 1.5;
-  for (auto solve :
-       {solveLocalSearch, solveHierarchical, solveChenGreedyTopo}) {
+  opts.effort = 1000;
+  for (auto solve : {solveLocalSearch, solveHierarchical}) {
     SolveResult r = solve(g, opts);
     // Loaded test machines: a quarter of slack over the 10 % target.
     EXPECT_LE(r.seconds, opts.timeLimitSeconds * 1.35)
         << r.solver << ": " << r.message;
+    EXPECT_TRUE(r.stoppedByTimeLimit || r.solver == "hierarchical") << r.solver;
   }
 }
 
-// Out of time, Feng & Huang stops its candidate bounds but keeps the first
-// set it found: a plan even at a limit no candidate fits in (it used to
+// The same options and effort give the same plan, and the work the solve
+// reports: it counts work, not time.
+TEST(SolversTest, SameEffortSamePlan) {
+  Graph g = makeFamily("resnet", 200);
+  SolveOptions opts;
+  opts.budget = simulate(g, checkpointAllSchedule(g)).peakBytes * 6 / 10;
+  opts.effort = 0.02;
+  for (auto solve : {solveLocalSearch, solvePortfolio, solveHierarchical}) {
+    SolveResult a = solve(g, opts), b = solve(g, opts);
+    ASSERT_TRUE(a.feasible()) << a.message;
+    EXPECT_EQ(a.schedule.steps, b.schedule.steps) << a.solver;
+    EXPECT_EQ(a.work, b.work) << a.solver;
+    EXPECT_GT(a.work, 0) << a.solver;
+    EXPECT_FALSE(a.stoppedByTimeLimit) << a.solver;
+  }
+}
+
+// Without work left, Feng & Huang stops its candidate bounds but keeps the
+// first set it found: a plan even with work for no candidate (it used to
 // walk all 4,096 bounds whatever the limit: 24 s at 0.1 s on a 20,005-op
 // step).
-TEST(SolversTest, FengHuangOutOfTimeKeepsItsFirstSet) {
+TEST(SolversTest, FengHuangOutOfWorkKeepsItsFirstSet) {
   Graph g = makeFamily("resnet", 40);
   SolveOptions opts;
   opts.budget = simulate(g, checkpointAllSchedule(g)).peakBytes;
   SolveResult roomy = solveFengHuang(g, opts);
   ASSERT_TRUE(roomy.feasible()) << roomy.message;
-  opts.timeLimitSeconds = 1e-9;
+  opts.allowance.work = 0;
   SolveResult hurried = solveFengHuang(g, opts);
   ASSERT_TRUE(hurried.feasible()) << hurried.message;
   EXPECT_LE(hurried.peakBytes, opts.budget);
 }
 
-// The local search's Feng & Huang start keeps the first bound's set when
-// out of time, and the whole search's best set when not.
-TEST(SolversTest, FengHuangKeepOutOfTime) {
+// The local search's Feng & Huang start keeps the first bound's set
+// without work, and the whole search's best set with enough.
+TEST(SolversTest, FengHuangKeepOutOfWork) {
   Graph g = makeFamily("resnet", 40);
-  std::vector<char> hurried = fengHuangKeep(g, 0);
+  WorkMeter none(0), plenty(int64_t(1) << 40);
+  std::vector<char> hurried = fengHuangKeep(g, &none);
   EXPECT_GT(std::count(hurried.begin(), hurried.end(), 1), 0);
   EXPECT_TRUE(simulate(g, scheduleFromCheckpoints(g, hurried, {})).valid());
-  EXPECT_EQ(fengHuangKeep(g), fengHuangKeep(g, 1e9));
+  EXPECT_EQ(fengHuangKeep(g), fengHuangKeep(g, &plenty));
 }
 
 // Our local search never does worse than the heuristics it starts from.
@@ -385,7 +419,7 @@ TEST(SolversTest, LocalSearchAtLeastAsGoodAsItsStarts) {
     Graph g = makeFamily(family, 150);
     SolveOptions opts;
     opts.objective = Objective::MinPeakUnderOverhead;
-    opts.timeLimitSeconds = 1;
+    opts.effort = 0.1;
     SolveResult ours = solveLocalSearch(g, opts);
     ASSERT_TRUE(ours.feasible()) << family << ": " << ours.message;
     for (auto solve :
@@ -438,8 +472,9 @@ TEST(SolversTest, AlwaysPinsAreHonoured) {
   bad.steps.insert(bad.steps.begin() + 1, Step::free(pinned));
   bad.steps.insert(bad.steps.begin() + 2, Step::compute(pinned));
   ASSERT_TRUE(simulate(g, bad).valid());
-  SolveResult r = finishSolve(g, SolveOptions(), "test", bad,
-                              SolveStatus::Feasible, Stopwatch());
+  WorkMeter meter(SolveOptions{});
+  SolveResult r =
+      finishSolve(g, SolveOptions(), "test", bad, SolveStatus::Feasible, meter);
   EXPECT_EQ(r.status, SolveStatus::Infeasible);
   EXPECT_NE(r.message.find("pinned keep = always"), std::string::npos);
   EXPECT_EQ(solveBruteForce(g, opts).status, SolveStatus::Unsupported);

@@ -134,7 +134,8 @@ struct RematPipelineOptions
       *this, "budget",
       llvm::cl::desc("Peak-memory budget: bytes, bytes with a KiB/MiB/GiB "
                      "suffix, or a percentage of the checkpoint-all peak "
-                     "(e.g. 70%); empty = 100%"),
+                     "(e.g. 70%); empty = 100%; min = plan at the smallest "
+                     "budget the solver meets"),
       llvm::cl::init("")};
   PassOptions::Option<std::string> solver{
       *this, "solver",
@@ -144,9 +145,18 @@ struct RematPipelineOptions
   PassOptions::Option<Mode> mode{
       *this, "mode", llvm::cl::desc("What the plan optimizes"),
       llvm::cl::init(Mode::MinCompute), planModeValues()};
+  PassOptions::Option<double> effort{
+      *this, "effort",
+      llvm::cl::desc("How much the solvers search: their work budget as a "
+                     "multiple of the default (1); the plan depends on it, "
+                     "not on the machine's speed or load"),
+      llvm::cl::init(1.0)};
   PassOptions::Option<double> timeLimit{
-      *this, "time-limit", llvm::cl::desc("Solver wall-clock limit in seconds"),
-      llvm::cl::init(60.0)};
+      *this, "time-limit",
+      llvm::cl::desc("Wall-clock safety cap for the solvers, in seconds: a "
+                     "search still running then stops, and the remark says "
+                     "so"),
+      llvm::cl::init(600.0)};
   PassOptions::Option<unsigned> dataArgs{
       *this, "data-args",
       llvm::cl::desc("Leading function arguments holding data (the others "

@@ -62,6 +62,11 @@ struct CampaignOptions {
   int maxForwardNodes = 6;
   /// Solvers to run (registry names); empty = every registered solver.
   std::vector<std::string> solvers;
+  /// Solvers whose plans must not get worse as the budget grows: on each
+  /// min-compute problem they meet, they solve it again at a larger budget
+  /// (halfway to the checkpoint-all peak), which they must meet with no
+  /// more compute.
+  std::vector<std::string> monotone = {"auto"};
   /// Time limit of every solve.
   double timeLimitSeconds = 5;
   /// Keep at most this many failure messages (all are counted).
@@ -85,6 +90,8 @@ struct CampaignReport {
   int solves = 0;
   /// Graphs brute force solved exactly (its optimum was compared).
   int exactGraphs = 0;
+  /// Answers solved again at a larger budget (`CampaignOptions::monotone`).
+  int monotoneChecks = 0;
   int failureCount = 0;
   /// The first `maxFailures` property violations, each naming the seed, the
   /// graph index, the solver and the property.

@@ -42,6 +42,7 @@
 #ifndef REMAT_SOLVER_CBCPROCESS_H
 #define REMAT_SOLVER_CBCPROCESS_H
 
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <string>
@@ -59,6 +60,9 @@ struct CbcRaw {
   bool provenOptimal = false;
   bool provenInfeasible = false;
   bool secondsLimitReached = false;
+  bool nodeLimitReached = false;
+  /// Branch-and-bound nodes it took (its work).
+  int64_t nodes = 0;
 };
 
 /// Sends `answer` down `fd`: the child's side of `runIsolated`.

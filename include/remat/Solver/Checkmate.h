@@ -25,7 +25,7 @@
 // Usage:
 //   SolveOptions opts;
 //   opts.budget = 3 << 20;
-//   opts.timeLimitSeconds = 10;
+//   opts.effort = 2; // twice the default work: LP iterations, CBC nodes
 //   SolveResult r = solveCheckmateMilp(graph, opts, CheckmateOptions());
 //   if (r.feasible()) use(r.schedule); // r.lowerBound: CBC's best bound
 //
@@ -53,7 +53,7 @@ struct CheckmateOptions {
   /// Schedules (for example the best heuristic's) offered to CBC as MIP
   /// starts when their stage plan fits the budget.
   std::vector<Schedule> warmStarts;
-  /// Solvers run first (each with a tenth of the time limit) whose
+  /// Solvers run first (each with a tenth of the work) whose
   /// schedules are offered as MIP starts and kept as answers; the MILP then
   /// never returns worse than the best of them. Empty by default;
   /// `withRegisteredWarmStarts` lists every registered heuristic.
@@ -64,8 +64,8 @@ struct CheckmateOptions {
   SolverFn overCap;
   /// Run the LP rounding first and offer its schedule as a MIP start.
   bool roundingWarmStart = true;
-  /// Fraction of the time limit the rounding warm start may use.
-  double roundingTimeShare = 0.35;
+  /// Fraction of the work the rounding warm start may use.
+  double roundingShare = 0.35;
   /// Rounding: budget allowances ε (the LP is solved at (1 - ε) × budget)
   /// and thresholds τ tried; randomized roundings per LP solution.
   std::vector<double> allowances = {0.0, 0.05, 0.1, 0.2, 0.3};
@@ -94,10 +94,12 @@ CheckmateOptions withRegisteredWarmStarts(CheckmateOptions checkmate = {});
 /// Whether this build has COIN-OR CBC/CLP.
 bool checkmateAvailable();
 
-/// Checkmate's MILP on CBC. Status: Optimal when CBC proved optimality on
-/// an exactly reduced graph; Feasible with `lowerBound` = CBC's best bound
-/// otherwise; Infeasible when CBC (or the LP relaxation) proved that no
-/// schedule fits; Timeout when time ran out with no feasible schedule.
+/// Checkmate's MILP on CBC, its branch-and-bound bounded by a node count
+/// from the work (deterministic; CBC runs its repeatable parallel mode).
+/// Status: Optimal when CBC proved optimality on an exactly reduced graph;
+/// Feasible with `lowerBound` = CBC's best bound otherwise; Infeasible when
+/// CBC (or the LP relaxation) proved that no schedule fits; Timeout when the
+/// work or the time ran out with no feasible schedule.
 /// Supports both objectives. Runs no other solver unless `checkmate` lists
 /// some (`withRegisteredWarmStarts`).
 SolveResult solveCheckmateMilp(const Graph &graph, const SolveOptions &options,
@@ -106,7 +108,9 @@ SolveResult solveCheckmateMilp(const Graph &graph, const SolveOptions &options,
 /// Two-phase LP rounding: LP relaxations at (1 - ε) × budget for every ε
 /// in `allowances`, S rounded at every threshold (and randomly), R rebuilt,
 /// the cheapest simulated in-budget schedule kept. `lowerBound` is the LP
-/// bound at the full budget. Objective MinComputeUnderBudget only.
+/// bound at the full budget. The LPs are bounded by iteration counts from
+/// the work. Objective MinComputeUnderBudget only; Unsupported over
+/// `CheckmateOptions::maxBinaries` (no LP is built: the message says so).
 SolveResult solveCheckmateRounding(const Graph &graph,
                                    const SolveOptions &options,
                                    const CheckmateOptions &checkmate = {});

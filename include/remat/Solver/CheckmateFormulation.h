@@ -201,7 +201,7 @@ std::string tooLargeMessage(const char *what, const ReducedGraph &g,
 /// a non-feasible result when it does not apply.
 SolveResult checkpointAllShortcut(const Graph &graph,
                                   const SolveOptions &options,
-                                  const char *solver, const Stopwatch &watch);
+                                  const char *solver, WorkMeter &meter);
 
 /// Whether `opts` asks for chain coarsening on a graph whose exact
 /// reduction is `exact`.

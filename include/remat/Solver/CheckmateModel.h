@@ -42,6 +42,9 @@
 #include <vector>
 
 namespace remat {
+
+class WorkMeter;
+
 namespace checkmate {
 
 /// The graph a Checkmate formulation is built on.
@@ -139,9 +142,10 @@ double planCost(const ReducedGraph &graph, const StagePlan &plan);
 /// Greedy local search on a consistent plan: repeatedly replaces a
 /// recomputation R[t][i] by retaining i from where it was last resident,
 /// keeping the change when the plan gets cheaper and its modelPeak stays
-/// within `budget`. Stops after `seconds`. Returns true if it improved.
+/// within `budget`. Charges its trials to `meter` and stops once it is
+/// exhausted. Returns true if it improved.
 bool improvePlan(const ReducedGraph &graph, StagePlan &plan, int64_t budget,
-                 double seconds);
+                 WorkMeter &meter);
 
 /// The checkpoint-all plan: every node computed once and kept until its last
 /// use.

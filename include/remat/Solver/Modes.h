@@ -20,11 +20,13 @@
 //
 // Heuristics are not monotone in the budget in general; the searches return
 // the best verified answer they saw, never an unverified one, and the
-// smallest budget they report is one at which the solver, asked again with
-// the same options, returned a plan. Each probe is a phase for
-// `SolveOptions::progress`. Probes run without `SolveOptions::lastResort`
-// (auto's MILP fallback on small graphs), so that an infeasible probe does
-// not take the whole time limit.
+// smallest budget they report is one at which the solver, asked with the
+// same options and effort (a whole solve's work, as a user who asks at that
+// budget gets), returned a plan: asking there returns that plan. Each probe
+// is a phase for `SolveOptions::progress`. Probes run without
+// `SolveOptions::lastResort` (auto's MILP fallback on small graphs, which
+// runs only where no member found a plan), so that an infeasible probe does
+// not take the MILP's allowance.
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,24 +100,26 @@ struct BudgetSearch {
 
 /// Smallest budget `solver` meets (MinComputeUnderBudget at each probe),
 /// bisecting between the lower bound and the checkpoint-all peak to a
-/// resolution of 0.1 % (or 1 byte). A plan found at budget X has a peak P
-/// <= X, but a heuristic asked at P itself may find nothing (LP rounding
-/// tightens its LP with the budget), so the answer is re-asked: the
-/// smallest verified peak that the solver meets when asked at exactly that
-/// budget, else the smallest probe budget it met. The whole search aims to
-/// take at most `totalSeconds` (`options.timeLimitSeconds` when 0): each
-/// probe gets an equal share of what is left among the probes still
-/// expected (at least 0.1 s, at most `options.timeLimitSeconds`), and the
-/// bisection and the rechecks stop when it is spent, keeping the smallest
-/// budget met so far. Before the bisection, one quick probe (0.1 s) a
-/// resolution step below the checkpoint-all peak (at the lower bound when
-/// that is closer): when a heuristic answers Infeasible there, the search
-/// ends with the peak (budgets that cannot be met are often met nowhere
-/// below it, and every probe of a bisection would spend its whole share
-/// failing); a timeout there proves nothing.
+/// resolution of 0.1 % (or 1 byte). The top (the checkpoint-all peak) is
+/// asked with a whole solve's work (`options`' allowance or effort); the
+/// bisection's probes share three solves' work, each an equal share of what
+/// is left among the probes still expected, and stop when it is spent,
+/// keeping the bracket so far. A plan found at budget X has a peak P <= X,
+/// but the solver asked at P itself, or at X with a whole solve's work, may
+/// find nothing (LP rounding tightens its LP with the budget; the local
+/// search's path depends on its work): so the smallest verified peaks and
+/// probe budgets are confirmed by whole solves, smallest first, at most
+/// three, and the smallest budget confirmed is the answer (the top when
+/// none is). Before the bisection, one quick probe (1 % of a solve's work)
+/// a resolution step below the checkpoint-all peak (at the lower bound when
+/// that is closer): when a heuristic answers Infeasible there, and again
+/// with a fifth of a solve's work, the search ends with the peak (budgets
+/// that cannot be met are often met nowhere below it, and every probe of a
+/// bisection would spend its whole share failing); a timeout there proves
+/// nothing. Past the time limit no probe starts. `best` carries the
+/// search's seconds and work.
 BudgetSearch findSmallestBudget(const Graph &graph, const SolverInfo &solver,
-                                const SolveOptions &options,
-                                double totalSeconds = 0);
+                                const SolveOptions &options);
 
 struct BatchSearch {
   /// Largest feasible batch found, in samples; 0 when even one sample does
@@ -130,8 +134,10 @@ struct BatchSearch {
 
 /// Largest batch in [1, maxBatch] samples that `solver` fits under
 /// options.budget: the traced batch first, then doubling up from it or
-/// bisection below it. A batch beyond the graph limits does not fit, nor
-/// one whose `peakBound` passes the budget (the solver is not asked).
+/// bisection below it, each probe a whole solve (the same effort as a solve
+/// at that batch), until the time limit at most. A batch beyond the graph
+/// limits does not fit, nor one whose `peakBound` passes the budget (the
+/// solver is not asked).
 BatchSearch findMaxBatch(const Graph &graph, const SolverInfo &solver,
                          const SolveOptions &options,
                          int64_t maxBatch = int64_t(1) << 20);
@@ -164,6 +170,9 @@ struct ParetoCurve {
   int64_t budgetLowerBound = 0;
   int probes = 0;
   double seconds = 0;
+  /// Work units of all its solves, and whether the time limit stopped one.
+  int64_t work = 0;
+  bool stoppedByTimeLimit = false;
   /// When `points` is empty: the solver's answer at the checkpoint-all peak.
   SolveResult failure;
 };
@@ -173,11 +182,9 @@ struct ParetoCurve {
 /// finds (fewer when they coincide). Every verified plan of every probe
 /// (the search's, one solve per budget, and checkpoint-all itself) is a
 /// candidate for every budget; each point takes the cheapest that fits.
-/// `options.timeLimitSeconds` bounds the whole curve, not each solve: its
-/// solves aim at 95 % of it (the rest is margin for overruns), the search
-/// for the bottom takes up to 60 % of that, and each remaining point an
-/// equal share of what is left (at least 0.1 s; a solver that has no plan
-/// yet may run past its share, as it does past its own limit).
+/// The points' solves share two solves' work, each an equal share of what
+/// is left; `options.timeLimitSeconds` caps the whole curve (past it, a
+/// point takes the best plan so far that fits).
 ParetoCurve paretoCurve(const Graph &graph, const SolverInfo &solver,
                         const SolveOptions &options, int points = 10);
 

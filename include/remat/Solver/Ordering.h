@@ -53,10 +53,13 @@
 
 #include "remat/Solver/Problem.h"
 
-#include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace remat {
+
+class WorkMeter;
 
 enum class OrderPolicy {
   Given,
@@ -87,12 +90,19 @@ std::vector<int> reorder(const Graph &graph, const std::vector<int> &order,
 std::vector<int> bestOrder(const Graph &graph, const std::vector<int> &order,
                            OrderPolicy *winner = nullptr);
 
+/// The work units (`SolveAllowance`, Solver.h) of building and simulating a
+/// schedule of `steps` steps whose order `policy` chose: one a step for the
+/// given order; the rearranging policies cost about two or three times as
+/// much (measured on the bench graphs), and `Best` runs all of them.
+int64_t orderWork(OrderPolicy policy, size_t steps);
+
 /// `order` rearranged around its peak (see the file comment): a topological
 /// order of the same instance DAG, so the same nodes and cost, whose peak is
-/// never higher and often lower than `order`'s. It stops early rather than
-/// start a round that would end after `seconds`.
+/// never higher and often lower than `order`'s. Each round's work (the
+/// positions it measures and moves) is charged to `meter`, when given; the
+/// repair starts no round once the meter is exhausted.
 std::vector<int> repairPeak(const Graph &graph, const std::vector<int> &order,
-                            double seconds = HUGE_VAL);
+                            WorkMeter *meter = nullptr);
 
 } // namespace remat
 

@@ -95,6 +95,8 @@ struct CheckpointEval {
   int64_t peakBytes = 0;
   double cost = 0;
   Schedule schedule;
+  /// The work units of the evaluation (`orderWork`), for the caller's meter.
+  int64_t work = 0;
 };
 CheckpointEval evaluateCheckpoints(const Graph &graph,
                                    const std::vector<char> &keep,
@@ -104,15 +106,13 @@ CheckpointEval evaluateCheckpoints(const Graph &graph,
 /// keeps the best for `options` (`isBetter`), and returns it verified by
 /// `finishSolve` under the name `solver` (status Feasible, or Infeasible when
 /// even the best misses the constraints). `bestIndex`, when non-null, receives
-/// the winner's index. Once one more evaluation would pass
-/// `options.timeLimitSeconds` (counted by `watch`; see `Deadline`) the best
-/// evaluated so far is the answer.
+/// the winner's index. The evaluations are charged to `meter`; once it is
+/// exhausted, the best evaluated so far (at least one) is the answer.
 SolveResult solveFromCheckpointSets(const Graph &graph,
                                     const SolveOptions &options,
                                     const std::string &solver,
                                     const std::vector<std::vector<char>> &sets,
-                                    const Stopwatch &watch,
-                                    int *bestIndex = nullptr);
+                                    WorkMeter &meter, int *bestIndex = nullptr);
 
 /// The needed forward nodes in topological order.
 std::vector<int> forwardOrder(const Graph &graph);

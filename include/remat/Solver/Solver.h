@@ -9,6 +9,16 @@
 // returned with a feasible status. The registry maps names (the CLI's and
 // the passes' `--solver` values) to those functions.
 //
+// Same input, same plan: every search is bounded by a count of work (moves
+// evaluated, schedule steps simulated, LP iterations, branch-and-bound
+// nodes), never by the clock, so the same graph, options and `effort` give
+// the same plan on an idle machine and on a loaded one. The wall-clock limit
+// is a safety cap only; a solve that it stops says so
+// (`SolveResult::stoppedByTimeLimit`), since that plan may differ between
+// runs. A solve carries its allowance (`SolveAllowance`: its work and one
+// absolute deadline) down to the members and probes it runs, each taking
+// its share (`WorkMeter`, SolverSupport.h).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef REMAT_SOLVER_SOLVER_H
@@ -16,6 +26,8 @@
 
 #include "remat/Solver/Problem.h"
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <string>
@@ -54,6 +66,30 @@ struct SolveProgress {
 
 using ProgressFn = std::function<void(const SolveProgress &)>;
 
+/// What one solve may spend: work units, the deterministic bound, and an
+/// absolute deadline, the safety cap. A solve passes a part of its own to
+/// each member or probe it runs (`WorkMeter::allowance`); a field left unset
+/// is filled when the solve starts, from `SolveOptions::effort` and
+/// `SolveOptions::timeLimitSeconds`.
+struct SolveAllowance {
+  using Clock = std::chrono::steady_clock;
+  /// Work units (about one schedule step built and simulated each;
+  /// docs/Solvers.md, "Effort"); negative: `effort` times `kWorkPerEffort`.
+  int64_t work = -1;
+  /// When the solve must stop, whatever work is left; the clock's epoch
+  /// (the default): `timeLimitSeconds` from the start of the solve.
+  Clock::time_point deadline{};
+};
+
+/// What the outputs (the result JSON, the pass's remark) say of a plan
+/// that the time limit, not the work budget, ended.
+inline constexpr const char *kStoppedByTimeLimit =
+    "stopped by the time limit: this plan may differ between runs";
+
+/// The work units of effort 1: about 9 s of search on a 10,000-node graph
+/// on a 2-core machine (docs/Solvers.md has the measurements).
+inline constexpr int64_t kWorkPerEffort = 250'000'000;
+
 struct SolveOptions {
   Objective objective = Objective::MinComputeUnderBudget;
   /// Peak-memory budget in bytes, resident bytes included.
@@ -61,8 +97,16 @@ struct SolveOptions {
   /// For MinPeakUnderOverhead: allowed extra compute, as a fraction of the
   /// checkpoint-all cost; negative means "one extra forward pass".
   double maxOverhead = -1;
-  /// Wall-clock limit for solvers that search (MILP, LP rounding).
-  double timeLimitSeconds = 60;
+  /// How much the searching solvers may work, as a multiple of the default:
+  /// their work budget is `effort * kWorkPerEffort` units. The plan depends
+  /// on it (more effort: more moves, more probes), not on the machine.
+  double effort = 1;
+  /// The wall-clock safety cap, in seconds: a solve still searching then
+  /// stops with its best so far and says so (`stoppedByTimeLimit`).
+  double timeLimitSeconds = 600;
+  /// This solve's allowance, set by the solve that runs it (see
+  /// `SolveAllowance`); unset for a solve of its own.
+  SolveAllowance allowance;
   /// Worker threads for solvers that can use them.
   int threads = 2;
   /// Whether the portfolio (`auto`) may spend what is left of the time limit
@@ -80,15 +124,20 @@ struct SolveOptions {
   ProgressFn progress;
 };
 
+/// `options.allowance` with its unset fields filled: the work from
+/// `effort`, the deadline `timeLimitSeconds` from now. A caller whose
+/// solves share one deadline (a solve and the search after it) sets it so.
+SolveAllowance startAllowance(const SolveOptions &options);
+
 /// Why `options` cannot be solved with; empty when they are valid: a finite
-/// positive time limit, at least one thread, a finite overhead.
+/// positive time limit and effort, at least one thread, a finite overhead.
 std::string checkSolveOptions(const SolveOptions &options);
 
 enum class SolveStatus {
   Optimal,     ///< Proven optimal for the objective.
   Feasible,    ///< Verified feasible; not proven optimal.
   Infeasible,  ///< Proven (or, for heuristics, found) to have no solution.
-  Timeout,     ///< The time limit ran out before any feasible schedule.
+  Timeout,     ///< The work or the time ran out before any feasible schedule.
   Unsupported, ///< The solver does not apply to this graph or objective.
 };
 
@@ -103,6 +152,11 @@ struct SolveResult {
   /// A proven lower bound on the objective, or -1 when none is known.
   double lowerBound = -1;
   double seconds = 0;
+  /// Work units the solve used, nested solves included (deterministic).
+  int64_t work = 0;
+  /// Whether the wall-clock cap, not the work budget, ended a search of
+  /// this solve (or of one it ran): the answer may differ between runs.
+  bool stoppedByTimeLimit = false;
   std::string solver;
   /// Why the status is what it is (for Infeasible/Timeout/Unsupported).
   std::string message;

@@ -42,39 +42,74 @@ private:
   std::chrono::steady_clock::time_point start;
 };
 
-/// A time limit for a solver that works in steps (one build and simulation,
-/// one DP probe): it remembers the longest step so far and says the time is
-/// up once one more step and the final verification of the answer (about as
-/// long as one step) would pass the limit, so that the solver returns within
-/// it instead of one step after it. Steps whose time grows with a size the
-/// solver knows beforehand (revolve: the length of the compute order) pass
-/// that size, and the deadline scales the longest time per unit of size.
-class Deadline {
+/// One solve's allowance in use (`SolveAllowance`, Solver.h): counts the
+/// work units the solve charges and watches its deadline. A search stops
+/// when `exhausted()`: at once deterministic when the work is spent, and
+/// remembered as a stop by the time limit when the deadline passed first.
+/// Members and probes get a part (`allowance`, `nested`) and their work is
+/// charged back (`charge(result)`), so a parent's decisions depend on
+/// counts only.
+///
+///   WorkMeter meter(options);
+///   while (!meter.exhausted()) {
+///     CheckpointEval eval = evaluateCheckpoints(graph, keep, variant);
+///     meter.charge(evaluationWork(eval.schedule, variant));
+///     ...
+///   }
+///   return finishSolve(graph, options, name, schedule, status, meter);
+class WorkMeter {
 public:
-  Deadline(const Stopwatch &watch, double limitSeconds)
-      : watch(watch), limit(limitSeconds), last(watch.seconds()) {}
+  using Clock = SolveAllowance::Clock;
 
-  /// Marks the end of one step of `size` units.
-  void step(double size = 1) {
-    double now = watch.seconds();
-    perUnit = std::max(perUnit, (now - last) / std::max(size, 1.0));
-    last = now;
-  }
-  /// Whether the next step (of `size` units) and the verification after it
-  /// would not fit.
-  bool reached(double size = 1) const { return size >= largestStep(); }
-  /// The largest step size that still fits (infinite before the first
-  /// step).
-  double largestStep() const {
-    if (perUnit <= 0)
-      return watch.seconds() < limit ? HUGE_VAL : 0;
-    return (limit - watch.seconds()) / (2 * perUnit);
-  }
-  double limitSeconds() const { return limit; }
+  /// Starts the clock; the allowance of `options`, its unset fields filled
+  /// from `effort` and `timeLimitSeconds`.
+  explicit WorkMeter(const SolveOptions &options);
+  /// A meter for a part of a solve: `units` of work and `parent`'s deadline.
+  WorkMeter(const WorkMeter &parent, int64_t units);
+  /// `units` of work and no deadline (helpers called on their own, tests).
+  explicit WorkMeter(int64_t units);
+
+  /// Units of the allowance, used so far, and left (never negative).
+  int64_t total() const { return limit; }
+  int64_t used() const { return spentUnits; }
+  int64_t left() const { return spentUnits < limit ? limit - spentUnits : 0; }
+  /// `fraction` of the allowance, in units.
+  int64_t part(double fraction) const;
+
+  void charge(int64_t units) { spentUnits += units; }
+  /// Charges a nested solve's work and its stop by the time limit.
+  void charge(const SolveResult &nested);
+  void charge(const WorkMeter &part);
+
+  /// Whether the work is spent (deterministic).
+  bool spent() const { return spentUnits >= limit; }
+  /// Whether the deadline has passed; remembered (`stoppedByTimeLimit`).
+  bool timeUp() const;
+  /// Whether a search must stop now: the work is spent or the time is up.
+  bool exhausted() const { return spent() || timeUp(); }
+  /// Whether the deadline stopped this solve or a part of it.
+  bool stoppedByTimeLimit() const { return capped; }
+  /// Records that the deadline stopped a part of the solve that watched it
+  /// on its own clock (CLP, CBC).
+  void noteTimeLimit() { capped = true; }
+
+  /// An allowance of `units` with this solve's deadline, for a nested solve.
+  SolveAllowance allowance(int64_t units) const;
+  /// `nestedOptions(options)` with `allowance(units)`.
+  SolveOptions nested(const SolveOptions &options, int64_t units) const;
+
+  const Stopwatch &clock() const { return watch; }
+  double seconds() const { return watch.seconds(); }
+  /// Seconds until the deadline (negative past it), for the limits of
+  /// external solvers (CLP, CBC).
+  double secondsLeft() const;
 
 private:
-  const Stopwatch &watch;
-  double limit, last, perUnit = 0;
+  Stopwatch watch;
+  Clock::time_point deadline;
+  int64_t limit = 0;
+  int64_t spentUnits = 0;
+  mutable bool capped = false;
 };
 
 /// Sends one solve's `SolveOptions::progress` reports: phase reports always,
@@ -168,29 +203,33 @@ int recomputedPin(const Graph &graph, const Schedule &schedule);
 /// The simulation of `schedule`, after its order is repaired around the
 /// peak (`repairPeak`, Ordering.h: the same computations, so the same cost)
 /// when the peak matters, over the budget or under the peak objective, and
-/// the repair lowers it. The repair takes what is left of the solver's time
-/// limit (`options.timeLimitSeconds`, on `watch`), at least a small share of
-/// it.
+/// the repair lowers it. The repair takes what is left of `meter`'s work, at
+/// least `kRepairShare` of its allowance, and charges it there.
 Simulation repairWherePeakMatters(const Graph &graph,
                                   const SolveOptions &options,
-                                  Schedule &schedule, const Stopwatch &watch);
+                                  Schedule &schedule, WorkMeter &meter);
+
+/// The part of a solve's allowance its answer's peak repair may take beyond
+/// it: a solver that spent its whole work still gets its answer repaired.
+inline constexpr double kRepairShare = 0.03;
 
 /// Repairs the order (`repairWherePeakMatters`), simulates `schedule` and
-/// builds the result `solver` returns: peak, cost
-/// and seconds filled in; status `claimed` (Optimal or Feasible) only when
-/// the simulator accepts the schedule, no `keep = always` node is
-/// recomputed, the peak is within the budget and,
+/// builds the result `solver` returns: peak, cost, seconds, work and the
+/// stop by the time limit filled in (from `meter`); status `claimed`
+/// (Optimal or Feasible) only when the simulator accepts the schedule, no
+/// `keep = always` node is recomputed, the peak is within the budget and,
 /// for MinPeakUnderOverhead, the cost within `costLimit`; Infeasible with a
 /// message saying why otherwise. The schedule is kept either way, for
 /// diagnostics.
 SolveResult finishSolve(const Graph &graph, const SolveOptions &options,
                         const std::string &solver, Schedule schedule,
-                        SolveStatus claimed, const Stopwatch &watch,
+                        SolveStatus claimed, WorkMeter &meter,
                         const std::string &message = "");
 
-/// A result without a schedule (Unsupported, Infeasible, Timeout).
+/// A result without a schedule (Unsupported, Infeasible, Timeout), with
+/// `meter`'s seconds, work and stop by the time limit.
 SolveResult failSolve(const std::string &solver, SolveStatus status,
-                      const std::string &message, const Stopwatch &watch);
+                      const std::string &message, const WorkMeter &meter);
 
 } // namespace remat
 

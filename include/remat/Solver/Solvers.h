@@ -25,6 +25,8 @@
 
 namespace remat {
 
+class WorkMeter;
+
 /// Keeps every value from its computation to its last use; recomputes
 /// nothing. Optimal for MinComputeUnderBudget whenever it fits (every needed
 /// node must be computed at least once); Infeasible when its peak exceeds
@@ -144,24 +146,24 @@ std::vector<char> chenGreedyKeep(const Graph &graph,
 int64_t fengHuangChain(const std::vector<int64_t> &weights,
                        std::vector<int> &checkpoints);
 /// The checkpoint set of Feng & Huang's division tree with the smallest
-/// model memory over its candidate bounds m (the set's cost plus m); after
-/// `limitSeconds`, the best of the bounds tried (at least one).
-std::vector<char>
-fengHuangKeep(const Graph &graph,
-              double limitSeconds = std::numeric_limits<double>::infinity());
+/// model memory over its candidate bounds m (the set's cost plus m). The
+/// work is charged to `meter`, when given; once it is exhausted, the best
+/// of the bounds tried (at least one).
+std::vector<char> fengHuangKeep(const Graph &graph, WorkMeter *meter = nullptr);
 /// The saved set of a minimum cut for recompute price `lambda` (bytes per
-/// unit of cost), and the distinct sets of the whole lambda sweep.
+/// unit of cost), and the distinct sets of the whole lambda sweep. The
+/// sweep's cuts are charged to `meter`, when given; once it is exhausted the
+/// sweep stops with the sets found (at least one), which still span the
+/// range of prices.
 std::vector<char> minCutKeep(const Graph &graph, double lambda);
-/// After `limitSeconds` the sweep stops with the sets found (at least one),
-/// which still span the range of prices.
-std::vector<std::vector<char>>
-minCutKeepSets(const Graph &graph,
-               double limitSeconds = std::numeric_limits<double>::infinity());
+std::vector<std::vector<char>> minCutKeepSets(const Graph &graph,
+                                              WorkMeter *meter = nullptr);
 /// The checkpoint set of the hierarchical solver's best verified plan for
 /// `options` (its DP's choice, which no greedy rule reproduces); empty when
-/// it has none.
+/// it has none. Its work is charged to `meter`, which bounds it.
 std::vector<char> hierarchicalKeep(const Graph &graph,
-                                   const SolveOptions &options);
+                                   const SolveOptions &options,
+                                   WorkMeter &meter);
 
 } // namespace remat
 

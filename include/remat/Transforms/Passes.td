@@ -155,9 +155,17 @@ def RematSelectCheckpoints
 
     The budget is in bytes, resident arguments included: `4096`, `64KiB`,
     `1.5MiB`, `2GiB`, or a percentage of the checkpoint-all peak (`70%`);
-    empty means 100 %. An infeasible budget is an error that names the
-    smallest budget the solver can meet. Remarks report the solver status,
-    the gap to its lower bound, the predicted peak and the compute overhead.
+    empty means 100 %; `min` plans at the smallest budget the solver meets
+    (the min-budget search), recorded as a min-compute plan at that budget. An infeasible budget is an error that names the
+    smallest budget the solver can meet: asked at exactly that budget, with
+    the same `effort`, the solver returns the plan the search found there.
+    Remarks report the solver status, the gap to its lower bound, the
+    predicted peak and the compute overhead.
+
+    The searches are bounded by `effort` (a count of work: moves evaluated,
+    schedule steps simulated), not by the clock, so the same IR and options
+    give the same plan on any machine, idle or loaded. `time-limit` is a
+    safety cap only; a plan that it cut short says so in its remark.
 
     With `mode=max-batch` (a step whose batch dimension, dimension 0 of the
     data arguments, is dynamic and costed at its `dynamic-size-hint`), the
@@ -199,9 +207,16 @@ def RematSelectCheckpoints
            "What the plan optimizes", "::remat::planModeValues()">,
     Option<"budget", "budget", "std::string", /*default=*/"\"\"",
            "Peak-memory budget: bytes, bytes with a KiB/MiB/GiB suffix, or "
-           "a percentage of the checkpoint-all peak (e.g. 70%); empty = 100%">,
-    Option<"timeLimit", "time-limit", "double", /*default=*/"60.0",
-           "Wall-clock limit for searching solvers, in seconds">,
+           "a percentage of the checkpoint-all peak (e.g. 70%); empty = "
+           "100%; min = the smallest budget the solver meets">,
+    Option<"effort", "effort", "double", /*default=*/"1.0",
+           "How much the solvers search: their work budget as a multiple of "
+           "the default (1). The plan depends on it, not on the machine's "
+           "speed or load">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"600.0",
+           "Wall-clock safety cap, in seconds: a search still running then "
+           "stops with its best plan so far, and the remark says so (that "
+           "plan may differ between runs)">,
     Option<"dataArgs", "data-args", "unsigned", /*default=*/"1",
            "Number of leading function arguments that hold data (inputs); "
            "the others are parameters. Ignored when arguments are marked "

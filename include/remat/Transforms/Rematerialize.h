@@ -55,15 +55,19 @@ struct SelectCheckpointsOptions {
   Mode mode = Mode::MinCompute;
   /// Budget: bytes (`4096`), bytes with a binary suffix (`64KiB`, `1.5MiB`,
   /// `2GiB`), or a percentage of the checkpoint-all peak (`70%`). Empty means
-  /// 100 % of the checkpoint-all peak.
+  /// 100 % of the checkpoint-all peak; `min`, the smallest budget the solver
+  /// meets (mode min-compute only).
   std::string budget;
-  /// Wall-clock limit for searching solvers, in seconds.
-  double timeLimitSeconds = 60;
+  /// The solvers' work budget, as a multiple of the default
+  /// (`SolveOptions::effort`).
+  double effort = 1;
+  /// Wall-clock safety cap for searching solvers, in seconds.
+  double timeLimitSeconds = 600;
   GraphBuilderOptions graph;
   /// When set, the schedule is read from this file (the result JSON of
   /// `remat-solve`, docs/SolverFormat.md) instead of solving: `solver`,
-  /// `mode` and `timeLimitSeconds` are then ignored, and `budget`, when set,
-  /// is checked instead of the file's.
+  /// `mode`, `effort` and `timeLimitSeconds` are then ignored, and `budget`,
+  /// when set, is checked instead of the file's.
   std::string schedulePath;
 };
 

@@ -560,6 +560,14 @@ static const char *jsonStatus(SolveStatus status) {
   return "infeasible";
 }
 
+/// `message`, followed by kStoppedByTimeLimit when `stopped`.
+static std::string withTimeLimitNote(const std::string &message, bool stopped) {
+  if (!stopped)
+    return message;
+  return message.empty() ? kStoppedByTimeLimit
+                         : message + "; " + kStoppedByTimeLimit;
+}
+
 std::string remat::printResultJSON(const SolveResult &result,
                                    const ResultReport &report) {
   const char *status = jsonStatus(result.status);
@@ -602,6 +610,8 @@ std::string remat::printResultJSON(const SolveResult &result,
   stats.push_back({"gap", orNull(feasible && result.lowerBound > 0,
                                  value / result.lowerBound - 1)});
   stats.push_back({"solve_seconds", result.seconds});
+  stats.push_back({"work", result.work});
+  stats.push_back({"stopped_by_time_limit", result.stoppedByTimeLimit});
   stats.push_back({"solver", result.solver});
   stats.push_back({"mode", report.mode});
   stats.push_back({"budget", orNull(report.budget >= 0, report.budget)});
@@ -614,7 +624,8 @@ std::string remat::printResultJSON(const SolveResult &result,
     stats.push_back({"batch", report.batch});
     stats.push_back({"traced_batch", report.tracedBatch});
   }
-  stats.push_back({"message", result.message});
+  stats.push_back({"message", withTimeLimitNote(result.message,
+                                                result.stoppedByTimeLimit)});
   os << "  \"stats\": {";
   for (size_t i = 0; i < stats.size(); ++i)
     os << (i ? ",\n" : "\n") << "    \"" << stats[i].first
@@ -649,7 +660,10 @@ std::string remat::printParetoJSON(const ParetoCurve &curve,
       {"budget_lower_bound", curve.budgetLowerBound},
       {"probes", curve.probes},
       {"solve_seconds", curve.seconds},
-      {"message", found ? "" : curve.failure.message},
+      {"work", curve.work},
+      {"stopped_by_time_limit", curve.stoppedByTimeLimit},
+      {"message", withTimeLimitNote(found ? "" : curve.failure.message,
+                                    curve.stoppedByTimeLimit)},
   };
   os << "{";
   for (auto &field : header)
