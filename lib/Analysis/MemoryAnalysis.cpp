@@ -65,6 +65,19 @@ std::optional<int64_t> remat::getStaticStorageBytes(Type type,
   return bytes;
 }
 
+std::optional<int64_t> remat::getBoundedStorageBytes(Type type,
+                                                     int64_t dynamicSize,
+                                                     Operation *scope) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank() || dynamicSize <= 0)
+    return std::nullopt;
+  SmallVector<int64_t> shape(shaped.getShape());
+  for (int64_t &dim : shape)
+    if (ShapedType::isDynamic(dim))
+      dim = dynamicSize;
+  return getStaticStorageBytes(shaped.clone(shape), scope);
+}
+
 /// Bytes of result `index` recorded by `remat.cost`, if the op has one.
 static std::optional<int64_t> getCostBytes(Operation *op, unsigned index) {
   auto cost = op->getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
@@ -350,10 +363,13 @@ std::optional<int64_t> MemoryAnalysis::getAllocationBytes(OpResult result) {
   std::optional<int64_t> bytes = getCostBytes(op, result.getResultNumber());
   if (!bytes)
     bytes = getStaticStorageBytes(result.getType(), op);
+  if (!bytes && options.dynamicSizeHint > 0)
+    bytes =
+        getBoundedStorageBytes(result.getType(), options.dynamicSizeHint, op);
   if (!bytes) {
     fail(op, llvm::formatv("allocates {0}, which has no static size: the "
-                           "memory analysis needs static shapes or a "
-                           "'remat.cost' size hint",
+                           "memory analysis needs static shapes, a "
+                           "'remat.cost' size hint or a dynamic-size hint",
                            result.getType()));
     return std::nullopt;
   }
@@ -516,6 +532,36 @@ void MemoryAnalysis::buildTimeline() {
       peakIndex = index;
     }
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Arena problems
+//===----------------------------------------------------------------------===//
+
+int64_t remat::getArenaLimit(Operation *scope) {
+  DataLayout layout = DataLayout::closest(scope);
+  uint64_t bits = layout.getTypeSizeInBits(IndexType::get(scope->getContext()));
+  if (bits == 0 || bits >= 64)
+    return kMaxTotalBytes;
+  return std::min<int64_t>(kMaxTotalBytes, (int64_t(1) << (bits - 1)) - 1);
+}
+
+ArenaProblem
+remat::getArenaProblem(const MemoryAnalysis &analysis, int64_t alignment,
+                       function_ref<bool(const BufferLiveRange &)> select,
+                       SmallVectorImpl<const BufferLiveRange *> *selected) {
+  ArenaProblem problem;
+  problem.alignment = alignment;
+  problem.maxBytes = getArenaLimit(analysis.getFunction());
+  for (const BufferLiveRange &buffer : analysis.getBuffers()) {
+    if (!select(buffer))
+      continue;
+    problem.buffers.push_back({buffer.bytes, static_cast<int>(buffer.begin),
+                               static_cast<int>(buffer.end)});
+    if (selected)
+      selected->push_back(&buffer);
+  }
+  return problem;
 }
 
 //===----------------------------------------------------------------------===//

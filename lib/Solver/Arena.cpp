@@ -10,8 +10,11 @@
 #include "remat/Solver/Simulator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
+#include <random>
 #include <sstream>
+#include <tuple>
 
 using namespace remat;
 
@@ -158,37 +161,66 @@ std::string remat::verifyArena(const ArenaProblem &problem,
 // Greedy best fit
 //===----------------------------------------------------------------------===//
 
-/// The buffers in the order `order` places them.
+/// The name of a greedy plan in ArenaPlan::planner, e.g.
+/// "best-fit-by-size".
+static std::string getGreedyName(ArenaOrder order, ArenaPlacement placement) {
+  std::string name =
+      placement == ArenaPlacement::BestFit ? "best-fit" : "first-fit";
+  switch (order) {
+  case ArenaOrder::BySize:
+    return name + "-by-size";
+  case ArenaOrder::ByArea:
+    return name + "-by-area";
+  case ArenaOrder::ByLength:
+    return name + "-by-length";
+  case ArenaOrder::ByStart:
+    return name + "-by-start";
+  }
+  return name;
+}
+
+/// The buffers in the order `order` places them; ties go to the larger,
+/// then the earlier, then the longer-lived buffer, then the lower index.
 static std::vector<int> greedyOrder(const ArenaProblem &problem,
                                     ArenaOrder order) {
+  auto length = [&](int i) {
+    return int64_t(problem.buffers[i].end) - problem.buffers[i].begin + 1;
+  };
+  // The sort key, larger first: size x length saturates (it only orders).
+  auto primary = [&](int i) -> int64_t {
+    switch (order) {
+    case ArenaOrder::BySize:
+      return problem.alignedBytes(i);
+    case ArenaOrder::ByArea:
+      return problem.alignedBytes(i) > INT64_MAX / length(i)
+                 ? INT64_MAX
+                 : problem.alignedBytes(i) * length(i);
+    case ArenaOrder::ByLength:
+      return length(i);
+    case ArenaOrder::ByStart:
+      return -int64_t(problem.buffers[i].begin);
+    }
+    return 0;
+  };
   std::vector<int> ids(problem.size());
   std::iota(ids.begin(), ids.end(), 0);
-  auto bySize = [&](int a, int b) {
+  std::stable_sort(ids.begin(), ids.end(), [&](int a, int b) {
     const ArenaBuffer &x = problem.buffers[a], &y = problem.buffers[b];
-    if (problem.alignedBytes(a) != problem.alignedBytes(b))
-      return problem.alignedBytes(a) > problem.alignedBytes(b);
-    if (x.begin != y.begin)
-      return x.begin < y.begin;
-    return x.end > y.end;
-  };
-  auto byLifetime = [&](int a, int b) {
-    const ArenaBuffer &x = problem.buffers[a], &y = problem.buffers[b];
-    if (x.begin != y.begin)
-      return x.begin < y.begin;
-    return problem.alignedBytes(a) > problem.alignedBytes(b);
-  };
-  if (order == ArenaOrder::BySize)
-    std::stable_sort(ids.begin(), ids.end(), bySize);
-  else
-    std::stable_sort(ids.begin(), ids.end(), byLifetime);
+    return std::make_tuple(primary(a), problem.alignedBytes(a), -x.begin,
+                           length(a)) > std::make_tuple(primary(b),
+                                                        problem.alignedBytes(b),
+                                                        -y.begin, length(b));
+  });
   return ids;
 }
 
-/// The offset best fit gives buffer `i` among the placed buffers (sorted by
-/// offset): the smallest gap between those live with it that holds it, else
-/// the top of them. -1 when that top would exceed `maxBytes`.
-static int64_t bestFit(const ArenaProblem &problem, int i,
-                       const std::vector<std::pair<int64_t, int>> &placed) {
+/// The offset `placement` gives buffer `i` among the placed buffers (sorted
+/// by offset): the smallest (best fit) or the lowest (first fit) gap
+/// between those live with it that holds it, else the top of them. -1 when
+/// that top would exceed `maxBytes`.
+static int64_t fitOffset(const ArenaProblem &problem, int i,
+                         const std::vector<std::pair<int64_t, int>> &placed,
+                         ArenaPlacement placement) {
   int64_t size = problem.alignedBytes(i);
   int64_t top = 0, best = -1, bestGap = 0;
   for (const auto &[offset, j] : placed) {
@@ -196,6 +228,8 @@ static int64_t bestFit(const ArenaProblem &problem, int i,
       continue;
     int64_t gap = offset - top;
     if (gap >= size && (best < 0 || gap < bestGap)) {
+      if (placement == ArenaPlacement::FirstFit)
+        return top;
       best = top;
       bestGap = gap;
     }
@@ -204,6 +238,29 @@ static int64_t bestFit(const ArenaProblem &problem, int i,
   if (best >= 0)
     return best;
   return size <= problem.maxBytes - top ? top : -1;
+}
+
+/// Places the buffers in `order`; returns the arena, or -1 when it would
+/// exceed `maxBytes`.
+static int64_t placeInOrder(const ArenaProblem &problem,
+                            const std::vector<int> &order,
+                            ArenaPlacement placement,
+                            std::vector<int64_t> &offsets) {
+  offsets.assign(problem.size(), 0);
+  std::vector<std::pair<int64_t, int>> placed;
+  placed.reserve(order.size());
+  int64_t bytes = 0;
+  for (int i : order) {
+    int64_t offset = fitOffset(problem, i, placed, placement);
+    if (offset < 0)
+      return -1;
+    offsets[i] = offset;
+    bytes = std::max(bytes, offset + problem.alignedBytes(i));
+    placed.insert(std::upper_bound(placed.begin(), placed.end(),
+                                   std::make_pair(offset, i)),
+                  {offset, i});
+  }
+  return bytes;
 }
 
 ArenaPlan remat::finishArenaPlan(const ArenaProblem &problem, ArenaPlan plan) {
@@ -219,41 +276,133 @@ ArenaPlan remat::finishArenaPlan(const ArenaProblem &problem, ArenaPlan plan) {
   return plan;
 }
 
-ArenaPlan remat::planArenaGreedy(const ArenaProblem &problem,
-                                 ArenaOrder order) {
+/// The plan of placing in `order`, or the error of an arena over the limit.
+static ArenaPlan planInOrder(const ArenaProblem &problem,
+                             const std::vector<int> &order,
+                             ArenaPlacement placement,
+                             const std::string &planner) {
   ArenaPlan plan;
-  plan.planner =
-      order == ArenaOrder::BySize ? "greedy-by-size" : "greedy-by-lifetime";
+  plan.planner = planner;
   if (std::string error = problem.check(); !error.empty()) {
     plan.error = error;
     return plan;
   }
-  plan.offsets.assign(problem.size(), 0);
-  std::vector<std::pair<int64_t, int>> placed;
-  for (int i : greedyOrder(problem, order)) {
-    int64_t offset = bestFit(problem, i, placed);
-    if (offset < 0) {
-      std::ostringstream os;
-      os << "the arena would exceed " << problem.maxBytes << " bytes";
-      plan.error = os.str();
-      return plan;
-    }
-    plan.offsets[i] = offset;
-    placed.insert(std::upper_bound(placed.begin(), placed.end(),
-                                   std::make_pair(offset, i)),
-                  {offset, i});
+  if (placeInOrder(problem, order, placement, plan.offsets) < 0) {
+    std::ostringstream os;
+    os << "the arena would exceed " << problem.maxBytes << " bytes";
+    plan.error = os.str();
+    return plan;
   }
   return finishArenaPlan(problem, std::move(plan));
 }
 
+ArenaPlan remat::planArenaGreedy(const ArenaProblem &problem, ArenaOrder order,
+                                 ArenaPlacement placement) {
+  std::vector<int> ids;
+  if (problem.check().empty())
+    ids = greedyOrder(problem, order);
+  return planInOrder(problem, ids, placement, getGreedyName(order, placement));
+}
+
+/// One random move of the search: swap two buffers, or move one elsewhere.
+static void perturbOrder(std::vector<int> &order, std::mt19937_64 &rng) {
+  std::uniform_int_distribution<size_t> pick(0, order.size() - 1);
+  size_t from = pick(rng), to = pick(rng);
+  if (rng() % 2) {
+    std::swap(order[from], order[to]);
+    return;
+  }
+  int moved = order[from];
+  order.erase(order.begin() + from);
+  order.insert(order.begin() + to, moved);
+}
+
+ArenaPlan remat::searchArenaOrder(const ArenaProblem &problem,
+                                  std::vector<int> order,
+                                  const ArenaSearchOptions &options,
+                                  const std::string &planner) {
+  std::vector<int64_t> offsets;
+  int64_t current = placeInOrder(problem, order, options.placement, offsets);
+  int64_t lowerBound = problem.lowerBound();
+  std::vector<int> best = order;
+  int64_t bestBytes = current;
+  std::mt19937_64 rng(options.seed);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  for (int it = 0;
+       it < options.iterations && current >= 0 && bestBytes > lowerBound;
+       ++it) {
+    std::vector<int> next = order;
+    perturbOrder(next, rng);
+    int64_t bytes = placeInOrder(problem, next, options.placement, offsets);
+    if (bytes < 0)
+      continue;
+    // Annealing: a worse order is taken with a probability that fades with
+    // its excess over `temperature` x the bound and with the iterations
+    // left.
+    double temperature = options.temperature * lowerBound *
+                         (1.0 - double(it) / options.iterations);
+    if (bytes > current &&
+        (temperature <= 0 ||
+         coin(rng) >= std::exp(-double(bytes - current) / temperature)))
+      continue;
+    order = std::move(next);
+    current = bytes;
+    if (current < bestBytes) {
+      bestBytes = current;
+      best = order;
+    }
+  }
+  return planInOrder(problem, best, options.placement, planner);
+}
+
+/// The best greedy plan, and the order and placement that made it.
+static ArenaPlan planBestGreedy(const ArenaProblem &problem,
+                                std::vector<int> &bestOrder) {
+  ArenaPlan best;
+  for (ArenaPlacement placement :
+       {ArenaPlacement::BestFit, ArenaPlacement::FirstFit}) {
+    for (ArenaOrder order : {ArenaOrder::BySize, ArenaOrder::ByArea,
+                             ArenaOrder::ByLength, ArenaOrder::ByStart}) {
+      ArenaPlan plan = planArenaGreedy(problem, order, placement);
+      if (!plan.valid())
+        return plan;
+      if (best.offsets.size() != plan.offsets.size() ||
+          plan.bytes < best.bytes) {
+        best = std::move(plan);
+        bestOrder = greedyOrder(problem, order);
+      }
+      if (best.optimal)
+        return best;
+    }
+  }
+  return best;
+}
+
 ArenaPlan remat::planArena(const ArenaProblem &problem,
                            const ArenaOptions &options) {
-  ArenaPlan best = planArenaGreedy(problem, ArenaOrder::BySize);
-  if (!best.valid() || best.optimal)
+  std::vector<int> order;
+  ArenaPlan best = planBestGreedy(problem, order);
+  if (!best.valid() || best.optimal || problem.size() == 0)
     return best;
-  ArenaPlan byLifetime = planArenaGreedy(problem, ArenaOrder::ByLifetime);
-  if (byLifetime.valid() && byLifetime.bytes < best.bytes)
-    best = std::move(byLifetime);
+  // Four searches from the best greedy order: each placement, with and
+  // without annealing (neither wins everywhere), sharing the iterations.
+  int64_t n = problem.size();
+  int64_t iterations =
+      std::min<int64_t>(options.searchIterations, options.searchWork / (n * n));
+  uint64_t seed = 26;
+  for (ArenaPlacement placement :
+       {ArenaPlacement::FirstFit, ArenaPlacement::BestFit}) {
+    for (double temperature : {0.0, 0.003}) {
+      ArenaSearchOptions search{placement, static_cast<int>(iterations / 4),
+                                temperature, seed++};
+      if (search.iterations == 0 || best.optimal)
+        continue;
+      ArenaPlan searched =
+          searchArenaOrder(problem, order, search, "order-search");
+      if (searched.valid() && searched.bytes < best.bytes)
+        best = std::move(searched);
+    }
+  }
   if (!options.exact || best.optimal)
     return best;
   return planArenaExact(problem, options.exactOptions, &best);

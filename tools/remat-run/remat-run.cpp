@@ -137,11 +137,19 @@ void lowerStep(ModuleOp module, const RunnerOptions &options) {
                 RematLowerToCPUPipelineOptions cpuOptions;
                 // Ownership-based deallocation refuses input that already
                 // frees its buffers (bufferized IR written by hand or by
-                // another tool).
+                // another tool). Input whose arena is planned already must
+                // not go through it either: it cannot tell that a view at a
+                // nonzero offset shares the arena's allocation.
                 bool hasDeallocs = false;
                 module.walk([&](memref::DeallocOp) { hasDeallocs = true; });
-                if (hasDeallocs)
+                bool hasArena = false;
+                module.walk([&](func::FuncOp func) {
+                  hasArena |= func->hasAttr(RematDialect::kArenaBytesAttrName);
+                });
+                if (hasDeallocs || hasArena)
                   cpuOptions.deallocate = false;
+                if (hasArena)
+                  cpuOptions.arena = false;
                 buildRematLowerToCPUPipeline(pm, cpuOptions);
               });
 }

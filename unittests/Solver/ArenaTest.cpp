@@ -157,43 +157,69 @@ TEST(ArenaTest, ExactBeatsGreedyWorkedByHand) {
   // step 1 holds a + b = 7, step 2 b + c + d = 8.
   // Greedy by size: a at 0; b, live with a, at 4; c, live with b only,
   // fits the gap [0,4) below it: at 0; d, live with b and c, finds the gap
-  // [3,4) too small: on top at 7. Arena 9. By lifetime the same order and
-  // the same 9.
+  // [3,4) too small: on top at 7. Arena 9. By start the same order and the
+  // same 9.
   // Exact: d at 0, c at 2, b at 5 (above a's [0,4)): 8, the bound.
   ArenaProblem problem =
       makeProblem({{4, 0, 1}, {3, 1, 3}, {3, 2, 2}, {2, 2, 2}});
   EXPECT_EQ(problem.lowerBound(), 8);
   ArenaPlan bySize = planArenaGreedy(problem, ArenaOrder::BySize);
-  ArenaPlan byLifetime = planArenaGreedy(problem, ArenaOrder::ByLifetime);
+  ArenaPlan byStart = planArenaGreedy(problem, ArenaOrder::ByStart);
   EXPECT_EQ(bySize.offsets, (std::vector<int64_t>{0, 4, 0, 7}));
   EXPECT_EQ(bySize.bytes, 9);
   EXPECT_FALSE(bySize.optimal);
-  EXPECT_EQ(byLifetime.bytes, 9);
-  ArenaPlan exact = planArena(problem, ArenaOptions());
+  EXPECT_EQ(byStart.bytes, 9);
+  ArenaPlan exact = planArenaExact(problem, ArenaExactOptions(), &bySize);
   ASSERT_TRUE(exact.valid()) << exact.error;
   EXPECT_EQ(exact.bytes, 8);
   EXPECT_EQ(exact.planner, "exact");
   EXPECT_TRUE(exact.optimal);
-  // Without the exact search the greedy plan stands.
+  // By size x steps (b 9, a 8, c 3, d 2) b goes first and the rest fits
+  // under and beside it: planArena finds the 8 without the exact search.
   ArenaOptions greedyOnly;
   greedyOnly.exact = false;
-  EXPECT_EQ(planArena(problem, greedyOnly).bytes, 9);
+  ArenaPlan best = planArena(problem, greedyOnly);
+  EXPECT_EQ(best.bytes, 8);
+  EXPECT_EQ(best.planner, "best-fit-by-area");
 }
 
-TEST(ArenaTest, ExactStopsAtItsNodeLimit) {
+TEST(ArenaTest, OrderSearchImprovesOnTheGreedyOrder) {
+  // The instance above, searched from the by-size order (a, b, c, d): some
+  // order reaches the bound 8, and the search finds one.
   ArenaProblem problem =
       makeProblem({{4, 0, 1}, {3, 1, 3}, {3, 2, 2}, {2, 2, 2}});
-  ArenaExactOptions options;
-  options.nodeLimit = 1;
-  ArenaPlan plan = planArenaExact(problem, options);
-  ASSERT_TRUE(plan.valid()) << plan.error;
-  EXPECT_FALSE(plan.optimal);
-  EXPECT_EQ(plan.bytes, 9);
-  EXPECT_EQ(plan.nodes, 1);
-  // Too many buffers: not searched at all.
-  options.nodeLimit = 200000;
-  options.maxBuffers = 3;
-  EXPECT_EQ(planArenaExact(problem, options).bytes, 9);
+  ArenaSearchOptions options;
+  options.iterations = 100;
+  ArenaPlan searched = searchArenaOrder(problem, {0, 1, 2, 3}, options, "s");
+  ASSERT_TRUE(searched.valid()) << searched.error;
+  EXPECT_EQ(searched.bytes, 8);
+  EXPECT_TRUE(searched.optimal);
+  // No iteration: the order as given.
+  options.iterations = 0;
+  EXPECT_EQ(searchArenaOrder(problem, {0, 1, 2, 3}, options, "s").bytes, 9);
+}
+
+TEST(ArenaTest, FirstFitTakesTheLowestGap) {
+  // a (3, [0,3]), b (1, [1,3]), c (1, [2,3]), d (1, [1,2]), e (4, [0,0]),
+  // f (2, [3,3]). By size (ties: earlier, then longer first): e, a, f, b,
+  // d, c. e at 0; a, live with e, at 4; f, live with a, in [0,4): at 0; b,
+  // live with a and f, in [2,4): at 2. d is live with a [4,7) and b [2,3):
+  // gaps [0,2) and [3,4). First fit takes the lower: 0; best fit the
+  // tighter: 3. Then c, live with a, b, d, f: first fit finds [3,4) free
+  // (arena 7, the bound: a + b + c + f at step 3); best fit finds no gap
+  // and goes on top at 7 (arena 8).
+  ArenaProblem problem = makeProblem(
+      {{3, 0, 3}, {1, 1, 3}, {1, 2, 3}, {1, 1, 2}, {4, 0, 0}, {2, 3, 3}});
+  ArenaPlan first =
+      planArenaGreedy(problem, ArenaOrder::BySize, ArenaPlacement::FirstFit);
+  ArenaPlan best =
+      planArenaGreedy(problem, ArenaOrder::BySize, ArenaPlacement::BestFit);
+  EXPECT_EQ(first.offsets, (std::vector<int64_t>{4, 2, 3, 0, 0, 0}));
+  EXPECT_EQ(first.bytes, 7);
+  EXPECT_TRUE(first.optimal);
+  EXPECT_EQ(first.planner, "first-fit-by-size");
+  EXPECT_EQ(best.offsets, (std::vector<int64_t>{4, 2, 7, 3, 0, 0}));
+  EXPECT_EQ(best.bytes, 8);
 }
 
 TEST(ArenaTest, AlignmentRoundsOffsetsAndSizes) {
@@ -233,6 +259,8 @@ TEST(ArenaTest, ExactMatchesBruteForceGreedyNeverBelow) {
     int64_t best = bruteForceArena(problem);
     ArenaPlan greedy = planArenaGreedy(problem, ArenaOrder::BySize);
     ArenaPlan exact = planArenaExact(problem, ArenaExactOptions(), &greedy);
+    ArenaPlan planned = planArena(problem, ArenaOptions());
+    EXPECT_EQ(planned.bytes, best) << "round " << round;
     ASSERT_TRUE(greedy.valid()) << greedy.error;
     ASSERT_TRUE(exact.valid()) << exact.error;
     EXPECT_EQ(verifyArena(problem, exact), "");

@@ -15,16 +15,20 @@
 // plan is smaller, and a plan that reaches it is optimal.
 //
 // The planners, each answer checked by `verifyArena` before it is returned:
-//   * planArenaGreedy: best fit into the free gaps of the lifetime x address
-//     plane, buffers taken by size (largest first, as the "greedy by size"
-//     planners of TFLite and XLA's heap simulator) or by lifetime; O(n^2).
+//   * planArenaGreedy: best fit (or first fit) into the free gaps of the
+//     lifetime x address plane, buffers taken by size (largest first, as the
+//     "greedy by size" planners of TFLite and XLA's heap simulator), by
+//     size x lifetime, by lifetime length or by start; O(n^2).
+//   * searchArenaOrder: local search (optionally annealing) over the order
+//     the greedy placement takes buffers in; O(n^2) per iteration, a fixed
+//     seed.
 //   * planArenaExact: branch and bound over the order in which buffers are
 //     placed, each at the lowest offset where it fits (some order yields an
 //     optimal plan: place buffers by their offset in one); proves
 //     optimality when it exhausts the tree within its node limit, else
 //     returns the best plan found and the lower bound.
-//   * planArena: the greedy orders, then the exact search when the best
-//     greedy plan is above the lower bound.
+//   * planArena: the greedy orders, the order search from the best of them,
+//     then the exact search while the plan is above the lower bound.
 //
 // Time steps are any integers in which live ranges are closed intervals:
 // schedule steps (arenaOfSchedule) or the memory analysis's op indices.
@@ -87,8 +91,8 @@ struct ArenaPlan {
   int64_t bytes = 0;
   /// ArenaProblem::lowerBound.
   int64_t lowerBound = 0;
-  /// The planner that produced it ("greedy-by-size", "greedy-by-lifetime",
-  /// "exact").
+  /// The planner that produced it ("best-fit-by-size", "first-fit-by-area",
+  /// ..., "order-search", "exact").
   std::string planner;
   /// Proven optimal: it reaches the lower bound, or the exact search
   /// exhausted its tree.
@@ -114,25 +118,60 @@ std::string verifyArena(const ArenaProblem &problem, const ArenaPlan &plan);
 /// verifyArena, setting `error` (an internal error) when it fails.
 ArenaPlan finishArenaPlan(const ArenaProblem &problem, ArenaPlan plan);
 
-/// The order in which the greedy planner places buffers.
+/// The order in which the greedy planner places buffers (the larger key
+/// first; ties go to the larger, then the earlier buffer).
 enum class ArenaOrder {
-  /// Largest first (ties: earlier start, then longer life).
+  /// Largest first.
   BySize,
-  /// Earliest start first (ties: larger first).
-  ByLifetime,
+  /// Largest size x live steps first.
+  ByArea,
+  /// Longest-lived first.
+  ByLength,
+  /// Earliest start first.
+  ByStart,
 };
 
-/// Greedy best fit: each buffer, in `order`, takes the smallest gap between
+/// Where the greedy planner puts a buffer among those placed that are live
+/// with it.
+enum class ArenaPlacement {
+  /// The smallest gap that holds it (TFLite's and XLA's choice).
+  BestFit,
+  /// The lowest gap that holds it.
+  FirstFit,
+};
+
+/// Greedy: each buffer, in `order`, takes the gap `placement` picks between
 /// the buffers already placed that are live with it, or the top. Fails
 /// (error set) only when the problem is ill formed or the arena would
 /// exceed `maxBytes`.
-ArenaPlan planArenaGreedy(const ArenaProblem &problem, ArenaOrder order);
+ArenaPlan planArenaGreedy(const ArenaProblem &problem, ArenaOrder order,
+                          ArenaPlacement placement = ArenaPlacement::BestFit);
+
+/// One order search.
+struct ArenaSearchOptions {
+  ArenaPlacement placement = ArenaPlacement::BestFit;
+  int iterations = 0;
+  /// Annealing: a move that makes the arena larger by d bytes is taken
+  /// with probability exp(-d / (temperature x lower bound x the share of
+  /// iterations left)); 0: never.
+  double temperature = 0;
+  uint64_t seed = 26;
+};
+
+/// Searches orders for the greedy placement, from `order` (a permutation of
+/// the buffers): random moves (swap two buffers, move one), each order
+/// placed again and kept when its arena is not larger (or larger, by
+/// annealing). The seed is fixed, so the answer is reproducible. Returns
+/// the best order's plan.
+ArenaPlan searchArenaOrder(const ArenaProblem &problem, std::vector<int> order,
+                           const ArenaSearchOptions &options,
+                           const std::string &planner);
 
 /// Effort of the exact search.
 struct ArenaExactOptions {
   /// Branch-and-bound nodes before it stops with the best plan so far (not
   /// proven optimal); a work budget, so that plans are reproducible.
-  int64_t nodeLimit = 200000;
+  int64_t nodeLimit = 10000;
   /// Problems with more buffers are not searched (the greedy plan is
   /// returned as is).
   int maxBuffers = 400;
@@ -146,13 +185,22 @@ ArenaPlan planArenaExact(const ArenaProblem &problem,
                          const ArenaPlan *start = nullptr);
 
 struct ArenaOptions {
-  /// Run the exact search when the greedy plans are above the lower bound.
+  /// Order-search iterations after the greedy orders, shared by four
+  /// searches: at most `searchIterations`, and at most `searchWork / n^2`
+  /// for n buffers (each placement costs about n^2 steps), so that large
+  /// steps stay fast.
+  int64_t searchIterations = 8000;
+  int64_t searchWork = 200000000;
+  /// Run the exact search when the plan is still above the lower bound.
   bool exact = true;
   ArenaExactOptions exactOptions;
 };
 
-/// The best of the greedy orders, improved by the exact search when asked
-/// and needed. Every returned plan passed verifyArena.
+/// The best of the greedy plans (by size, area, length, start; best and
+/// first fit), improved by four order searches from the best of them (each
+/// placement, with and without annealing), then by the exact search when
+/// asked and still above the lower bound. Stops at the lower bound. Every
+/// returned plan passed verifyArena.
 ArenaPlan planArena(const ArenaProblem &problem, const ArenaOptions &options);
 
 /// The buffers of `schedule` on `graph` as the rematerialized program holds

@@ -177,6 +177,13 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a positive i64, got " << value;
     return success();
   }
+  if (name == kArenaBytesAttrName) {
+    auto bytes = dyn_cast<IntegerAttr>(value);
+    if (!bytes || !bytes.getType().isInteger(64) || bytes.getInt() < 0)
+      return op->emitError()
+             << "'" << name << "' must be a non-negative i64, got " << value;
+    return success();
+  }
   return op->emitError() << "unknown remat dialect attribute '" << name
                          << "'";
 }
