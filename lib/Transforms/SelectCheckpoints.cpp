@@ -12,6 +12,7 @@
 #include "remat/Analysis/BatchAnalysis.h"
 #include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/MemoryAnalysis.h"
+#include "remat/Solver/ArenaFit.h"
 #include "remat/Solver/Budget.h"
 #include "remat/Solver/GraphJSON.h"
 #include "remat/Solver/Modes.h"
@@ -99,6 +100,8 @@ struct PlanAnswer {
   std::string schedulePath;
   /// Max-batch: the batch, in samples, the schedule is for; 0 otherwise.
   int64_t batch = 0;
+  /// The static memory plan fitted to the budget (options.arena).
+  std::optional<ArenaFit> arena;
 };
 } // namespace
 
@@ -259,6 +262,55 @@ solveMaxBatch(func::FuncOp func, const PlanProblem &problem,
   return answer;
 }
 
+/// The error for an arena over the budget whose sum-of-live peak fits it,
+/// with what was tried.
+static LogicalResult emitArenaOverBudget(func::FuncOp func, const ArenaFit &fit,
+                                         int64_t budget) {
+  InFlightDiagnostic diag = mlir::emitError(func.getLoc());
+  diag << "the arena of " << fit.totalBytes << " bytes exceeds the budget of "
+       << budget << " bytes, though the sum-of-live peak of "
+       << fit.result.peakBytes << " bytes fits it";
+  if (!fit.steps.empty())
+    diag << "; tried " << llvm::join(fit.steps, "; ");
+  diag << " (lower the budget, or plan without the arena: arena=false)";
+  return diag;
+}
+
+/// The options of fitArena for `options`.
+static ArenaFitOptions
+getArenaFitOptions(const SelectCheckpointsOptions &options) {
+  ArenaFitOptions fitOptions;
+  fitOptions.alignment = options.arenaAlignment;
+  return fitOptions;
+}
+
+/// With `options.arena`, fits the static memory plan of the answer's
+/// schedule to its budget (fitArena: other offsets, other orders, lower
+/// targets for `solver`) and keeps the schedule it settles on.
+static LogicalResult fitAnswerArena(func::FuncOp func,
+                                    const PlanProblem &problem,
+                                    const SelectCheckpointsOptions &options,
+                                    const SolverInfo &solver, Mode mode,
+                                    const SolveOptions &solveOptions,
+                                    PlanAnswer &answer) {
+  // Without a budget given (100 % of checkpoint-all) nothing is fitted:
+  // the recorded budget grows to the arena instead (getRecordedArena).
+  if (!options.arena || answer.budget < 0 || options.budget.empty())
+    return success();
+  const Graph &graph = problem.functionGraph.graph;
+  ArenaFit fit = fitArena(graph, solver, mode, solveOptions, answer.result,
+                          getArenaFitOptions(options));
+  if (!fit.error.empty())
+    return mlir::emitError(func.getLoc())
+           << "cannot plan the arena of '" << func.getSymName()
+           << "': " << fit.error;
+  if (!fit.fits)
+    return emitArenaOverBudget(func, fit, answer.budget);
+  answer.result = fit.result;
+  answer.arena = std::move(fit);
+  return success();
+}
+
 /// Runs the solver of `options` on the problem.
 static FailureOr<PlanAnswer>
 solvePlan(func::FuncOp func, const PlanProblem &problem,
@@ -303,6 +355,9 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
   } else if (mode == Mode::MinBudget) {
     answer.budget = -1;
   }
+  if (failed(fitAnswerArena(func, problem, options, solver, mode, solveOptions,
+                            answer)))
+    return failure();
   return answer;
 }
 
@@ -439,30 +494,88 @@ static FailureOr<RematPlan> checkSchedule(func::FuncOp func,
   return plan;
 }
 
+/// The static memory plan of the answer (options.arena): the one fitted
+/// while solving, or else the schedule's own, which must fit a budget
+/// given. Fails with a located error.
+static FailureOr<std::optional<ArenaFit>>
+getRecordedArena(func::FuncOp func, const PlanProblem &problem,
+                 const SelectCheckpointsOptions &options,
+                 const PlanAnswer &answer) {
+  if (!options.arena)
+    return std::optional<ArenaFit>();
+  if (answer.arena)
+    return answer.arena;
+  bool budgetGiven = answer.budget >= 0 && !options.budget.empty();
+  int64_t budget = budgetGiven ? answer.budget : kMaxTotalBytes;
+  ArenaFit fit = planScheduleArena(problem.functionGraph.graph, answer.result,
+                                   budget, getArenaFitOptions(options));
+  if (!fit.error.empty())
+    return mlir::emitError(func.getLoc())
+           << "cannot plan the arena of '" << func.getSymName()
+           << "': " << fit.error;
+  if (!fit.fits)
+    return emitArenaOverBudget(func, fit, budget);
+  return std::optional<ArenaFit>(std::move(fit));
+}
+
+/// The part of the plan's remark about the arena: its size, its planner
+/// and gap to the most bytes live at once, and the steps that fitted it.
+static void reportArena(InFlightDiagnostic &remark, const ArenaFit &fit,
+                        bool recorded) {
+  const ArenaPlan &arena = fit.arena;
+  remark << "; arena " << fit.totalBytes << " bytes ";
+  if (!recorded)
+    remark << "(no budget given: not checked; " << arena.planner;
+  else
+    remark << "(" << arena.planner;
+  if (arena.bytes > arena.lowerBound)
+    remark << ", "
+           << formatPercent(
+                  static_cast<double>(arena.bytes - arena.lowerBound) /
+                  std::max<int64_t>(arena.bytes, 1))
+           << " above the sum-of-live bound";
+  remark << ")";
+  if (!fit.steps.empty())
+    remark << " after: " << llvm::join(fit.steps, "; ");
+}
+
 /// Records the answer on the IR (`remat.steps`, `remat.plan`) and reports it
 /// in a remark.
 static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
                                       const PlanProblem &problem,
+                                      const SelectCheckpointsOptions &options,
                                       const PlanAnswer &answer) {
   Simulation simulated;
   FailureOr<RematPlan> plan = checkSchedule(func, problem, answer, simulated);
   if (failed(plan))
+    return failure();
+  FailureOr<std::optional<ArenaFit>> arena =
+      getRecordedArena(func, problem, options, answer);
+  if (failed(arena))
     return failure();
   writeRematPlan(*plan);
 
   const SolveResult &result = answer.result;
   const Simulation &baseline = problem.baseline;
   int64_t budget = answer.budget >= 0 ? answer.budget : simulated.peakBytes;
+  // The arena is recorded (and so checked by remat-verify-memory) with a
+  // budget given, and with one the mode derives (min-budget, min-peak),
+  // which then grows to cover it; the default 100 % only reports it.
+  std::optional<int64_t> arenaBytes;
+  if (*arena && (!options.budget.empty() || answer.budget < 0)) {
+    arenaBytes = (*arena)->totalBytes;
+    budget = std::max(budget, *arenaBytes);
+  }
   std::optional<int64_t> lowerBound;
   if (result.lowerBound >= 0)
     lowerBound = static_cast<int64_t>(std::floor(result.lowerBound));
   StringRef status =
       result.status == SolveStatus::Optimal ? "optimal" : "feasible";
   StringRef modeName = getPlanModeName(answer.mode);
-  auto attr = PlanAttr::get(func.getContext(), answer.solver, modeName, status,
-                            budget, simulated.peakBytes, baseline.peakBytes,
-                            std::llround(simulated.cost),
-                            std::llround(baseline.cost), lowerBound);
+  auto attr = PlanAttr::get(
+      func.getContext(), answer.solver, modeName, status, budget,
+      simulated.peakBytes, baseline.peakBytes, std::llround(simulated.cost),
+      std::llround(baseline.cost), lowerBound, arenaBytes);
   func->setAttr(RematDialect::kPlanAttrName, attr);
 
   // Every non-resident node is computed at least once.
@@ -494,6 +607,8 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
   if (answer.schedulePath.empty())
     remark << "; solved in " << llvm::formatv("{0:F3}", result.seconds).str()
            << " s";
+  if (*arena)
+    reportArena(remark, **arena, arenaBytes.has_value());
   return attr;
 }
 
@@ -509,7 +624,7 @@ recordBatchPlan(func::FuncOp func, const SelectCheckpointsOptions &options,
   FailureOr<PlanProblem> problem = buildPlanProblem(func, options);
   if (failed(problem))
     return failure();
-  FailureOr<PlanAttr> attr = recordPlan(func, *problem, answer);
+  FailureOr<PlanAttr> attr = recordPlan(func, *problem, options, answer);
   if (failed(attr))
     return failure();
   Builder builder(func.getContext());
@@ -535,7 +650,7 @@ remat::selectCheckpoints(func::FuncOp func,
   if (failed(answer))
     return failure();
   if (answer->batch == 0)
-    return recordPlan(func, *problem, *answer);
+    return recordPlan(func, *problem, options, *answer);
   return recordBatchPlan(func, options, *answer);
 }
 
@@ -560,6 +675,8 @@ struct SelectCheckpointsPass
     options.timeLimitSeconds = timeLimit;
     options.graph.numDataArgs = dataArgs;
     options.schedulePath = schedule;
+    options.arena = arena;
+    options.arenaAlignment = arenaAlignment;
     if (failed(selectCheckpoints(func, options)))
       return signalPassFailure();
     markAllAnalysesPreserved();

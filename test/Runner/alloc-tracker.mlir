@@ -25,7 +25,7 @@
 // returns with c in it and @main frees once. The constant input is a
 // global, not a heap buffer.
 // CHECK: remat-alloc-tracker: peak_bytes=128 current_bytes=0 num_allocs=1 num_frees=1 total_bytes=128 unknown_frees=0
-// JSON: {"peak_bytes": 128, "current_bytes": 0, "num_allocs": 1, "num_frees": 1, "total_bytes": 128, "unknown_frees": 0}
+// JSON: {"peak_bytes": 128, "current_bytes": 0, "num_allocs": 1, "num_frees": 1, "total_bytes": 128, "unknown_frees": 0, "rss_growth_bytes": {{[0-9]+}}}
 // Each buffer on its own (arena=false): a, b, c are allocated, a is freed
 // after b is computed and b after c: live 64, 128, 64, 128, 64; @main frees
 // the returned c.

@@ -6,6 +6,8 @@
 
 #include "remat/Solver/Arena.h"
 
+#include "remat/Solver/ArenaFit.h"
+#include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 
 #include "TestGraphs.h"
@@ -312,6 +314,88 @@ TEST(ArenaTest, BuffersOfAScheduleFollowLastReads) {
   arenaOfSchedule(g, Schedule{{Step::compute(c)}}, 1, &error);
   EXPECT_NE(error.find("before one of its dependencies"), std::string::npos)
       << error;
+}
+
+} // namespace
+
+namespace {
+
+/// remat-pipeline-arena-errors.mlir's step in 16-byte units: x (input, 64),
+/// then v0..v7 and the loss, each also reading the one before, so that its
+/// order is the only one.
+Graph fragmentingChain() {
+  Graph g;
+  int x = test::addNode(g, "x", NodeKind::Input, 64, 0, {});
+  int v0 = test::addNode(g, "v0", NodeKind::Forward, 128, 1, {x});
+  int v1 = test::addNode(g, "v1", NodeKind::Forward, 320, 1, {x, v0});
+  int v2 = test::addNode(g, "v2", NodeKind::Forward, 128, 1, {v1});
+  int v3 = test::addNode(g, "v3", NodeKind::Forward, 256, 1, {x, v2});
+  int v4 = test::addNode(g, "v4", NodeKind::Forward, 256, 1, {v3});
+  int v5 = test::addNode(g, "v5", NodeKind::Forward, 64, 1, {v2, v4});
+  int v6 = test::addNode(g, "v6", NodeKind::Forward, 256, 1, {v0, v5});
+  int v7 = test::addNode(g, "v7", NodeKind::Forward, 256, 1, {v6});
+  int loss = test::addNode(g, "loss", NodeKind::Forward, 16, 1, {v4, v7});
+  g.outputs = {loss};
+  return g;
+}
+
+SolveResult resultOf(const Graph &g, const std::vector<int> &order) {
+  SolveResult result;
+  result.status = SolveStatus::Feasible;
+  result.schedule = scheduleFromComputeOrder(g, order);
+  Simulation sim = simulate(g, result.schedule);
+  result.peakBytes = sim.peakBytes;
+  result.cost = sim.cost;
+  return result;
+}
+
+TEST(ArenaFitTest, ExactThenOrdersThenALowerTarget) {
+  Graph g = fragmentingChain();
+  // Computing everything once in the only order: 832 bytes of live bytes at
+  // most (the budget), but an arena of 832 + 64 = 896 (the exact search
+  // proves it).
+  SolveResult once = resultOf(g, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  ASSERT_EQ(once.peakBytes, 832);
+  // A solver that recomputes v0 for v6 when asked for less (v0 is then
+  // not live while v3 and v4 are, and the ranges pack).
+  SolveResult again = resultOf(g, {1, 2, 3, 4, 5, 6, 1, 7, 8, 9});
+  SolverInfo solver;
+  solver.name = "fake";
+  solver.solve = [&](const Graph &, const SolveOptions &options) {
+    return options.budget < 832 ? again : once;
+  };
+  SolveOptions options;
+  options.budget = 832;
+  ArenaFitOptions fitOptions;
+  ArenaFit fit =
+      fitArena(g, solver, Mode::MinCompute, options, once, fitOptions);
+  ASSERT_EQ(fit.error, "");
+  EXPECT_TRUE(fit.fits);
+  EXPECT_LE(fit.totalBytes, 832);
+  EXPECT_EQ(fit.result.schedule.steps, again.schedule.steps);
+  ASSERT_EQ(fit.steps.size(), 4u);
+  EXPECT_EQ(fit.steps[0], "the first arena of 896 bytes (best-fit-by-size) "
+                          "over the budget of 832 bytes with a sum-of-live "
+                          "peak of 832 bytes");
+  EXPECT_EQ(fit.steps[1], "exact offsets: 896 bytes (optimal), no better");
+  EXPECT_EQ(fit.steps[2],
+            "other orders of the same computations: no smaller arena");
+  EXPECT_EQ(fit.steps[3].rfind("solver target 768 bytes: arena ", 0), 0u)
+      << fit.steps[3];
+  // The lower target's optimality is not the budget's.
+  EXPECT_EQ(fit.result.status, SolveStatus::Feasible);
+
+  // A solver with nothing lower: the smallest arena found, not fitting.
+  solver.solve = [&](const Graph &, const SolveOptions &o) {
+    SolveResult none;
+    none.status = SolveStatus::Infeasible;
+    return o.budget < 832 ? none : once;
+  };
+  ArenaFit stuck =
+      fitArena(g, solver, Mode::MinCompute, options, once, fitOptions);
+  EXPECT_FALSE(stuck.fits);
+  EXPECT_EQ(stuck.totalBytes, 896);
+  EXPECT_EQ(stuck.steps.back(), "solver target 768 bytes: no plan");
 }
 
 } // namespace

@@ -207,6 +207,18 @@ struct RematPipelineOptions
       llvm::cl::desc("Apply this saved schedule (remat-solve's result JSON "
                      "for the exported graph) instead of solving"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> arena{
+      *this, "arena",
+      llvm::cl::desc("Make the budget cover the static memory plan: the "
+                     "resident arguments plus one arena holding every value "
+                     "at a planned offset (docs/Arena.md), fitted by other "
+                     "offsets, other orders or a lower solver target"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> arenaAlignment{
+      *this, "arena-alignment",
+      llvm::cl::desc("Alignment of every offset in that arena: 16 for "
+                     "remat-lower-to-cpu, 256 for remat-lower-to-nvvm"),
+      llvm::cl::init(16)};
 };
 
 /// Adds `inline` (unless disabled), then, nested on every func.func that

@@ -212,6 +212,12 @@ def RematSelectCheckpoints
     Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
            "Apply this saved schedule (remat-solve's result JSON) instead "
            "of solving; it must be for this function's graph">,
+    Option<"arena", "arena", "bool", /*default=*/"false",
+           "Make the budget cover the static memory plan too (resident "
+           "bytes plus one arena, docs/Arena.md) and record it in "
+           "remat.plan">,
+    Option<"arenaAlignment", "arena-alignment", "int64_t", /*default=*/"16",
+           "Alignment of every offset in that arena">,
   ];
   let dependentDialects = ["::remat::RematDialect"];
 }
@@ -380,14 +386,21 @@ def RematVerifyMemory : Pass<"remat-verify-memory", "::mlir::func::FuncOp"> {
     budget: the `budget` option when given, otherwise the budget of the
     function's `remat.plan`. A selected function with neither is an error
     (nothing to verify against); functions that `functions=` does not
-    select are skipped. Emits a
-    remark with the peak, the budget and, for a rematerialized function, the
-    peak before rematerialization and the recompute overhead.
+    select are skipped. When the plan records an arena (planned with
+    `arena=true`), the static memory plan of the function's values is
+    planned again on the memory analysis's live ranges and checked too: the
+    error names the arena, the sum-of-live peak and the budget. Emits a
+    remark with the peak, the budget, the arena if any and, for a
+    rematerialized function, the peak before rematerialization and the
+    recompute overhead.
   }];
   let options = [
     Option<"budget", "budget", "std::string", /*default=*/"\"\"",
            "Budget in bytes (KiB/MiB/GiB suffixes allowed; a percentage is "
            "relative to the plan's checkpoint-all peak); empty = the plan's">,
+    Option<"arenaAlignment", "arena-alignment", "int64_t", /*default=*/"16",
+           "Alignment of every offset of the arena checked when the plan "
+           "records one">,
     RematFunctionsOption,
   ];
   let dependentDialects = ["::remat::RematDialect"];

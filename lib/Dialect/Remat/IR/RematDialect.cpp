@@ -80,7 +80,8 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                StringRef status, int64_t budget,
                                int64_t predictedPeak, int64_t baselinePeak,
                                int64_t cost, int64_t baselineCost,
-                               std::optional<int64_t> lowerBound) {
+                               std::optional<int64_t> lowerBound,
+                               std::optional<int64_t> arena) {
   if (solver.empty())
     return emitError() << "remat.plan: solver must not be empty";
   if (!llvm::is_contained({"optimal", "feasible"}, status))
@@ -100,6 +101,9 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (lowerBound && *lowerBound < 0)
     return emitError() << "remat.plan: lower_bound must be non-negative, got "
                        << *lowerBound;
+  if (arena && *arena < 0)
+    return emitError() << "remat.plan: arena must be non-negative, got "
+                       << *arena;
   return success();
 }
 
