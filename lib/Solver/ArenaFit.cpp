@@ -71,24 +71,6 @@ static void tryExactOffsets(const Graph &graph, int64_t budget,
   fit.fits = fit.totalBytes <= budget;
 }
 
-/// The name of an order policy, for the report.
-static const char *getPolicyName(OrderPolicy policy) {
-  switch (policy) {
-  case OrderPolicy::OnDemand:
-    return "on-demand";
-  case OrderPolicy::OnDemandLatestFirst:
-    return "on-demand-latest-first";
-  case OrderPolicy::OnDemandLargestLast:
-    return "on-demand-largest-last";
-  case OrderPolicy::OnDemandWorkingSet:
-    return "on-demand-working-set";
-  case OrderPolicy::MemoryGreedy:
-    return "memory-greedy";
-  default:
-    return "given";
-  }
-}
-
 /// Step 2: the same computations in the order of each policy, within the
 /// budget in live bytes; the best arena among them (or `fit` itself).
 static ArenaFit tryOrders(const Graph &graph, int64_t budget,
@@ -116,7 +98,7 @@ static ArenaFit tryOrders(const Graph &graph, int64_t budget,
       tryExactOffsets(graph, budget, options, candidate);
     if (isBetterFit(candidate, best)) {
       best = std::move(candidate);
-      chosen = getPolicyName(policy);
+      chosen = getOrderPolicyName(policy);
     }
   }
   return best;

@@ -341,7 +341,9 @@ FailureOr<ArenaPlan> ArenaPlanner::plan(ArenaSummary &summary) {
   for (const BufferLiveRange *buffer : selected)
     planned.push_back(cast<memref::AllocOp>(buffer->op));
   ArenaOptions arenaOptions;
-  arenaOptions.exact = options.exact;
+  arenaOptions.exact = options.effort == ArenaEffort::Exact;
+  if (options.effort == ArenaEffort::Greedy)
+    arenaOptions.searchIterations = 0;
   arenaOptions.exactOptions.nodeLimit = options.exactNodes;
   ArenaPlan arena = planArena(problem, arenaOptions);
   if (!arena.valid()) {
@@ -633,7 +635,7 @@ struct PlanArenaPass : public BlankCheckedOptions<
   PlanArenaOptions getOptions(const CallSites &sites) const {
     PlanArenaOptions options;
     options.alignment = alignment;
-    options.exact = exact;
+    options.effort = effort;
     options.exactNodes = exactNodes;
     options.resultsInArena = resultsInArena;
     options.callersFreeEach = sites.freeEach;

@@ -86,6 +86,9 @@ namespace {
 struct PlanProblem {
   FunctionGraph functionGraph;
   Simulation baseline;
+  /// With options.arena: the checkpoint-all order's arena, resident bytes
+  /// included (what percentage budgets are of); 0 otherwise.
+  int64_t baselineArena = 0;
 };
 
 /// A schedule to record on the IR and what it answers.
@@ -105,6 +108,17 @@ struct PlanAnswer {
 };
 } // namespace
 
+/// The options of fitArena for `options`.
+static ArenaFitOptions
+getArenaFitOptions(const SelectCheckpointsOptions &options) {
+  ArenaFitOptions fitOptions;
+  fitOptions.alignment = options.arenaAlignment;
+  // A quarter of the lowering's search: the lowering, searching harder on
+  // its own buffers, then tends to find an arena no larger than this one.
+  fitOptions.planner.searchWork /= 4;
+  return fitOptions;
+}
+
 /// Builds the problem graph of `func` and simulates its own order.
 static FailureOr<PlanProblem>
 buildPlanProblem(func::FuncOp func, const SelectCheckpointsOptions &options) {
@@ -119,16 +133,27 @@ buildPlanProblem(func::FuncOp func, const SelectCheckpointsOptions &options) {
            << "internal error: the function's own order is "
               "not a valid schedule: "
            << problem.baseline.error;
+  if (options.arena) {
+    SolveResult own;
+    own.schedule = checkpointAllSchedule(graph);
+    ArenaFit fit = planScheduleArena(graph, own, kMaxTotalBytes,
+                                     getArenaFitOptions(options));
+    problem.baselineArena = fit.totalBytes;
+  }
   return problem;
 }
 
-/// The `budget` option in bytes, relative to the checkpoint-all peak.
+/// The `budget` option in bytes, relative to the checkpoint-all peak (with
+/// the arena in the budget: to the larger of it and the checkpoint-all
+/// order's arena, so that 100 % always fits).
 static FailureOr<int64_t> getBudget(func::FuncOp func,
                                     const SelectCheckpointsOptions &options,
                                     const PlanProblem &problem) {
   std::string error;
   std::optional<int64_t> budget =
-      parseBudget(options.budget, problem.baseline.peakBytes, error);
+      parseBudget(options.budget,
+                  std::max(problem.baseline.peakBytes, problem.baselineArena),
+                  error);
   if (!budget)
     return mlir::emitError(func.getLoc())
            << "invalid budget '" << options.budget << "': " << error;
@@ -274,14 +299,6 @@ static LogicalResult emitArenaOverBudget(func::FuncOp func, const ArenaFit &fit,
     diag << "; tried " << llvm::join(fit.steps, "; ");
   diag << " (lower the budget, or plan without the arena: arena=false)";
   return diag;
-}
-
-/// The options of fitArena for `options`.
-static ArenaFitOptions
-getArenaFitOptions(const SelectCheckpointsOptions &options) {
-  ArenaFitOptions fitOptions;
-  fitOptions.alignment = options.arenaAlignment;
-  return fitOptions;
 }
 
 /// With `options.arena`, fits the static memory plan of the answer's

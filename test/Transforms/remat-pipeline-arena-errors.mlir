@@ -1,4 +1,4 @@
-// RUN: remat-opt %s --split-input-file --remat-pipeline="solver=checkpoint-all budget=100%" --verify-diagnostics -o /dev/null
+// RUN: remat-opt %s --split-input-file --remat-pipeline="solver=checkpoint-all budget=832" --verify-diagnostics -o /dev/null
 
 // test/Transforms/remat-pipeline-arena.mlir's step with each value also
 // read by the next one (v0 by v1, v2 by v3, v4 by v5): the live ranges are

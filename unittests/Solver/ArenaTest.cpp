@@ -176,13 +176,35 @@ TEST(ArenaTest, ExactBeatsGreedyWorkedByHand) {
   EXPECT_EQ(exact.bytes, 8);
   EXPECT_EQ(exact.planner, "exact");
   EXPECT_TRUE(exact.optimal);
-  // By size x steps (b 9, a 8, c 3, d 2) b goes first and the rest fits
-  // under and beside it: planArena finds the 8 without the exact search.
+  // planArena plans the canonical problem, its steps renumbered by the
+  // starts (0, 1, 2): b ends at 2, so by size x steps too a (8) goes before
+  // b (6) and every greedy order places 9 bytes. Its order search, from the
+  // best greedy plan, finds the 8 without the exact search.
   ArenaOptions greedyOnly;
   greedyOnly.exact = false;
   ArenaPlan best = planArena(problem, greedyOnly);
   EXPECT_EQ(best.bytes, 8);
-  EXPECT_EQ(best.planner, "best-fit-by-area");
+  EXPECT_EQ(best.planner, "order-search");
+  EXPECT_TRUE(best.optimal);
+}
+
+TEST(ArenaTest, OnePlanForTheSameOverlaps) {
+  // The instance above with its steps spread out and shifted (every overlap
+  // kept, start order kept) and its buffers listed in another order:
+  // planArena plans both as one canonical problem, so each buffer gets the
+  // same offset.
+  ArenaProblem problem =
+      makeProblem({{4, 0, 1}, {3, 1, 3}, {3, 2, 2}, {2, 2, 2}});
+  ArenaProblem spread =
+      makeProblem({{2, 17, 17}, {3, 17, 18}, {4, 10, 14}, {3, 14, 25}});
+  ArenaPlan plan = planArena(problem, ArenaOptions());
+  ArenaPlan spreadPlan = planArena(spread, ArenaOptions());
+  ASSERT_TRUE(plan.valid()) << plan.error;
+  ASSERT_TRUE(spreadPlan.valid()) << spreadPlan.error;
+  EXPECT_EQ(plan.bytes, spreadPlan.bytes);
+  EXPECT_EQ(spreadPlan.offsets,
+            (std::vector<int64_t>{plan.offsets[3], plan.offsets[2],
+                                  plan.offsets[0], plan.offsets[1]}));
 }
 
 TEST(ArenaTest, OrderSearchImprovesOnTheGreedyOrder) {

@@ -456,9 +456,11 @@ def RematPlanArena : Pass<"remat-plan-arena", "::mlir::ModuleOp"> {
            "Alignment of every offset (a power of two): 16, what malloc "
            "guarantees, keeps each buffer's alignment; the GPU lowering "
            "uses 256, cuMemAlloc's">,
-    Option<"exact", "exact", "bool", /*default=*/"true",
-           "Search for a smaller arena by branch and bound when the greedy "
-           "one is above the lower bound">,
+    Option<"effort", "effort", "::remat::ArenaEffort",
+           "::remat::ArenaEffort::Exact",
+           "How hard to plan: greedy, search (order searches), exact "
+           "(branch and bound too, while above the lower bound)",
+           "REMAT_ARENA_EFFORT_CL_VALUES">,
     Option<"exactNodes", "exact-nodes", "int64_t", /*default=*/"10000",
            "Branch-and-bound nodes of that search">,
     Option<"resultsInArena", "results-in-arena", "bool", /*default=*/"true",

@@ -32,11 +32,30 @@ constexpr int64_t kDefaultArenaAlignment = 16;
 /// guarantees.
 constexpr int64_t kDefaultGPUArenaAlignment = 256;
 
+/// How hard remat-plan-arena plans (Solver/Arena.h).
+enum class ArenaEffort {
+  /// The best single greedy pass (orders x placements).
+  Greedy,
+  /// Then the order searches.
+  Search,
+  /// Then branch and bound while above the lower bound (the default).
+  Exact,
+};
+
+/// The `llvm::cl::values` of an ArenaEffort option.
+#define REMAT_ARENA_EFFORT_CL_VALUES                                           \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::remat::ArenaEffort::Greedy, "greedy",                       \
+                 "the best single greedy pass"),                               \
+      clEnumValN(::remat::ArenaEffort::Search, "search",                       \
+                 "greedy, then the order searches"),                           \
+      clEnumValN(::remat::ArenaEffort::Exact, "exact",                         \
+                 "greedy, search, then branch and bound"))
+
 struct PlanArenaOptions {
+  ArenaEffort effort = ArenaEffort::Exact;
   /// Every offset is a multiple of it (a power of two); so is the arena.
   int64_t alignment = kDefaultArenaAlignment;
-  /// Run the exact planner when the greedy one is above the lower bound.
-  bool exact = true;
   /// Branch-and-bound nodes of the exact planner.
   int64_t exactNodes = 10000;
   /// Let returned buffers live in the arena, which then goes to the caller
