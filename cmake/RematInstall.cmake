@@ -14,6 +14,8 @@ set(REMAT_INSTALL_PACKAGE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/remat" CACHE
 
 # Libraries a client links, in dependency order.
 set(REMAT_EXPORTED_LIBRARIES
+  RematSupport
+  RematToolSupport
   RematDialect
   RematAnalysis
   RematSolver

@@ -39,305 +39,229 @@
 
 import argparse
 import math
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "tools", "remat-import-torch"))
+from mlir_emitter import (EXAMPLE_STYLE, Emitter, Function, Value, affine_map,  # noqa: E402
+                          decimal_float, identity_map, parse_tensor_type,
+                          read_signatures, rename_values, tensor_type, tokens)
 
 LR = 0.1
 
 # ===----------------------------------------------------------------------===#
-# Small IR builder.
+# Layers, built through the shared emitter (tools/remat-import-torch/
+# mlir_emitter.py: types, maps, ops, SSA names).
 # ===----------------------------------------------------------------------===#
 
 
-def fmt_float(v):
-    """Decimal literal accepted by the MLIR float parser."""
-    s = repr(float(v))
-    if "e" in s:
-        mant, exp = s.split("e")
-        if "." not in mant:
-            mant += ".0"
-        s = mant + "e" + exp
-    elif "." not in s:
-        s += ".0"
-    return s
+def row_map(rank=2):
+    """(d0, d1) -> (d0): a per-row value broadcast along the columns."""
+    return affine_map(rank, ["d0"])
 
 
-def ident_map(rank):
-    dims = ", ".join("d%d" % i for i in range(rank))
-    return "affine_map<(%s) -> (%s)>" % (dims, dims)
+def mac(dt):
+    """The payload acc + a0 * a1 (acc: the output, last argument)."""
+    return lambda b, a: b.op("arith.addf", [a[-1], b.op("arith.mulf", a[:2], dt, "p")], dt)
+
+
+def layernorm_dx(b, a, inv_d, dt):
+    """The payload (dxhat - s1/d - xhat * s2/d) * rstd of layer norm's input
+    gradient; a: dxhat, xhat, s1 = rowsum(dxhat), s2 = rowsum(dxhat * xhat),
+    rstd."""
+    m1 = b.op("arith.mulf", [a[2], inv_d], dt, "m1")
+    t = b.op("arith.mulf", [a[1], b.op("arith.mulf", [a[3], inv_d], dt, "m2")], dt, "t")
+    u = b.op("arith.subf", [a[0], m1], dt, "u")
+    return b.op("arith.mulf", [b.op("arith.subf", [u, t], dt, "w"), a[4]], dt)
 
 
 class Builder:
-    """Accumulates the lines of one function body; tracks value shapes."""
+    """The layers of a generated step and their gradients, emitted into
+    the body of one function (`fn`, an mlir_emitter.Function). Scalars are
+    constants hoisted to the top of the body (`%cst<n>`, one per value)."""
 
-    def __init__(self, dtype):
+    def __init__(self, name, dtype):
         self.dtype = dtype
-        self.lines = []
-        self.shapes = {}
-        self.counter = {}
+        self.fn = Function(name, EXAMPLE_STYLE)
+        self.e = self.fn.body
         self.consts = {}
 
     def ty(self, shape):
-        if not shape:
-            return "tensor<%s>" % self.dtype
-        return "tensor<%sx%s>" % ("x".join(str(d) for d in shape), self.dtype)
+        return tensor_type(shape, self.dtype)
 
-    def fresh(self, prefix):
-        n = self.counter.get(prefix, 0)
-        self.counter[prefix] = n + 1
-        return "%%%s%d" % (prefix, n)
-
-    def emit(self, line):
-        self.lines.append("  " + line)
+    def argument(self, name, shape):
+        return self.fn.argument(name, shape, self.dtype)
 
     def comment(self, text):
-        self.lines.append("  // " + text)
+        self.e.comment(text)
 
     def const(self, value):
-        key = fmt_float(value)
+        key = decimal_float(value)
         if key not in self.consts:
-            name = "%%cst%d" % len(self.consts)
-            self.consts[key] = name
+            self.consts[key] = self.e.fresh("cst")
         return self.consts[key]
 
-    def const_lines(self):
-        return ["  %s = arith.constant %s : %s" % (n, k, self.dtype)
-                for k, n in self.consts.items()]
+    def text(self, results):
+        """The function returning `results`, constants first."""
+        body, self.e.lines = self.e.lines, []
+        for literal, name in self.consts.items():
+            self.e.constant(literal, self.dtype, name)
+        self.e.lines += body
+        self.fn.results = results
+        return self.fn.text()
 
     def empty(self, shape):
-        v = self.fresh("init")
-        self.emit("%s = tensor.empty() : %s" % (v, self.ty(shape)))
-        return v
+        return self.e.empty(shape, self.dtype, "init")
 
     def filled(self, shape, value):
-        e = self.empty(shape)
-        v = self.fresh("fill")
-        c = self.const(value)
-        self.emit("%s = linalg.fill ins(%s : %s) outs(%s : %s) -> %s" %
-                  (v, c, self.dtype, e, self.ty(shape), self.ty(shape)))
-        self.shapes[v] = shape
-        return v
+        init = self.empty(shape)
+        return self.e.fill(self.const(value), init, self.e.fresh("fill"))
 
-    def generic(self, prefix, ins, in_maps, out_shape, body, iters=None,
-                init=None):
-        """linalg.generic; `body(args)` returns (lines, yielded) using block
-        args named %a0.. (inputs) and %acc (output)."""
+    def generic(self, prefix, ins, in_maps, out_shape, body, iters=None, init=None):
+        """linalg.generic into a new tensor of out_shape, or into init =
+        (value, map); `body(block, args)` returns the yielded name, args
+        being a0.. (inputs) and acc (the output)."""
         rank = len(out_shape) if iters is None else len(iters)
-        if iters is None:
-            iters = ["parallel"] * rank
-        out_map = ident_map(rank) if init is None else init[1]
-        out = init[0] if init is not None else self.empty(out_shape)
-        v = self.fresh(prefix)
-        maps = ", ".join(in_maps + [out_map])
-        its = ", ".join('"%s"' % i for i in iters)
-        ins_s = ", ".join(ins)
-        ins_t = ", ".join(self.ty(self.shapes[i]) for i in ins)
-        self.emit("%s = linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
-                  % (v, maps, its))
-        self.emit("    ins(%s : %s) outs(%s : %s) {" %
-                  (ins_s, ins_t, out, self.ty(out_shape)))
-        args = ", ".join("%%a%d: %s" % (i, self.dtype) for i in range(len(ins)))
-        self.emit("^bb0(%s, %%acc: %s):" % (args, self.dtype))
-        lines, y = body(["%%a%d" % i for i in range(len(ins))])
-        for l in lines:
-            self.emit("  " + l)
-        self.emit("  linalg.yield %s : %s" % (y, self.dtype))
-        self.emit("} -> %s" % self.ty(out_shape))
-        self.shapes[v] = out_shape
-        return v
+        out, out_map = init if init is not None else (self.empty(out_shape), identity_map(rank))
+        return self.e.generic(ins, in_maps, [out], [out_map], iters or ["parallel"] * rank,
+                              body, prefix, ["a%d" % i for i in range(len(ins))] + ["acc"])[0]
 
     def ewise(self, prefix, ins, fn):
-        """Element-wise op over same-shaped inputs; fn(args) -> (lines, y)."""
-        shape = self.shapes[ins[0]]
-        m = ident_map(len(shape))
-        return self.generic(prefix, ins, [m] * len(ins), shape, fn)
+        """Element-wise op over same-shaped inputs; fn(block, args) -> name."""
+        m = identity_map(ins[0].rank)
+        return self.generic(prefix, ins, [m] * len(ins), ins[0].shape, fn)
+
+    def binary(self, prefix, opname, a, b, result="s"):
+        return self.ewise(prefix, [a, b], lambda blk, x: blk.op(opname, x[:2], self.dtype, result))
+
+    def scaled_by(self, prefix, a, c, opname="arith.mulf", result="s"):
+        """a (op) the constant c, element-wise."""
+        return self.ewise(prefix, [a], lambda blk, x: blk.op(opname, [x[0], c], self.dtype, result))
 
     # -- Named ops --------------------------------------------------------===#
 
     def matmul(self, a, b):
-        (m, k), (k2, n) = self.shapes[a], self.shapes[b]
+        (m, k), (k2, n) = a.shape, b.shape
         assert k == k2, (a, b)
-        z = self.filled([m, n], 0.0)
-        v = self.fresh("mm")
-        self.emit("%s = linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s" %
-                  (v, a, b, self.ty([m, k]), self.ty([k, n]), z,
-                   self.ty([m, n]), self.ty([m, n])))
-        self.shapes[v] = [m, n]
-        return v
+        return self.e.named_op("linalg.matmul", [a, b], self.filled([m, n], 0.0), hint="mm")
 
     def transpose(self, a):
-        m, n = self.shapes[a]
-        e = self.empty([n, m])
-        v = self.fresh("tr")
-        self.emit("%s = linalg.transpose ins(%s : %s) outs(%s : %s) permutation = [1, 0]"
-                  % (v, a, self.ty([m, n]), e, self.ty([n, m])))
-        self.shapes[v] = [n, m]
-        return v
+        m, n = a.shape
+        return self.e.transpose(a, [1, 0], self.empty([n, m]), "tr")
 
     def reduce(self, prefix, a, dims, combiner, init_value):
         """linalg.reduce of `a` over `dims` (an int or a list of ints)."""
         dims = [dims] if isinstance(dims, int) else list(dims)
-        shape = self.shapes[a]
-        out_shape = [d for i, d in enumerate(shape) if i not in dims]
-        z = self.filled(out_shape, init_value)
-        v = self.fresh(prefix)
-        self.emit("%s = linalg.reduce ins(%s : %s) outs(%s : %s) dimensions = [%s]"
-                  % (v, a, self.ty(shape), z, self.ty(out_shape),
-                     ", ".join(str(d) for d in dims)))
-        self.emit("  (%%in: %s, %%init: %s) {" % (self.dtype, self.dtype))
-        self.emit("    %%r = %s %%in, %%init : %s" % (combiner, self.dtype))
-        self.emit("    linalg.yield %%r : %s" % self.dtype)
-        self.emit("  }")
-        self.shapes[v] = out_shape
-        return v
+        z = self.filled([d for i, d in enumerate(a.shape) if i not in dims], init_value)
+        return self.e.reduce(a, dims, z, combiner, prefix)
 
     # -- Convolution helpers (NHWC images, HWCF filters, stride 1) --------===#
 
     def pad_hw(self, x, p):
         """Zero-pads the two spatial dims of an NHWC tensor by p on each side."""
-        n, h, w, c = self.shapes[x]
-        out = [n, h + 2 * p, w + 2 * p, c]
-        v = self.fresh("padded")
-        self.emit("%s = tensor.pad %s low[0, %d, %d, 0] high[0, %d, %d, 0] {" %
-                  (v, x, p, p, p, p))
-        self.emit("^bb0(%i0: index, %i1: index, %i2: index, %i3: index):")
-        self.emit("  tensor.yield %s : %s" % (self.const(0.0), self.dtype))
-        self.emit("} : %s to %s" % (self.ty([n, h, w, c]), self.ty(out)))
-        self.shapes[v] = out
-        return v
+        zero = self.const(0.0)
+        return self.e.pad(x, [0, p, p, 0], [0, p, p, 0], lambda b: zero, "padded")
 
     def slice_hw(self, x, p, h, w):
         """The h x w spatial window of an NHWC tensor at offset (p, p)."""
-        n, _, _, c = self.shapes[x]
-        v = self.fresh("window")
-        self.emit("%s = tensor.extract_slice %s[0, %d, %d, 0] [%d, %d, %d, %d] [1, 1, 1, 1]"
-                  " : %s to %s" % (v, x, p, p, n, h, w, c, self.ty(self.shapes[x]),
-                                   self.ty([n, h, w, c])))
-        self.shapes[v] = [n, h, w, c]
-        return v
+        n, _, _, c = x.shape
+        return self.e.extract_slice(x, [0, p, p, 0], [n, h, w, c], [1, 1, 1, 1],
+                                    [n, h, w, c], "window")
 
     def conv(self, x, k):
-        n, h, w, c = self.shapes[x]
-        kh, kw, c2, f = self.shapes[k]
+        n, h, w, c = x.shape
+        kh, kw, c2, f = k.shape
         assert c == c2, (x, k)
-        out = [n, h - kh + 1, w - kw + 1, f]
-        z = self.filled(out, 0.0)
-        v = self.fresh("conv")
-        self.emit("%s = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, "
-                  "strides = dense<1> : tensor<2xi64>}" % v)
-        self.emit("    ins(%s, %s : %s, %s) outs(%s : %s) -> %s" %
-                  (x, k, self.ty(self.shapes[x]), self.ty(self.shapes[k]), z,
-                   self.ty(out), self.ty(out)))
-        self.shapes[v] = out
-        return v
+        z = self.filled([n, h - kh + 1, w - kw + 1, f], 0.0)
+        return self.e.named_op("linalg.conv_2d_nhwc_hwcf", [x, k], z,
+                               "dilations = dense<1> : tensor<2xi64>, "
+                               "strides = dense<1> : tensor<2xi64>", "conv")
 
     def conv_filter_grad(self, x, dz, kshape):
         """dK[i,j,c,f] = sum_{n,h,w} x[n,h+i,w+j,c] dz[n,h,w,f]."""
         z = self.filled(kshape, 0.0)
-        dims = "(d0, d1, d2, d3, d4, d5, d6)"
         return self.generic(
-            "dfilter", [x, dz],
-            ["affine_map<%s -> (d4, d5 + d0, d6 + d1, d2)>" % dims,
-             "affine_map<%s -> (d4, d5, d6, d3)>" % dims], kshape,
-            lambda a: (["%%p = arith.mulf %s, %s : %s" % (a[0], a[1], self.dtype),
-                        "%%r = arith.addf %%acc, %%p : %s" % self.dtype], "%r"),
-            iters=["parallel"] * 4 + ["reduction"] * 3,
-            init=(z, "affine_map<%s -> (d0, d1, d2, d3)>" % dims))
+            "dfilter", [x, dz], [affine_map(7, ["d4", "d5 + d0", "d6 + d1", "d2"]),
+                                 affine_map(7, ["d4", "d5", "d6", "d3"])], kshape,
+            mac(self.dtype), iters=["parallel"] * 4 + ["reduction"] * 3,
+            init=(z, affine_map(7, ["d0", "d1", "d2", "d3"])))
 
     def conv_input_grad(self, dz, k):
         """Full correlation: dx[n,h,w,c] = sum_{i,j,f} pad(dz)[n,h-i+kh-1,w-j+kw-1,f]
         K[i,j,c,f], dz zero-padded by kernel size - 1."""
-        kh, kw, c, f = self.shapes[k]
-        n, oh, ow, _ = self.shapes[dz]
+        kh, kw, c, f = k.shape
+        n, oh, ow, _ = dz.shape
         dzp = self.pad_hw(dz, kh - 1) if kh == kw else None
         assert dzp is not None, "square kernels only"
         out = [n, oh + kh - 1, ow + kw - 1, c]
         z = self.filled(out, 0.0)
-        dims = "(d0, d1, d2, d3, d4, d5, d6)"
         return self.generic(
             "dinput", [dzp, k],
-            ["affine_map<%s -> (d0, d1 - d4 + %d, d2 - d5 + %d, d6)>" % (dims, kh - 1, kw - 1),
-             "affine_map<%s -> (d4, d5, d3, d6)>" % dims], out,
-            lambda a: (["%%p = arith.mulf %s, %s : %s" % (a[0], a[1], self.dtype),
-                        "%%r = arith.addf %%acc, %%p : %s" % self.dtype], "%r"),
-            iters=["parallel"] * 4 + ["reduction"] * 3,
-            init=(z, "affine_map<%s -> (d0, d1, d2, d3)>" % dims))
+            [affine_map(7, ["d0", "d1 - d4 + %d" % (kh - 1), "d2 - d5 + %d" % (kw - 1), "d6"]),
+             affine_map(7, ["d4", "d5", "d3", "d6"])], out,
+            mac(self.dtype), iters=["parallel"] * 4 + ["reduction"] * 3,
+            init=(z, affine_map(7, ["d0", "d1", "d2", "d3"])))
 
     def channel_bias_add(self, x, bias):
-        return self.generic("biased", [x, bias],
-                            [ident_map(4), "affine_map<(d0, d1, d2, d3) -> (d3)>"],
-                            self.shapes[x], lambda a: (
-            ["%%s = arith.addf %s, %s : %s" % (a[0], a[1], self.dtype)], "%s"))
+        return self.generic("biased", [x, bias], [identity_map(4), affine_map(4, ["d3"])],
+                            x.shape, lambda b, a: b.op("arith.addf", a[:2], self.dtype, "s"))
 
     def spatial_mean(self, x):
         """[N,H,W,C] -> [N,C] mean over H and W."""
-        n, h, w, c = self.shapes[x]
+        n, h, w, c = x.shape
         z = self.filled([n, c], 0.0)
         f = self.const(1.0 / (h * w))
-        dims = "(d0, d1, d2, d3)"
-        return self.generic("pooled", [x], [ident_map(4)], [n, c], lambda a: (
-            ["%%p = arith.mulf %s, %s : %s" % (a[0], f, self.dtype),
-             "%%r = arith.addf %%acc, %%p : %s" % self.dtype], "%r"),
+        dt = self.dtype
+        return self.generic("pooled", [x], [identity_map(4)], [n, c], lambda b, a: b.op(
+            "arith.addf", [a[1], b.op("arith.mulf", [a[0], f], dt, "p")], dt),
             iters=["parallel", "reduction", "reduction", "parallel"],
-            init=(z, "affine_map<%s -> (d0, d3)>" % dims))
+            init=(z, affine_map(4, ["d0", "d3"])))
 
     def spatial_mean_grad(self, g, shape):
-        n, h, w, c = shape
-        f = self.const(1.0 / (h * w))
-        return self.generic("dpooled", [g], ["affine_map<(d0, d1, d2, d3) -> (d0, d3)>"],
-                            shape, lambda a: (
-            ["%%r = arith.mulf %s, %s : %s" % (a[0], f, self.dtype)], "%r"))
+        f = self.const(1.0 / (shape[1] * shape[2]))
+        return self.generic("dpooled", [g], [affine_map(4, ["d0", "d3"])], shape,
+                            lambda b, a: b.op("arith.mulf", [a[0], f], self.dtype))
 
     # -- Element-wise helpers ---------------------------------------------===#
 
     def add(self, a, b):
-        return self.ewise("add", [a, b], lambda x: (
-            ["%%s = arith.addf %s, %s : %s" % (x[0], x[1], self.dtype)], "%s"))
+        return self.binary("add", "arith.addf", a, b)
 
     def sub(self, a, b):
-        return self.ewise("sub", [a, b], lambda x: (
-            ["%%s = arith.subf %s, %s : %s" % (x[0], x[1], self.dtype)], "%s"))
+        return self.binary("sub", "arith.subf", a, b)
 
     def mul(self, a, b):
-        return self.ewise("mul", [a, b], lambda x: (
-            ["%%s = arith.mulf %s, %s : %s" % (x[0], x[1], self.dtype)], "%s"))
+        return self.binary("mul", "arith.mulf", a, b)
 
     def scale(self, a, s):
-        c = self.const(s)
-        return self.ewise("scaled", [a], lambda x: (
-            ["%%s = arith.mulf %s, %s : %s" % (x[0], c, self.dtype)], "%s"))
+        return self.scaled_by("scaled", a, self.const(s))
 
     def relu(self, a):
-        c = self.const(0.0)
-        return self.ewise("relu", [a], lambda x: (
-            ["%%r = arith.maximumf %s, %s : %s" % (x[0], c, self.dtype)], "%r"))
+        return self.scaled_by("relu", a, self.const(0.0), "arith.maximumf", "r")
 
     def relu_grad(self, z, g):
-        c = self.const(0.0)
-        return self.ewise("drelu", [z, g], lambda x: (
-            ["%%p = arith.cmpf ogt, %s, %s : %s" % (x[0], c, self.dtype),
-             "%%r = arith.select %%p, %s, %s : %s" % (x[1], c, self.dtype)], "%r"))
+        c, dt = self.const(0.0), self.dtype
+        return self.ewise("drelu", [z, g], lambda b, x: b.op("arith.select", [
+            b.op("arith.cmpf", ["ogt", x[0], c], dt, "p"), x[1], c], dt))
 
     def bias_add(self, a, b):
-        m, n = self.shapes[a]
-        return self.generic("biased", [a, b],
-                            [ident_map(2), "affine_map<(d0, d1) -> (d1)>"],
-                            [m, n], lambda x: (
-            ["%%s = arith.addf %s, %s : %s" % (x[0], x[1], self.dtype)], "%s"))
+        return self.generic("biased", [a, b], [identity_map(2), affine_map(2, ["d1"])],
+                            a.shape, lambda blk, x: blk.op("arith.addf", x[:2], self.dtype, "s"))
 
     def sgd(self, p, g):
-        c = self.const(LR)
-        return self.ewise("new", [p, g], lambda x: (
-            ["%%s = arith.mulf %s, %s : %s" % (c, x[1], self.dtype),
-             "%%r = arith.subf %s, %%s : %s" % (x[0], self.dtype)], "%r"))
+        c, dt = self.const(LR), self.dtype
+        return self.ewise("new", [p, g], lambda b, x: b.op("arith.subf", [
+            x[0], b.op("arith.mulf", [c, x[1]], dt, "s")], dt))
 
     def row_softmax_parts(self, a):
         """Returns (max, exp(a - max), sum exp) over the last dim of a 2-D a."""
         m = self.reduce("rowmax", a, 1, "arith.maximumf", -3.4028234663852886e+38)
-        e = self.generic("exp", [a, m], [ident_map(2), "affine_map<(d0, d1) -> (d0)>"],
-                         self.shapes[a], lambda x: (
-            ["%%d = arith.subf %s, %s : %s" % (x[0], x[1], self.dtype),
-             "%%e = math.exp %%d : %s" % self.dtype], "%e"))
+        dt = self.dtype
+        e = self.generic("exp", [a, m], [identity_map(2), row_map()], a.shape,
+                         lambda b, x: b.op("math.exp", [b.op("arith.subf", x[:2], dt, "d")],
+                                           dt, "e"))
         s = self.reduce("rowsum", e, 1, "arith.addf", 0.0)
         return m, e, s
 
@@ -387,15 +311,15 @@ class Tape:
     def conv_same(self, x, k, bias):
         """3x3-style 'same' convolution: pad by (kh - 1) / 2, conv, channel bias."""
         b = self.b
-        kh = b.shapes[k][0]
-        n, h, w, c = b.shapes[x]
+        kh = k.shape[0]
+        n, h, w, c = x.shape
         p = (kh - 1) // 2
         xp = self.record(b.pad_hw(x, p), [x], lambda g: [b.slice_hw(g, p, h, w)])
         conv = b.conv(xp, k)
 
         def bw(g):
             dxp = b.conv_input_grad(g, k) if xp in self.needs else None
-            dk = b.conv_filter_grad(xp, g, b.shapes[k]) if k in self.needs else None
+            dk = b.conv_filter_grad(xp, g, k.shape) if k in self.needs else None
             return [dxp, dk]
         conv = self.record(conv, [xp, k], bw)
         out = b.channel_bias_add(conv, bias)
@@ -405,7 +329,7 @@ class Tape:
 
     def spatial_mean(self, x):
         b = self.b
-        shape = b.shapes[x]
+        shape = x.shape
         out = b.spatial_mean(x)
         return self.record(out, [x], lambda g: [b.spatial_mean_grad(g, shape)])
 
@@ -434,19 +358,17 @@ class Tape:
     def softmax(self, a):
         """Row softmax p; backward da = p * (g - rowsum(g * p))."""
         b = self.b
+        dt = b.dtype
         _, e, s = b.row_softmax_parts(a)
-        p = b.generic("softmax", [e, s], [ident_map(2), "affine_map<(d0, d1) -> (d0)>"],
-                      b.shapes[a], lambda x: (
-            ["%%r = arith.divf %s, %s : %s" % (x[0], x[1], b.dtype)], "%r"))
+        p = b.generic("softmax", [e, s], [identity_map(2), row_map()], a.shape,
+                      lambda blk, x: blk.op("arith.divf", x[:2], dt))
 
         def bw(g):
-            gp = b.mul(g, p)
-            dot = b.reduce("gpsum", gp, 1, "arith.addf", 0.0)
+            dot = b.reduce("gpsum", b.mul(g, p), 1, "arith.addf", 0.0)
             return [b.generic("dsoftmax", [p, g, dot],
-                              [ident_map(2), ident_map(2), "affine_map<(d0, d1) -> (d0)>"],
-                              b.shapes[a], lambda x: (
-                ["%%d = arith.subf %s, %s : %s" % (x[1], x[2], b.dtype),
-                 "%%r = arith.mulf %s, %%d : %s" % (x[0], b.dtype)], "%r"))]
+                              [identity_map(2), identity_map(2), row_map()], a.shape,
+                              lambda blk, x: blk.op("arith.mulf", [
+                                  x[0], blk.op("arith.subf", [x[1], x[2]], dt, "d")], dt))]
         return self.record(p, [a], bw)
 
     def layernorm(self, x, gamma, beta, eps=1e-5):
@@ -455,26 +377,24 @@ class Tape:
         dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)),
         dxhat = g * gamma, dgamma = sum_rows(g * xhat), dbeta = sum_rows(g)."""
         b = self.b
-        rows, d = b.shapes[x]
-        col = "affine_map<(d0, d1) -> (d0)>"
-        row = "affine_map<(d0, d1) -> (d1)>"
+        rows, d = x.shape
+        col, row = row_map(), affine_map(2, ["d1"])
         inv_d = b.const(1.0 / d)
         dt = b.dtype
         total = b.reduce("lnsum", x, 1, "arith.addf", 0.0)
-        xc = b.generic("centered", [x, total], [ident_map(2), col], [rows, d], lambda a: (
-            ["%%m = arith.mulf %s, %s : %s" % (a[1], inv_d, dt),
-             "%%r = arith.subf %s, %%m : %s" % (a[0], dt)], "%r"))
+        xc = b.generic("centered", [x, total], [identity_map(2), col], [rows, d],
+                       lambda blk, a: blk.op("arith.subf", [
+                           a[0], blk.op("arith.mulf", [a[1], inv_d], dt, "m")], dt))
         sq = b.reduce("lnsq", b.mul(xc, xc), 1, "arith.addf", 0.0)
         epsc = b.const(eps)
-        rstd = b.generic("rstd", [sq], [ident_map(1)], [rows], lambda a: (
-            ["%%v = arith.mulf %s, %s : %s" % (a[0], inv_d, dt),
-             "%%e = arith.addf %%v, %s : %s" % (epsc, dt),
-             "%%r = math.rsqrt %%e : %s" % dt], "%r"))
-        xhat = b.generic("xhat", [xc, rstd], [ident_map(2), col], [rows, d], lambda a: (
-            ["%%r = arith.mulf %s, %s : %s" % (a[0], a[1], dt)], "%r"))
-        y = b.generic("normed", [xhat, gamma, beta], [ident_map(2), row, row], [rows, d],
-                      lambda a: (["%%m = arith.mulf %s, %s : %s" % (a[0], a[1], dt),
-                                  "%%r = arith.addf %%m, %s : %s" % (a[2], dt)], "%r"))
+        rstd = b.generic("rstd", [sq], [identity_map(1)], [rows], lambda blk, a: blk.op(
+            "math.rsqrt", [blk.op("arith.addf", [
+                blk.op("arith.mulf", [a[0], inv_d], dt, "v"), epsc], dt, "e")], dt))
+        xhat = b.generic("xhat", [xc, rstd], [identity_map(2), col], [rows, d],
+                         lambda blk, a: blk.op("arith.mulf", a[:2], dt))
+        y = b.generic("normed", [xhat, gamma, beta], [identity_map(2), row, row], [rows, d],
+                      lambda blk, a: blk.op("arith.addf", [
+                          blk.op("arith.mulf", a[:2], dt, "m"), a[2]], dt))
 
         def bw(g):
             dgamma = (b.reduce("dgamma", b.mul(g, xhat), 0, "arith.addf", 0.0)
@@ -482,20 +402,13 @@ class Tape:
             dbeta = b.reduce("dbeta", g, 0, "arith.addf", 0.0) if beta in self.needs else None
             dx = None
             if x in self.needs:
-                dxhat = b.generic("dxhat", [g, gamma], [ident_map(2), row], [rows, d],
-                                  lambda a: (["%%r = arith.mulf %s, %s : %s" %
-                                              (a[0], a[1], dt)], "%r"))
+                dxhat = b.generic("dxhat", [g, gamma], [identity_map(2), row], [rows, d],
+                                  lambda blk, a: blk.op("arith.mulf", a[:2], dt))
                 s1 = b.reduce("dxhatsum", dxhat, 1, "arith.addf", 0.0)
                 s2 = b.reduce("dxhatdot", b.mul(dxhat, xhat), 1, "arith.addf", 0.0)
                 dx = b.generic("dln", [dxhat, xhat, s1, s2, rstd],
-                               [ident_map(2), ident_map(2), col, col, col], [rows, d],
-                               lambda a: (
-                    ["%%m1 = arith.mulf %s, %s : %s" % (a[2], inv_d, dt),
-                     "%%m2 = arith.mulf %s, %s : %s" % (a[3], inv_d, dt),
-                     "%%t = arith.mulf %s, %%m2 : %s" % (a[1], dt),
-                     "%%u = arith.subf %s, %%m1 : %s" % (a[0], dt),
-                     "%%w = arith.subf %%u, %%t : %s" % dt,
-                     "%%r = arith.mulf %%w, %s : %s" % (a[4], dt)], "%r"))
+                               [identity_map(2), identity_map(2), col, col, col], [rows, d],
+                               lambda blk, a: layernorm_dx(blk, a, inv_d, dt))
             return [dx, dgamma, dbeta]
         return self.record(y, [x, gamma, beta], bw)
 
@@ -503,32 +416,31 @@ class Tape:
         """loss = -(1/rows) sum y * log_softmax(logits); seeds the backward
         with dlogits = (softmax - y) / rows."""
         b = self.b
-        rows = b.shapes[logits][0]
+        dt = b.dtype
+        rows = logits.shape[0]
         m, e, s = b.row_softmax_parts(logits)
-        logp = b.generic("logp", [logits, m, s],
-                         [ident_map(2), "affine_map<(d0, d1) -> (d0)>",
-                          "affine_map<(d0, d1) -> (d0)>"], b.shapes[logits],
-                         lambda x: (
-            ["%%d = arith.subf %s, %s : %s" % (x[0], x[1], b.dtype),
-             "%%l = math.log %s : %s" % (x[2], b.dtype),
-             "%%r = arith.subf %%d, %%l : %s" % b.dtype], "%r"))
+
+        def logp_body(blk, x):
+            d = blk.op("arith.subf", x[:2], dt, "d")
+            return blk.op("arith.subf", [d, blk.op("math.log", [x[2]], dt, "l")], dt)
+
+        logp = b.generic("logp", [logits, m, s], [identity_map(2), row_map(), row_map()],
+                         logits.shape, logp_body)
         loss = self._scalar_sum(y, logp, -1.0 / rows)
 
         def seed():
             c = b.const(1.0 / rows)
-            return b.generic("dlogits", [e, s, y],
-                             [ident_map(2), "affine_map<(d0, d1) -> (d0)>", ident_map(2)],
-                             b.shapes[logits], lambda x: (
-                ["%%p = arith.divf %s, %s : %s" % (x[0], x[1], b.dtype),
-                 "%%d = arith.subf %%p, %s : %s" % (x[2], b.dtype),
-                 "%%r = arith.mulf %%d, %s : %s" % (c, b.dtype)], "%r"))
+            return b.generic("dlogits", [e, s, y], [identity_map(2), row_map(), identity_map(2)],
+                             logits.shape, lambda blk, x: blk.op("arith.mulf", [blk.op(
+                                 "arith.subf", [blk.op("arith.divf", x[:2], dt, "p"), x[2]],
+                                 dt, "d"), c], dt))
         self.loss_grad = (logits, seed)
         return loss
 
     def mse(self, out, target):
         """loss = 0.5/rows * sum (out - target)^2; seeds d out = (out - t)/rows."""
         b = self.b
-        rows = b.shapes[out][0]
+        rows = out.shape[0]
         diff = b.sub(out, target)
         loss = self._scalar_sum(diff, diff, 0.5 / rows)
         self.loss_grad = (out, lambda: b.scale(diff, 1.0 / rows))
@@ -537,18 +449,13 @@ class Tape:
     def _scalar_sum(self, x, y, factor):
         """factor * sum(x * y) as a tensor<dtype>."""
         b = self.b
-        rank = len(b.shapes[x])
+        rank = x.rank
         z = b.filled([], 0.0)
-        dims = ", ".join("d%d" % i for i in range(rank))
-        acc = b.generic("dot", [x, y], [ident_map(rank)] * 2, [],
-                        lambda a: (
-            ["%%p = arith.mulf %s, %s : %s" % (a[0], a[1], b.dtype),
-             "%%r = arith.addf %%acc, %%p : %s" % b.dtype], "%r"),
-                        iters=["reduction"] * rank,
-                        init=(z, "affine_map<(%s) -> ()>" % dims))
+        acc = b.generic("dot", [x, y], [identity_map(rank)] * 2, [], mac(b.dtype),
+                        iters=["reduction"] * rank, init=(z, affine_map(rank, [])))
         c = b.const(factor)
-        return b.generic("loss", [acc], ["affine_map<() -> ()>"], [], lambda a: (
-            ["%%r = arith.mulf %s, %s : %s" % (a[0], c, b.dtype)], "%r"))
+        return b.generic("loss", [acc], [affine_map(0, [])], [],
+                         lambda blk, a: blk.op("arith.mulf", [a[0], c], b.dtype))
 
     def backward(self):
         """Emits the backward; returns {value: gradient}."""
@@ -582,14 +489,14 @@ def model_conv_resnet(b, t, o):
     P = declare(b, t, params, inputs)
 
     def body():
-        h = "%x"
+        h = P["x"]
         for i in range(o.blocks):
             b.comment("Residual block %d: h = h + conv(relu(conv(h, K1) + c1), K2) + c2 "
                       "(3x3, same padding)." % i)
             u = t.relu(t.conv_same(h, P["k1_%d" % i], P["c1_%d" % i]))
             h = t.add(h, t.conv_same(u, P["k2_%d" % i], P["c2_%d" % i]))
         b.comment("Global average pooling, head and softmax cross-entropy.")
-        return t.softmax_ce(t.linear(t.spatial_mean(h), P["wout"], P["bout"]), "%y")
+        return t.softmax_ce(t.linear(t.spatial_mean(h), P["wout"], P["bout"]), P["y"])
     return params, inputs, body
 
 
@@ -605,13 +512,13 @@ def model_resnet(b, t, o):
     P = declare(b, t, params, inputs)
 
     def body():
-        h = "%x"
+        h = P["x"]
         for i in range(o.blocks):
             b.comment("Residual block %d: h = h + relu(h W1 + b1) W2 + b2." % i)
             u = t.relu(t.linear(h, P["w1_%d" % i], P["b1_%d" % i]))
             h = t.add(h, t.linear(u, P["w2_%d" % i], P["b2_%d" % i]))
         b.comment("Head and softmax cross-entropy.")
-        return t.softmax_ce(t.linear(h, P["wout"], P["bout"]), "%y")
+        return t.softmax_ce(t.linear(h, P["wout"], P["bout"]), P["y"])
     return params, inputs, body
 
 
@@ -627,7 +534,7 @@ def model_unet(b, t, o):
     P = declare(b, t, params, inputs)
 
     def body():
-        enc = ["%x"]
+        enc = [P["x"]]
         for i in range(L):
             b.comment("Encoder %d: e%d = relu(e%d We%d + be%d), width %d -> %d."
                       % (i, i + 1, i, i, i, widths[i], widths[i + 1]))
@@ -638,7 +545,7 @@ def model_unet(b, t, o):
                       % (i, i, i + 1, i, i, i))
             d = t.add(t.relu(t.linear(d, P["wd%d" % i], P["bd%d" % i])), enc[i])
         b.comment("MSE loss against the target.")
-        return t.mse(d, "%target")
+        return t.mse(d, P["target"])
     return params, inputs, body
 
 
@@ -658,7 +565,7 @@ def model_transformer(b, t, o):
     P = declare(b, t, params, inputs)
 
     def body():
-        h = "%x"
+        h = P["x"]
         for i in range(o.blocks):
             b.comment("Block %d: single-head self-attention, softmax(Q K^T / sqrt(%d)) V%s."
                       % (i, D, " on layernorm(h)" if o.layernorm else ""))
@@ -675,17 +582,18 @@ def model_transformer(b, t, o):
             u = t.relu(t.linear(m, P["w1_%d" % i], P["b1_%d" % i]))
             h = t.add(h, t.linear(u, P["w2_%d" % i], P["b2_%d" % i]))
         b.comment("Head and softmax cross-entropy.")
-        return t.softmax_ce(t.linear(h, P["wout"], P["bout"]), "%y")
+        return t.softmax_ce(t.linear(h, P["wout"], P["bout"]), P["y"])
     return params, inputs, body
 
 
 def declare(b, t, params, inputs):
+    """The function's arguments: {name: Value}, the parameters marked as
+    such on the tape."""
     P = {}
     for name, shape in params:
-        P[name] = t.param("%" + name)
-        b.shapes["%" + name] = shape
+        P[name] = t.param(b.argument(name, shape))
     for name, shape in inputs:
-        b.shapes["%" + name] = shape
+        P[name] = b.argument(name, shape)
     return P
 
 
@@ -693,76 +601,77 @@ MODELS = {"resnet": model_resnet, "unet": model_unet, "transformer": model_trans
 
 
 def gen_step(o):
-    b = Builder(o.dtype)
+    """The step's text and its signature (as parse_signature gives it)."""
+    b = Builder(o.name, o.dtype)
     t = Tape(b)
     params, inputs, body = MODELS[o.model](b, t, o)
     b.comment("=== Forward ===")
     loss = body()
     b.comment("=== Backward ===")
     grads = t.backward()
-    b.comment("=== SGD update: p' = p - %s * dp ===" % fmt_float(LR))
-    news = [b.sgd("%" + n, grads["%" + n]) for n, _ in params]
-    fn = o.name
-    args = ", ".join("%%%s: %s" % (n, b.ty(s)) for n, s in params + inputs)
-    res_t = [b.ty([])] + [b.ty(s) for _, s in params]
-    out = ["func.func @%s(%s)" % (fn, args),
-           "    -> (%s) {" % ", ".join(res_t)]
-    out += b.const_lines()
-    out += b.lines
-    out.append("  return %s" % ", ".join([loss] + news))
-    out.append("      : %s" % ", ".join(res_t))
-    out.append("}")
-    return "\n".join(out) + "\n"
+    b.comment("=== SGD update: p' = p - %s * dp ===" % decimal_float(LR))
+    args = [a.value for a in b.fn.args]
+    news = [b.sgd(v, grads[v]) for v in args[:len(params)]]
+    signature = (o.name, [(v.name[1:], v.shape) for v in args], [[]] + [v.shape for v in news],
+                 o.dtype)
+    return b.text([loss] + news), signature
 
 
 # ===----------------------------------------------------------------------===#
 # Drivers.
 # ===----------------------------------------------------------------------===#
 
-TYPE_RE = re.compile(r"tensor<((?:\d+x)*)(f32|f64)>")
-
-
 def parse_type(s):
-    m = TYPE_RE.fullmatch(s.strip())
-    if not m:
+    parsed = parse_tensor_type(s)
+    if not parsed or parsed[1] not in ("f32", "f64"):
         raise SystemExit("error: unsupported type '%s' (static f32/f64 tensors only)" % s)
-    dims = [int(d) for d in m.group(1).split("x") if d]
-    return dims, m.group(2)
+    return parsed
 
 
-def parse_signature(text, name=None):
-    """Returns (fn, [(arg, shape)], [result shapes], dtype) of the step: the
-    function named `name`, else the first function following the training-step
-    convention (loss first, then one updated tensor per leading parameter
-    argument). Exits with an error when there is none."""
-    pat = r"func\.func\s+@(\w+)\s*\((.*?)\)\s*->\s*\((.*?)\)\s*\{"
-    for m in re.finditer(pat, text, re.S):
-        fn = m.group(1)
-        if name and fn != name:
+def check_step(sig):
+    """(fn, [(arg, shape)], [result shapes], dtype) of `sig` (an
+    mlir_emitter.Signature) if it follows the training-step convention
+    (loss first, then one updated tensor per leading parameter argument);
+    else the reason it does not."""
+    args, dtypes = [], set()
+    for a, ty in sig.args:
+        shape, dtype = parse_type(ty)
+        args.append((a, shape))
+        dtypes.add(dtype)
+    results = [parse_type(r)[0] for r in sig.results]
+    nparams = len(results) - 1
+    if len(dtypes) != 1:
+        return "arguments must share one element type"
+    if not results or results[0] != []:
+        return "the first result must be the loss, a 0-d tensor"
+    if nparams > len(args) or any(results[1 + i] != args[i][1] for i in range(nparams)):
+        return ("results 1..%d must have the types of the first %d "
+                "arguments (the updated parameters)" % (nparams, nparams))
+    return sig.name, args, results, dtypes.pop()
+
+
+def find_step(text, name=None):
+    """The training step in `text`: the public function named `name`, else
+    the first one following the convention (see check_step). Returns its
+    mlir_emitter.Signature and (fn, [(arg, shape)], [result shapes], dtype);
+    exits with an error when there is none."""
+    for sig in read_signatures(text):
+        if sig.private or not sig.results or (name and sig.name != name):
             continue
-        args, dtypes = [], set()
-        for a in re.findall(r"%(\w+)\s*:\s*(tensor<[^>]*>)", m.group(2)):
-            shape, dtype = parse_type(a[1])
-            args.append((a[0], shape))
-            dtypes.add(dtype)
-        results = [parse_type(r)[0] for r in re.findall(r"tensor<[^>]*>", m.group(3))]
-        nparams = len(results) - 1
-        if len(dtypes) != 1:
-            problem = "arguments must share one element type"
-        elif not results or results[0] != []:
-            problem = "the first result must be the loss, a 0-d tensor"
-        elif nparams > len(args) or any(results[1 + i] != args[i][1]
-                                        for i in range(nparams)):
-            problem = ("results 1..%d must have the types of the first %d "
-                       "arguments (the updated parameters)" % (nparams, nparams))
-        else:
-            return fn, args, results, dtypes.pop()
+        step = check_step(sig)
+        if not isinstance(step, str):
+            return sig, step
         if name:
-            raise SystemExit("error: @%s: %s" % (fn, problem))
+            raise SystemExit("error: @%s: %s" % (sig.name, step))
     if name:
         raise SystemExit("error: no function @%s returning tensors found" % name)
     raise SystemExit("error: no training-step function found (one returning the "
                      "loss as a 0-d tensor, then the updated parameters)")
+
+
+def parse_signature(text, name=None):
+    """(fn, [(arg, shape)], [result shapes], dtype) of the step in `text`."""
+    return find_step(text, name)[1]
 
 
 def scale_for(i, shape, nparams):
@@ -777,225 +686,178 @@ def scale_for(i, shape, nparams):
     return 1.0 / math.sqrt(fan_in)
 
 
+DRIVER_STYLE = EXAMPLE_STYLE._replace(numbering="global")
+
+
+def private_function(name, args, results, e):
+    """`func.func private @name(args) -> results` around the body that
+    Emitter `e` built (its return included); args: (name, type) pairs."""
+    res = results[0] if len(results) == 1 else "(%s)" % ", ".join(results)
+    head = "func.func private @%s(%s) -> %s {" % (
+        name, ", ".join("%s: %s" % a for a in args), res)
+    return "\n".join([head] + e.lines + ["}"])
+
+
 class Driver:
+    """Builds @main (its ops numbered %v1, %v2, ..) and the private helper
+    functions it calls, each through an mlir_emitter.Emitter."""
+
     def __init__(self, dtype):
         self.dtype = dtype
         self.helpers = {}
-        self.lines = []
-        self.n = 0
+        self.e = Emitter(DRIVER_STYLE)
 
     def ty(self, shape):
-        if not shape:
-            return "tensor<%s>" % self.dtype
-        return "tensor<%sx%s>" % ("x".join(str(d) for d in shape), self.dtype)
+        return tensor_type(shape, self.dtype)
 
     def fresh(self):
-        self.n += 1
-        return "%%v%d" % self.n
+        return self.e.fresh("v")
 
     def emit(self, line):
-        self.lines.append("  " + line)
+        self.e.emit(line)
+
+    def helper(self, name, args, results, build):
+        """Adds the private function @name once: `build(e, arg names)`
+        emits its body into Emitter e and returns the returned values."""
+        if name not in self.helpers:
+            e = Emitter(EXAMPLE_STYLE)
+            names = [e.exact(a) for a, _ in args]
+            e.emit("return %s : %s" % (", ".join(build(e, names)), ", ".join(results)))
+            self.helpers[name] = private_function(name, list(zip(names, [t for _, t in args])),
+                                                  results, e)
+        return name
+
+    def generic(self, e, ins, init, iterators, body, arg_hints):
+        """linalg.generic of the helpers (named %r), identity maps for the
+        inputs; the output's map from its rank."""
+        r = len(iterators)
+        return e.generic(ins, [identity_map(r)] * len(ins), [init],
+                         [affine_map(r, ["d%d" % i for i in range(init.rank)])], iterators,
+                         body, e.exact("r"), arg_hints)[0]
 
     def init_fn(self, shape):
         """@init_<shape>(freq, phase, scale): v[k] = scale * sin(freq*k + phase),
         evaluated in f64 and rounded once to the element type, so that f32 and
         f64 drivers (and examples/gen/reference.py) start from the same data."""
-        name = "init_" + ("x".join(str(d) for d in shape) or "s")
-        if name in self.helpers:
-            return name
-        r = len(shape)
-        dt = self.dtype
+        r, dt = len(shape), self.dtype
         strides = [1] * r
         for i in reversed(range(r - 1)):
             strides[i] = strides[i + 1] * shape[i + 1]
-        body = ["func.func private @%s(%%freq: f64, %%phase: f64, %%scale: f64) -> %s {"
-                % (name, self.ty(shape)),
-                "  %%e = tensor.empty() : %s" % self.ty(shape),
-                "  %%r = linalg.generic {indexing_maps = [%s], iterator_types = [%s]}"
-                % (ident_map(r), ", ".join(['"parallel"'] * r)),
-                "      outs(%%e : %s) {" % self.ty(shape),
-                "  ^bb0(%%out: %s):" % dt]
-        terms = []
-        for i in range(r):
-            body.append("    %%i%d = linalg.index %d : index" % (i, i))
-            body.append("    %%s%d = arith.constant %d : index" % (i, strides[i]))
-            body.append("    %%t%d = arith.muli %%i%d, %%s%d : index" % (i, i, i))
-            terms.append("%%t%d" % i)
-        acc = terms[0]
-        for i in range(1, r):
-            body.append("    %%k%d = arith.addi %s, %s : index" % (i, acc, terms[i]))
-            acc = "%%k%d" % i
-        body += ["    %%ki = arith.index_cast %s : index to i64" % acc,
-                 "    %kf = arith.sitofp %ki : i64 to f64",
-                 "    %a = arith.mulf %kf, %freq : f64",
-                 "    %b = arith.addf %a, %phase : f64",
-                 "    %c = math.sin %b : f64",
-                 "    %d = arith.mulf %c, %scale : f64"]
-        if dt == "f64":
-            body.append("    linalg.yield %d : f64")
-        else:
-            body += ["    %%t = arith.truncf %%d : f64 to %s" % dt,
-                     "    linalg.yield %%t : %s" % dt]
-        body += ["  } -> %s" % self.ty(shape),
-                 "  return %%r : %s" % self.ty(shape),
-                 "}"]
-        self.helpers[name] = "\n".join(body)
-        return name
+
+        def payload(b, freq, phase, scale):
+            terms = [b.op("arith.muli", [b.index(i, "i%d" % i), b.const(
+                str(strides[i]), "index", "s%d" % i)], "index", "t%d" % i) for i in range(r)]
+            k = terms[0]
+            for i in range(1, r):
+                k = b.op("arith.addi", [k, terms[i]], "index", "k%d" % i)
+            kf = b.cast("arith.sitofp", b.cast("arith.index_cast", k, "index", "i64", "ki"),
+                        "i64", "f64", "kf")
+            a = b.op("arith.addf", [b.op("arith.mulf", [kf, freq], "f64", "a"), phase], "f64", "b")
+            d = b.op("arith.mulf", [b.op("math.sin", [a], "f64", "c"), scale], "f64", "d")
+            return d if dt == "f64" else b.cast("arith.truncf", d, "f64", dt, "t")
+
+        def build(e, a):
+            init = e.empty(shape, dt, e.exact("e"))
+            return [self.generic(e, [], init, ["parallel"] * r,
+                                 lambda b, _: payload(b, *a), ["out"]).name]
+
+        return self.helper("init_" + ("x".join(str(d) for d in shape) or "s"),
+                           [("freq", "f64"), ("phase", "f64"), ("scale", "f64")],
+                           [self.ty(shape)], build)
 
     def onehot_fn(self, shape):
         """@onehot_<shape>(): y[b, c] = (c == (3 b + 1) mod C) for 2-D shapes."""
-        name = "onehot_" + "x".join(str(d) for d in shape)
-        if name in self.helpers:
-            return name
         assert len(shape) == 2
         dt = self.dtype
-        self.helpers[name] = "\n".join([
-            "func.func private @%s() -> %s {" % (name, self.ty(shape)),
-            "  %%e = tensor.empty() : %s" % self.ty(shape),
-            "  %%r = linalg.generic {indexing_maps = [%s], iterator_types = [\"parallel\", \"parallel\"]}"
-            % ident_map(2),
-            "      outs(%%e : %s) {" % self.ty(shape),
-            "  ^bb0(%%out: %s):" % dt,
-            "    %i = linalg.index 0 : index",
-            "    %j = linalg.index 1 : index",
-            "    %c1 = arith.constant 1 : index",
-            "    %c3 = arith.constant 3 : index",
-            "    %%cc = arith.constant %d : index" % shape[1],
-            "    %a = arith.muli %i, %c3 : index",
-            "    %b = arith.addi %a, %c1 : index",
-            "    %l = arith.remui %b, %cc : index",
-            "    %eq = arith.cmpi eq, %j, %l : index",
-            "    %%one = arith.constant 1.0 : %s" % dt,
-            "    %%zero = arith.constant 0.0 : %s" % dt,
-            "    %%v = arith.select %%eq, %%one, %%zero : %s" % dt,
-            "    linalg.yield %%v : %s" % dt,
-            "  } -> %s" % self.ty(shape),
-            "  return %%r : %s" % self.ty(shape),
-            "}"])
-        return name
+
+        def payload(b, _):
+            i, j = b.index(0, "i"), b.index(1, "j")
+            c1, c3, cc = (b.const(str(v), "index", h) for v, h in
+                          ((1, "c1"), (3, "c3"), (shape[1], "cc")))
+            a = b.op("arith.addi", [b.op("arith.muli", [i, c3], "index", "a"), c1], "index", "b")
+            eq = b.op("arith.cmpi", ["eq", j, b.op("arith.remui", [a, cc], "index", "l")],
+                      "index", "eq")
+            return b.op("arith.select", [eq, b.const("1.0", dt, "one"),
+                                         b.const("0.0", dt, "zero")], dt, "v")
+
+        return self.helper("onehot_" + "x".join(str(d) for d in shape), [], [self.ty(shape)],
+                           lambda e, _: [self.generic(
+                               e, [], e.empty(shape, dt, e.exact("e")), ["parallel"] * 2,
+                               payload, ["out"]).name])
+
+    def reduce_to_scalar(self, e, ins, combine, arg_hints):
+        """sum over every element of combine(ins) (f(a) = a, or a * b), as
+        a scalar: fill, reducing linalg.generic, tensor.extract."""
+        dt = self.dtype
+        zero = e.constant("0.0", dt, e.exact("zero"))
+        acc = e.fill(zero, e.empty([], dt, e.exact("e")), e.exact("z"))
+        r = self.generic(e, ins, acc, ["reduction"] * ins[0].rank,
+                         lambda b, a: b.op("arith.addf", combine(b, a), dt, "s"), arg_hints)
+        return [e.let(e.exact("v"), "tensor.extract %s[] : %s" % (r.name, r.type))]
 
     def sum_fn(self, shape):
         """@sum_<shape>(t) -> dtype: sum of all elements."""
-        name = "sum_" + ("x".join(str(d) for d in shape) or "s")
-        if name in self.helpers:
-            return name
-        r = len(shape)
-        dt = self.dtype
-        dims = ", ".join("d%d" % i for i in range(r))
-        self.helpers[name] = "\n".join([
-            "func.func private @%s(%%t: %s) -> %s {" % (name, self.ty(shape), dt),
-            "  %%zero = arith.constant 0.0 : %s" % dt,
-            "  %%e = tensor.empty() : %s" % self.ty([]),
-            "  %%z = linalg.fill ins(%%zero : %s) outs(%%e : %s) -> %s"
-            % (dt, self.ty([]), self.ty([])),
-            "  %%r = linalg.generic {indexing_maps = [%s, affine_map<(%s) -> ()>], iterator_types = [%s]}"
-            % (ident_map(r), dims, ", ".join(['"reduction"'] * r)),
-            "      ins(%%t : %s) outs(%%z : %s) {" % (self.ty(shape), self.ty([])),
-            "  ^bb0(%%in: %s, %%acc: %s):" % (dt, dt),
-            "    %%s = arith.addf %%in, %%acc : %s" % dt,
-            "    linalg.yield %%s : %s" % dt,
-            "  } -> %s" % self.ty([]),
-            "  %%v = tensor.extract %%r[] : %s" % self.ty([]),
-            "  return %%v : %s" % dt,
-            "}"])
-        return name
-
-    def axpy_fn(self, shape):
-        """@axpy_<shape>(a, x, y) -> a * x + y."""
-        name = "axpy_" + "x".join(str(d) for d in shape)
-        if name in self.helpers:
-            return name
-        r = len(shape)
-        dt = self.dtype
         t = self.ty(shape)
-        self.helpers[name] = "\n".join([
-            "func.func private @%s(%%a: %s, %%x: %s, %%y: %s) -> %s {" % (name, dt, t, t, t),
-            "  %%e = tensor.empty() : %s" % t,
-            "  %%r = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = [%s]}"
-            % (ident_map(r), ident_map(r), ident_map(r), ", ".join(['"parallel"'] * r)),
-            "      ins(%%x, %%y : %s, %s) outs(%%e : %s) {" % (t, t, t),
-            "  ^bb0(%%xv: %s, %%yv: %s, %%out: %s):" % (dt, dt, dt),
-            "    %%m = arith.mulf %%a, %%xv : %s" % dt,
-            "    %%s = arith.addf %%m, %%yv : %s" % dt,
-            "    linalg.yield %%s : %s" % dt,
-            "  } -> %s" % t,
-            "  return %%r : %s" % t,
-            "}"])
-        return name
-
-    def mulall_fn(self, shape):
-        """@scale_<shape>(t, a) -> a * t."""
-        name = "scale_" + "x".join(str(d) for d in shape)
-        if name in self.helpers:
-            return name
-        r = len(shape)
-        dt = self.dtype
-        t = self.ty(shape)
-        self.helpers[name] = "\n".join([
-            "func.func private @%s(%%x: %s, %%a: %s) -> %s {" % (name, t, dt, t),
-            "  %%e = tensor.empty() : %s" % t,
-            "  %%r = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]}"
-            % (ident_map(r), ident_map(r), ", ".join(['"parallel"'] * r)),
-            "      ins(%%x : %s) outs(%%e : %s) {" % (t, t),
-            "  ^bb0(%%xv: %s, %%out: %s):" % (dt, dt),
-            "    %%m = arith.mulf %%a, %%xv : %s" % dt,
-            "    linalg.yield %%m : %s" % dt,
-            "  } -> %s" % t,
-            "  return %%r : %s" % t,
-            "}"])
-        return name
+        return self.helper("sum_" + ("x".join(str(d) for d in shape) or "s"), [("t", t)],
+                           [self.dtype], lambda e, a: self.reduce_to_scalar(
+                               e, [Value(a[0], shape, self.dtype)], lambda b, x: x,
+                               ["in", "acc"]))
 
     def dot_fn(self, shape):
         """@dot_<shape>(x, y) -> sum(x * y)."""
-        name = "dot_" + "x".join(str(d) for d in shape)
-        if name in self.helpers:
-            return name
-        r = len(shape)
         dt = self.dtype
-        t = self.ty(shape)
-        dims = ", ".join("d%d" % i for i in range(r))
-        self.helpers[name] = "\n".join([
-            "func.func private @%s(%%x: %s, %%y: %s) -> %s {" % (name, t, t, dt),
-            "  %%zero = arith.constant 0.0 : %s" % dt,
-            "  %%e = tensor.empty() : %s" % self.ty([]),
-            "  %%z = linalg.fill ins(%%zero : %s) outs(%%e : %s) -> %s"
-            % (dt, self.ty([]), self.ty([])),
-            "  %%r = linalg.generic {indexing_maps = [%s, %s, affine_map<(%s) -> ()>], iterator_types = [%s]}"
-            % (ident_map(r), ident_map(r), dims, ", ".join(['"reduction"'] * r)),
-            "      ins(%%x, %%y : %s, %s) outs(%%z : %s) {" % (t, t, self.ty([])),
-            "  ^bb0(%%xv: %s, %%yv: %s, %%acc: %s):" % (dt, dt, dt),
-            "    %%m = arith.mulf %%xv, %%yv : %s" % dt,
-            "    %%s = arith.addf %%m, %%acc : %s" % dt,
-            "    linalg.yield %%s : %s" % dt,
-            "  } -> %s" % self.ty([]),
-            "  %%v = tensor.extract %%r[] : %s" % self.ty([]),
-            "  return %%v : %s" % dt,
-            "}"])
-        return name
+        return self.helper("dot_" + "x".join(str(d) for d in shape),
+                           [("x", self.ty(shape)), ("y", self.ty(shape))], [dt],
+                           lambda e, a: self.reduce_to_scalar(
+                               e, [Value(n, shape, dt) for n in a],
+                               lambda b, x: [b.op("arith.mulf", x[:2], dt, "m"), x[2]],
+                               ["xv", "yv", "acc"]))
+
+    def elementwise_fn(self, name, args, shape, ins, payload, arg_hints):
+        """A helper returning a new tensor of `shape` computed element-wise
+        from the tensor arguments at positions `ins`."""
+        dt = self.dtype
+
+        def build(e, a):
+            vals = [Value(a[i], shape, dt) for i in ins]
+            init = e.empty(shape, dt, e.exact("e"))
+            return [self.generic(e, vals, init, ["parallel"] * len(shape),
+                                 lambda b, x: payload(b, a, x), arg_hints).name]
+
+        return self.helper(name, args, [self.ty(shape)], build)
+
+    def axpy_fn(self, shape):
+        """@axpy_<shape>(a, x, y) -> a * x + y."""
+        dt, t = self.dtype, self.ty(shape)
+        return self.elementwise_fn(
+            "axpy_" + "x".join(str(d) for d in shape), [("a", dt), ("x", t), ("y", t)],
+            shape, [1, 2], lambda b, a, x: b.op("arith.addf", [
+                b.op("arith.mulf", [a[0], x[0]], dt, "m"), x[1]], dt, "s"), ["xv", "yv", "out"])
+
+    def mulall_fn(self, shape):
+        """@scale_<shape>(t, a) -> a * t."""
+        dt, t = self.dtype, self.ty(shape)
+        return self.elementwise_fn(
+            "scale_" + "x".join(str(d) for d in shape), [("x", t), ("a", dt)], shape, [0],
+            lambda b, a, x: b.op("arith.mulf", [a[1], x[0]], dt, "m"), ["xv", "out"])
 
     def loss_only_fn(self, fn, shapes, results):
         """@<fn>_loss(args) -> loss as a scalar: keeps the many updated-parameter
         results of the step inside one function, so that the deallocation pipeline
         bookkeeping for them is emitted once instead of at every call site."""
-        name = fn + "_loss"
-        if name in self.helpers:
-            return name
-        dt = self.dtype
-        args = ", ".join("%%p%d: %s" % (i, self.ty(s)) for i, s in enumerate(shapes))
-        self.helpers[name] = "\n".join([
-            "func.func private @%s(%s) -> %s {" % (name, args, dt),
-            "  %%r:%d = func.call @%s(%s) : (%s) -> (%s)" %
-            (len(results), fn, ", ".join("%%p%d" % i for i in range(len(shapes))),
-             ", ".join(self.ty(s) for s in shapes), ", ".join(self.ty(s) for s in results)),
-            "  %%l = tensor.extract %%r#0[] : %s" % self.ty([]),
-            "  return %%l : %s" % dt,
-            "}"])
-        return name
+
+        def build(e, a):
+            r = e.exact("r")
+            e.emit("%s:%d = func.call @%s(%s) : (%s) -> (%s)" % (
+                r, len(results), fn, ", ".join(a), ", ".join(self.ty(s) for s in shapes),
+                ", ".join(self.ty(s) for s in results)))
+            return [e.let(e.exact("l"), "tensor.extract %s#0[] : %s" % (r, self.ty([])))]
+
+        return self.helper(fn + "_loss", [("p%d" % i, self.ty(s)) for i, s in enumerate(shapes)],
+                           [self.dtype], build)
 
     def const(self, v, dtype=None):
-        c = self.fresh()
-        self.emit("%s = arith.constant %s : %s" % (c, fmt_float(v), dtype or self.dtype))
-        return c
+        return self.e.constant(decimal_float(v), dtype or self.dtype, "v")
 
     def call_init(self, shape, freq, phase, scale):
         f, p, s = (self.const(v, "f64") for v in (freq, phase, scale))
@@ -1031,7 +893,7 @@ class Driver:
         return v
 
     def finish(self):
-        out = ["func.func @main() {"] + self.lines + ["  return", "}"]
+        out = ["func.func @main() {"] + self.e.lines + ["  return", "}"]
         return "\n".join(list(self.helpers.values()) + out) + "\n"
 
 
@@ -1065,6 +927,51 @@ def gen_run_main(fn, args, results, dtype):
     return d.finish()
 
 
+def gradcheck_fn(d, fn, shapes, results, i, pname, eps):
+    """@gradcheck_<pname>(args, %new) -> (an, fd) of parameter i (see
+    gen_gradcheck_main), built in an emitter of its own."""
+    dtype, s = d.dtype, shapes[i]
+    d.e = Emitter(DRIVER_STYLE)
+    params = ["%%arg%d" % j for j in range(len(shapes))]
+    d.e.names.reserve(params + ["%new"])
+    # an = <(P' - P) * (-1/lr), D>
+    dirn = d.call_init(s, 0.73, 1.1 + i, 1.0)
+    diff = d.fresh()
+    d.emit("%s = func.call @%s(%s, %s, %%new) : (%s, %s, %s) -> %s" %
+           (diff, d.axpy_fn(s), d.const(-1.0), params[i], dtype, d.ty(s),
+            d.ty(s), d.ty(s)))
+    grad = d.fresh()
+    d.emit("%s = func.call @%s(%s, %s) : (%s, %s) -> %s" %
+           (grad, d.mulall_fn(s), diff, d.const(-1.0 / LR), d.ty(s), dtype, d.ty(s)))
+    an = d.fresh()
+    d.emit("%s = func.call @%s(%s, %s) : (%s, %s) -> %s" %
+           (an, d.dot_fn(s), grad, dirn, d.ty(s), d.ty(s), dtype))
+    # fd = (loss(P + eps D) - loss(P - eps D)) / (2 eps)
+    losses = []
+    for e in (eps, -eps):
+        moved = d.fresh()
+        d.emit("%s = func.call @%s(%s, %s, %s) : (%s, %s, %s) -> %s" %
+               (moved, d.axpy_fn(s), d.const(e), dirn, params[i], dtype, d.ty(s),
+                d.ty(s), d.ty(s)))
+        a = list(params)
+        a[i] = moved
+        lv = d.fresh()
+        d.emit("%s = func.call @%s(%s) : (%s) -> %s" %
+               (lv, d.loss_only_fn(fn, shapes, results), ", ".join(a),
+                ", ".join(d.ty(t) for t in shapes), dtype))
+        losses.append(lv)
+    delta = d.fresh()
+    d.emit("%s = arith.subf %s, %s : %s" % (delta, losses[0], losses[1], dtype))
+    fd = d.fresh()
+    d.emit("%s = arith.mulf %s, %s : %s" % (fd, delta, d.const(1.0 / (2 * eps)), dtype))
+    d.emit("return %s, %s : %s, %s" % (an, fd, dtype, dtype))
+    name = "gradcheck_" + pname
+    d.helpers[name] = private_function(
+        name, [(p, d.ty(t)) for p, t in zip(params, shapes)] + [("%new", d.ty(s))],
+        [dtype, dtype], d.e)
+    return name
+
+
 def gen_gradcheck_main(fn, args, results, dtype, eps, tol, atol, only=None):
     """Per parameter P: directional derivative an = <(P - P')/lr, D> against
     the central difference fd of the loss along D; prints both, then PASS when
@@ -1081,56 +988,16 @@ def gen_gradcheck_main(fn, args, results, dtype, eps, tol, atol, only=None):
     arg_types = ", ".join(d.ty(t) for t in shapes)
     vals = d.build_args(args, nparams)
     r = d.call(fn, vals, shapes, results)
-    main_lines = d.lines
+    main = d.e
     checks = []
     for i in range(nparams):
         if only and not re.search(only, args[i][0]):
             continue
-        s = shapes[i]
-        name = "gradcheck_" + args[i][0]
-        d.lines = []
-        d.n = 0
-        params = ["%%arg%d" % j for j in range(len(shapes))]
-        # an = <(P' - P) * (-1/lr), D>
-        dirn = d.call_init(s, 0.73, 1.1 + i, 1.0)
-        diff = d.fresh()
-        d.emit("%s = func.call @%s(%s, %s, %%new) : (%s, %s, %s) -> %s" %
-               (diff, d.axpy_fn(s), d.const(-1.0), params[i], dtype, d.ty(s),
-                d.ty(s), d.ty(s)))
-        grad = d.fresh()
-        d.emit("%s = func.call @%s(%s, %s) : (%s, %s) -> %s" %
-               (grad, d.mulall_fn(s), diff, d.const(-1.0 / LR), d.ty(s), dtype, d.ty(s)))
-        an = d.fresh()
-        d.emit("%s = func.call @%s(%s, %s) : (%s, %s) -> %s" %
-               (an, d.dot_fn(s), grad, dirn, d.ty(s), d.ty(s), dtype))
-        # fd = (loss(P + eps D) - loss(P - eps D)) / (2 eps)
-        losses = []
-        for e in (eps, -eps):
-            moved = d.fresh()
-            d.emit("%s = func.call @%s(%s, %s, %s) : (%s, %s, %s) -> %s" %
-                   (moved, d.axpy_fn(s), d.const(e), dirn, params[i], dtype, d.ty(s),
-                    d.ty(s), d.ty(s)))
-            a = list(params)
-            a[i] = moved
-            lv = d.fresh()
-            d.emit("%s = func.call @%s(%s) : (%s) -> %s" %
-                   (lv, d.loss_only_fn(fn, shapes, results), ", ".join(a), arg_types, dtype))
-            losses.append(lv)
-        delta = d.fresh()
-        d.emit("%s = arith.subf %s, %s : %s" % (delta, losses[0], losses[1], dtype))
-        fd = d.fresh()
-        d.emit("%s = arith.mulf %s, %s : %s" % (fd, delta, d.const(1.0 / (2 * eps)), dtype))
-        d.emit("return %s, %s : %s, %s" % (an, fd, dtype, dtype))
-        sig = ", ".join("%s: %s" % (p, d.ty(t)) for p, t in zip(params, shapes))
-        d.helpers[name] = "\n".join(
-            ["func.func private @%s(%s, %%new: %s) -> (%s, %s) {" %
-             (name, sig, d.ty(s), dtype, dtype)] + d.lines + ["}"])
-        checks.append((i, name))
+        checks.append((i, gradcheck_fn(d, fn, shapes, results, i, args[i][0], eps)))
+    d.e = main
 
     if not checks:
         raise SystemExit("error: --only '%s' matches no parameter" % only)
-    d.lines = main_lines
-    d.n = 10000
     tol_c = d.const(tol)
     atol_c = d.const(atol)
     worst = d.const(0.0)
@@ -1186,7 +1053,7 @@ def shard_step(text, ranks, name=None):
     annotated values. Upstream `--sharding-propagation --shard-partition`
     (remat-opt's `--remat-shard-partition`) derive the per-rank step, with
     one `shard.all_reduce` per gradient."""
-    fn, args, results, dtype = parse_signature(text, name)
+    sig, (fn, args, results, dtype) = find_step(text, name)
     nparams = len(results) - 1
     if nparams == len(args):
         raise SystemExit("error: @%s has no input argument to split" % fn)
@@ -1195,28 +1062,31 @@ def shard_step(text, ranks, name=None):
             raise SystemExit("error: input %%%s: batch %s is not a multiple of "
                              "%d ranks" % (a, shape[0] if shape else "(scalar)",
                                            ranks))
-    m = re.search(r"func\.func\s+@%s\s*\(.*?\)\s*->\s*\(.*?\)\s*\{\n" % fn,
-                  text, re.S)
-    end = text.index("\n}\n", m.end())
-    body = text[m.end():end]
-    lines = ["  // Data parallel over %d ranks: inputs split along the batch, "
-             "parameters replicated." % ranks,
-             "  %dp_batch = shard.sharding @dp split_axes = [[0]] : !shard.sharding",
-             "  %dp_replicated = shard.sharding @dp split_axes = [[]] : !shard.sharding"]
+    body_start = text.index("\n", sig.body_start) + 1
+    body_end = text.rfind("\n", 0, sig.body_end)
+    body = text[body_start:body_end]
+    e = Emitter(EXAMPLE_STYLE)
+    e.names.reserve(t.text for t in tokens(text[sig.start:sig.body_end])
+                    if t.text.startswith("%"))
+    e.comment("Data parallel over %d ranks: inputs split along the batch, "
+              "parameters replicated." % ranks)
+    batch, replicated = (e.let(e.exact(n), "shard.sharding @dp split_axes = [%s] : "
+                               "!shard.sharding" % axes)
+                         for n, axes in (("dp_batch", "[0]"), ("dp_replicated", "[]")))
+    renames = {}
     for i, (a, shape) in enumerate(args):
-        sharding = "%dp_replicated" if i < nparams else "%dp_batch"
-        ty = "tensor<%s%s>" % ("".join("%dx" % d for d in shape), dtype)
-        lines.append("  %%%s_dp = shard.shard %%%s to %s annotate_for_users : %s"
-                     % (a, a, sharding, ty))
-        body = re.sub(r"%%%s\b" % a, "%%%s_dp" % a, body)
-    grid = "shard.grid @dp(shape = %d)\n\n" % ranks
-    start = text.rfind("\n", 0, m.start()) + 1
-    return (text[:start] + grid + text[start:m.end()] + "\n".join(lines) +
-            "\n\n" + body + text[end:])
+        v = Value("%" + a, shape, dtype)
+        renames[v.name] = e.let(e.exact(a + "_dp"), "shard.shard %s to %s annotate_for_users : %s"
+                                % (v.name, replicated if i < nparams else batch, v.type))
+    start = text.rfind("\n", 0, sig.start) + 1
+    return (text[:start] + "shard.grid @dp(shape = %d)\n\n" % ranks +
+            text[start:body_start] + "\n".join(e.lines) + "\n\n" +
+            rename_values(body, renames) + text[body_end:])
 
 
-def emit_driver(text, o, name=None):
-    fn, args, results, dtype = parse_signature(text, name)
+def emit_driver(step, o):
+    """The driver of `step`, a parse_signature tuple."""
+    fn, args, results, dtype = step
     if o.main == "run":
         return gen_run_main(fn, args, results, dtype)
     return gen_gradcheck_main(fn, args, results, dtype, o.eps, o.tol, o.atol, o.only)
@@ -1305,7 +1175,7 @@ def main(argv):
             text = text.replace("f32", "f64")
         if o.main == "none":
             o.main = "run"
-        body = emit_driver(text, o, o.name)
+        body = emit_driver(parse_signature(text, o.name), o)
         header = ("// Driver generated by examples/gen/gen_training_step.py %s\n"
                   "// (inputs: see examples/README.md).\n"
                   % " ".join(a if a != o.file else o.file.split("/")[-1] for a in argv))
@@ -1317,10 +1187,10 @@ def main(argv):
         o.name = o.model + "_step"
     header = ("// Generated by examples/gen/gen_training_step.py %s; do not edit.\n"
               % " ".join(argv))
-    step = gen_step(o)
+    step, signature = gen_step(o)
     out = header + step
     if o.main != "none":
-        out += "\n" + emit_driver(step, o, o.name)
+        out += "\n" + emit_driver(signature, o)
     sys.stdout.write(out)
     return 0
 

@@ -10,6 +10,9 @@
 
 #include "remat/Analysis/CostModel.h"
 
+#include "remat/Analysis/Storage.h"
+#include "remat/Support/JSON.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -60,71 +63,6 @@ FlatSymbolRefAttr remat::getCollectiveGrid(Operation *op) {
   if (!isCollectiveOp(op))
     return nullptr;
   return op->getAttrOfType<FlatSymbolRefAttr>("grid");
-}
-
-bool remat::isViewOp(Operation *op) {
-  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-             tensor::ExtractSliceOp, tensor::CastOp, tensor::ReshapeOp,
-             tensor::BitcastOp, bufferization::ToTensorOp>(op);
-}
-
-/// Returns true if `op`'s tensor results own no storage although they are not
-/// views: their buffer is either static data or accounted to another op.
-static bool ownsNoStorage(Operation *op) {
-  if (isViewOp(op))
-    return true;
-  // The buffer of an uninitialized tensor is the one its destination-passing
-  // consumer writes into; that consumer's result owns it.
-  if (isa<tensor::EmptyOp>(op))
-    return true;
-  if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(op))
-    return !alloc.getCopy();
-  // Constants become read-only globals, not heap buffers.
-  return isa<arith::ConstantOp>(op);
-}
-
-std::optional<int64_t> remat::getElementByteWidth(Type type) {
-  if (isa<IndexType>(type))
-    return 8;
-  if (type.isIntOrFloat())
-    return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
-  if (auto complex = dyn_cast<ComplexType>(type)) {
-    std::optional<int64_t> part = getElementByteWidth(complex.getElementType());
-    if (!part)
-      return std::nullopt;
-    return 2 * *part;
-  }
-  if (auto vector = dyn_cast<VectorType>(type)) {
-    if (vector.isScalable())
-      return std::nullopt;
-    std::optional<int64_t> lane = getElementByteWidth(vector.getElementType());
-    if (!lane)
-      return std::nullopt;
-    return vector.getNumElements() * *lane;
-  }
-  return std::nullopt;
-}
-
-std::optional<int64_t>
-remat::getStorageBytes(Type type, std::optional<int64_t> dynamicSize) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped)
-    return getElementByteWidth(type);
-  if (!shaped.hasRank())
-    return std::nullopt;
-  std::optional<int64_t> bytes = getElementByteWidth(shaped.getElementType());
-  if (!bytes)
-    return std::nullopt;
-  for (int64_t size : shaped.getShape()) {
-    if (ShapedType::isDynamic(size)) {
-      if (!dynamicSize)
-        return std::nullopt;
-      size = *dynamicSize;
-    }
-    if (llvm::MulOverflow(*bytes, size, *bytes))
-      return std::nullopt;
-  }
-  return bytes;
 }
 
 int64_t remat::getScalarOpFlops(Operation *op) {
@@ -236,6 +174,7 @@ FailureOr<int64_t> OpCostComputer::getNumElements(ShapedType type,
 
 LogicalResult OpCostComputer::computeBytes(SmallVectorImpl<int64_t> &bytes) {
   bool noStorage = ownsNoStorage(op);
+  DataLayout layout = DataLayout::closest(op);
   for (OpResult result : op->getResults()) {
     auto tensorType = dyn_cast<TensorType>(result.getType());
     // Scalars (and any non-tensor result) live in registers.
@@ -244,20 +183,19 @@ LogicalResult OpCostComputer::computeBytes(SmallVectorImpl<int64_t> &bytes) {
       continue;
     }
     std::string what = "result #" + std::to_string(result.getResultNumber());
-    std::optional<int64_t> width =
-        getElementByteWidth(tensorType.getElementType());
-    if (!width)
+    if (!getElementStorageBytes(tensorType.getElementType(), layout))
       return op->emitOpError()
              << "has " << what << " of element type "
              << tensorType.getElementType()
              << " whose size in bytes the cost model does not know";
-    FailureOr<int64_t> count = getNumElements(tensorType, what);
-    if (failed(count))
+    // Says which dimension is dynamic or unranked, and takes the hint.
+    if (failed(getNumElements(tensorType, what)))
       return failure();
-    int64_t size = *count;
-    if (failed(multiply(size, *width)))
-      return failure();
-    bytes.push_back(size);
+    std::optional<int64_t> size =
+        getStorageBytes(tensorType, layout, options.dynamicSizeHint);
+    if (!size || isSaturated(*size))
+      return op->emitOpError() << "has a cost that overflows a 64-bit integer";
+    bytes.push_back(*size);
   }
   return success();
 }
@@ -480,12 +418,55 @@ llvm::Expected<CostProfile> CostProfile::load(llvm::StringRef path) {
   return parse((*buffer)->getBuffer(), path);
 }
 
+namespace {
+/// One entry of a profile as written; a null member counts as absent.
+struct ProfileEntry {
+  std::optional<std::string> loc, name;
+  JSONNumber timeNs;
+};
+
+bool fromJSON(const llvm::json::Value &value, ProfileEntry &out,
+              llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.mapOptional("loc", out.loc) &&
+         o.mapOptional("name", out.name) && o.map("time_ns", out.timeNs);
+}
+} // namespace
+
+/// Adds the entry `value` (at `path`) to `byLoc` or `byName`, or records
+/// what is wrong with it in `errors`.
+static bool addProfileEntry(const llvm::json::Value &value,
+                            llvm::json::Path path, JSONErrors &errors,
+                            llvm::StringMap<int64_t> &byLoc,
+                            llvm::StringMap<int64_t> &byName) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return errors.fail(path, "expected an object");
+  if (!object->get("loc") == !object->get("name"))
+    return errors.fail(path, "expected exactly one of \"loc\" and \"name\"");
+  ProfileEntry entry;
+  if (!requireKeys(*object, {"time_ns"}, path, errors) ||
+      !fromJSON(value, entry, path))
+    return false;
+  const char *keyName = entry.loc ? "loc" : "name";
+  std::string key = entry.loc ? *entry.loc : *entry.name;
+  if (key.empty())
+    return errors.fail(path.field(keyName), "must be a non-empty string");
+  double time = entry.timeNs.value;
+  if (time < 0 || time > 9.0e18)
+    return errors.fail(path.field("time_ns"),
+                       "must be a non-negative number below 9e18");
+  llvm::StringMap<int64_t> &map = entry.loc ? byLoc : byName;
+  if (!map.try_emplace(key, static_cast<int64_t>(std::llround(time))).second)
+    return errors.fail(path, "duplicate entry for \"" + key + "\"");
+  return true;
+}
+
 llvm::Expected<CostProfile> CostProfile::parse(llvm::StringRef contents,
                                                llvm::StringRef path) {
-  llvm::Expected<llvm::json::Value> root = llvm::json::parse(contents);
+  llvm::Expected<llvm::json::Value> root = parseJSON(contents);
   if (!root)
-    return makeProfileError(path, "malformed JSON: " +
-                                      llvm::toString(root.takeError()));
+    return makeProfileError(path, llvm::toString(root.takeError()));
   const llvm::json::Object *object = root->getAsObject();
   if (!object)
     return makeProfileError(path, "expected a JSON object with an \"ops\" "
@@ -495,36 +476,14 @@ llvm::Expected<CostProfile> CostProfile::parse(llvm::StringRef contents,
     return makeProfileError(path, "expected an \"ops\" array at the top level");
 
   CostProfile profile;
-  for (auto [index, entryValue] : llvm::enumerate(*ops)) {
-    std::string where = "ops[" + std::to_string(index) + "]: ";
-    const llvm::json::Object *entry = entryValue.getAsObject();
-    if (!entry)
-      return makeProfileError(path, where + "expected an object");
-
-    const llvm::json::Value *locValue = entry->get("loc");
-    const llvm::json::Value *nameValue = entry->get("name");
-    if ((locValue != nullptr) == (nameValue != nullptr))
-      return makeProfileError(path, where + "expected exactly one of \"loc\" "
-                                            "and \"name\"");
-    const llvm::json::Value *keyValue = locValue ? locValue : nameValue;
-    std::optional<llvm::StringRef> key = keyValue->getAsString();
-    if (!key || key->empty())
-      return makeProfileError(path, where + "\"" + (locValue ? "loc" : "name") +
-                                        "\" must be a non-empty string");
-
-    std::optional<double> time = entry->getNumber("time_ns");
-    if (!time)
-      return makeProfileError(path, where + "expected a number \"time_ns\"");
-    if (!std::isfinite(*time) || *time < 0 || *time > 9.0e18)
-      return makeProfileError(path, where + "\"time_ns\" must be a "
-                                            "non-negative number below 9e18");
-
-    llvm::StringMap<int64_t> &map = locValue ? profile.byLoc : profile.byName;
-    if (!map.try_emplace(*key, static_cast<int64_t>(std::llround(*time)))
-             .second)
-      return makeProfileError(path,
-                              where + "duplicate entry for \"" + *key + "\"");
-  }
+  JSONErrors errors;
+  // A json::Path refers to its parent: keep every level in a variable.
+  llvm::json::Path rootPath = errors.root();
+  llvm::json::Path opsPath = rootPath.field("ops");
+  for (auto [index, entry] : llvm::enumerate(*ops))
+    if (!addProfileEntry(entry, opsPath.index(index), errors, profile.byLoc,
+                         profile.byName))
+      return makeProfileError(path, errors.getMessage());
   return profile;
 }
 

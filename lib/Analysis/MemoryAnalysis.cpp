@@ -11,7 +11,7 @@
 
 #include "remat/Analysis/MemoryAnalysis.h"
 
-#include "remat/Analysis/CostModel.h"
+#include "remat/Analysis/Storage.h"
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Solver/Problem.h"
@@ -46,65 +46,12 @@ using namespace remat;
 // Sizes
 //===----------------------------------------------------------------------===//
 
-std::optional<int64_t> remat::getStaticStorageBytes(Type type,
-                                                    Operation *scope) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasStaticShape() ||
-      !isa<TensorType, BaseMemRefType>(type))
-    return std::nullopt;
-  DataLayout layout = DataLayout::closest(scope);
-  llvm::TypeSize elementBytes = layout.getTypeSize(shaped.getElementType());
-  if (elementBytes.isScalable())
-    return std::nullopt;
-  // A size that overflows saturates; the analysis then reports it as too
-  // large (see kMaxTotalBytes) instead of wrapping around.
-  int64_t bytes = static_cast<int64_t>(elementBytes.getFixedValue());
-  for (int64_t dim : shaped.getShape())
-    if (llvm::MulOverflow(bytes, dim, bytes))
-      return std::numeric_limits<int64_t>::max();
-  return bytes;
-}
-
-std::optional<int64_t> remat::getBoundedStorageBytes(Type type,
-                                                     int64_t dynamicSize,
-                                                     Operation *scope) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasRank() || dynamicSize <= 0)
-    return std::nullopt;
-  SmallVector<int64_t> shape(shaped.getShape());
-  for (int64_t &dim : shape)
-    if (ShapedType::isDynamic(dim))
-      dim = dynamicSize;
-  return getStaticStorageBytes(shaped.clone(shape), scope);
-}
-
 /// Bytes of result `index` recorded by `remat.cost`, if the op has one.
 static std::optional<int64_t> getCostBytes(Operation *op, unsigned index) {
   auto cost = op->getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
   if (!cost || index >= cost.getBytes().size())
     return std::nullopt;
   return cost.getBytes()[index];
-}
-
-/// Ops that only reinterpret or slice their first operand: the cost model's
-/// views (after bufferization they alias it and own no storage), and memref
-/// views.
-static bool isTensorView(Operation *op) {
-  return isViewOp(op) || isa<ViewLikeOpInterface>(op);
-}
-
-/// The value whose storage a zero-byte `result` shares: the source of a view,
-/// or the destination a destination-style op writes into in place.
-static Value getStorageSource(OpResult result) {
-  Operation *op = result.getOwner();
-  if (auto view = dyn_cast<ViewLikeOpInterface>(op))
-    return view.getViewSource();
-  if (isTensorView(op))
-    return op->getOperand(0);
-  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
-    if (OpOperand *tied = dps.getTiedOpOperand(result))
-      return tied->get();
-  return {};
 }
 
 //===----------------------------------------------------------------------===//
@@ -312,10 +259,10 @@ void MemoryAnalysis::addBuffer(BufferLiveRange::Kind kind, Value value,
 void MemoryAnalysis::addArgumentBuffers(Block &block) {
   const unsigned last = ops.size() - 1;
   for (BlockArgument arg : block.getArguments()) {
-    if (!isa<ShapedType>(arg.getType()))
+    // Scalars and vectors live in registers.
+    if (!isa<TensorType, BaseMemRefType>(arg.getType()))
       continue;
-    std::optional<int64_t> bytes =
-        getStaticStorageBytes(arg.getType(), function);
+    std::optional<int64_t> bytes = getStorageBytes(arg.getType(), function);
     if (!bytes) {
       ++unsizedArguments;
       continue;
@@ -342,13 +289,9 @@ std::optional<int64_t> MemoryAnalysis::getTensorBytes(OpResult result) {
   // copy, which --remat-rematerialize makes) storage is counted on the
   // destination-style op that writes into it; a to_tensor's on the memref
   // it wraps.
-  if (isTensorView(op) || isa<tensor::EmptyOp, bufferization::ToTensorOp>(op))
+  if (ownsNoStorage(op))
     return 0;
-  if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(op);
-      alloc && !alloc.getCopy())
-    return 0;
-  if (std::optional<int64_t> bytes =
-          getStaticStorageBytes(result.getType(), op))
+  if (std::optional<int64_t> bytes = getStorageBytes(result.getType(), op))
     return bytes;
   fail(op, llvm::formatv("result #{0} of type {1} has no 'remat.cost' "
                          "attribute and no static size: the memory "
@@ -362,10 +305,10 @@ std::optional<int64_t> MemoryAnalysis::getAllocationBytes(OpResult result) {
   Operation *op = result.getOwner();
   std::optional<int64_t> bytes = getCostBytes(op, result.getResultNumber());
   if (!bytes)
-    bytes = getStaticStorageBytes(result.getType(), op);
-  if (!bytes && options.dynamicSizeHint > 0)
-    bytes =
-        getBoundedStorageBytes(result.getType(), options.dynamicSizeHint, op);
+    bytes = getStorageBytes(result.getType(), op,
+                            options.dynamicSizeHint > 0
+                                ? std::optional<int64_t>(options.dynamicSizeHint)
+                                : std::nullopt);
   if (!bytes) {
     fail(op, llvm::formatv("allocates {0}, which has no static size: the "
                            "memory analysis needs static shapes, a "

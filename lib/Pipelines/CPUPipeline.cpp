@@ -9,6 +9,8 @@
 // decides is how buffers are allocated and freed, which is what makes the
 // executed program's heap usage comparable to remat's memory model:
 //
+//  * elementwise arith/math ops on tensors become linalg.generic ops, which
+//    bufferize (upstream convert-elementwise-to-linalg);
 //  * one-shot-bufferize with function boundaries and identity layouts: every
 //    tensor result that cannot be written in place becomes one memref.alloc
 //    of exactly its byte size (buffer-alignment=0 adds no padding);
@@ -53,6 +55,10 @@ void remat::buildRematBufferizePipeline(
   // convert-linalg-to-loops cannot lower aggregated ops (linalg.softmax):
   // decompose them into linalg.generic ops while still on tensors.
   pm.addPass(createRematDecomposeAggregatedOps());
+  // Elementwise arith and math ops applied to whole tensors (`math.tanh %t :
+  // tensor<...>`, which other front ends emit and the planning passes cost)
+  // do not bufferize: make them linalg.generic ops first.
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   // Collectives of a data-parallel step: shard -> mpi on buffers, with the
   // MPI ABI selected and the mpi ops given memory effects, so that
   // deallocation and convert-to-llvm accept them (no-ops without shard).

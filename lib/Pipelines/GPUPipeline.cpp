@@ -48,6 +48,24 @@ extern "C" void LLVMInitializeNVPTXTargetMC();
 
 using namespace mlir;
 
+namespace {
+/// Fails with `message` at the module: how a pipeline builder reports an
+/// option it cannot apply, when the pipeline runs.
+struct ReportErrorPass
+    : public PassWrapper<ReportErrorPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ReportErrorPass)
+
+  explicit ReportErrorPass(std::string message) : message(std::move(message)) {}
+  StringRef getArgument() const override { return "remat-report-error"; }
+  void runOnOperation() override {
+    getOperation().emitError(message);
+    signalPassFailure();
+  }
+
+  std::string message;
+};
+} // namespace
+
 static StringRef getFormatName(remat::GPUBinaryFormat format) {
   switch (format) {
   case remat::GPUBinaryFormat::Isa:
@@ -106,18 +124,26 @@ void remat::buildRematLowerToNVVMPipeline(
   // own gpu-module-to-binary pass.
   if (options.toolkit.empty())
     return;
+  std::string problem;
   for (auto [index, pass] : llvm::enumerate(pm.getPasses())) {
     if (index < firstUpstreamPass ||
         pass.getArgument() != "gpu-module-to-binary")
       continue;
     std::string toolkitOption = "toolkit=\"" + options.toolkit + "\"";
-    auto reportError = [](const Twine &message) -> LogicalResult {
-      llvm::report_fatal_error(message);
+    auto recordError = [&](const Twine &message) -> LogicalResult {
+      problem = message.str();
+      return failure();
     };
-    if (failed(pass.initializeOptions(toolkitOption, reportError)))
-      llvm::report_fatal_error("cannot set the CUDA toolkit path of "
-                               "gpu-module-to-binary");
+    if (failed(pass.initializeOptions(toolkitOption, recordError)))
+      break;
   }
+  if (problem.empty())
+    return;
+  // A pipeline builder cannot fail: run nothing but an error instead.
+  pm.clear();
+  pm.addPass(std::make_unique<ReportErrorPass>(
+      "remat-lower-to-nvvm: cannot set the CUDA toolkit path '" +
+      options.toolkit + "' of gpu-module-to-binary: " + problem));
 }
 
 bool remat::isKnownNVPTXChip(StringRef chip) {

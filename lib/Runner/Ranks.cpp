@@ -6,12 +6,16 @@
 
 #include "remat/Runner/Ranks.h"
 
+#include "remat/Analysis/Storage.h"
+#include "remat/Support/JSON.h"
+
 #include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -26,27 +30,31 @@
 using namespace mlir;
 using namespace remat;
 
-RankSession::RankSession(StringRef tool, bool distributed, int &argc,
-                         char **&argv) {
+llvm::Expected<std::unique_ptr<RankSession>>
+RankSession::create(StringRef tool, bool distributed, int &argc,
+                    char **&argv) {
+  std::unique_ptr<RankSession> session(new RankSession());
   if (!distributed)
-    return;
+    return std::move(session);
 #if REMAT_ENABLE_MPI
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized)
     MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &session->rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &session->size);
   MPI_Comm local;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
-                      &local);
-  MPI_Comm_rank(local, &localRank);
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, session->rank,
+                      MPI_INFO_NULL, &local);
+  MPI_Comm_rank(local, &session->localRank);
   MPI_Comm_free(&local);
-  active = true;
+  session->active = true;
+  return std::move(session);
 #else
-  exitWithError(tool, "the step communicates (shard or mpi ops), but " + tool +
-                          " was built without MPI (install libopenmpi-dev "
-                          "and reconfigure)");
+  return makeRunnerError("the step communicates (shard or mpi ops), but " +
+                         tool +
+                         " was built without MPI (install libopenmpi-dev "
+                         "and reconfigure)");
 #endif
 }
 
@@ -109,52 +117,81 @@ bool remat::communicates(ModuleOp module) {
 /// The specs of the whole values the arguments of `entry` are blocks of:
 /// the declared types, with the split dimension of a per-rank program's
 /// argument (`remat.split_dim`) multiplied back.
-static SmallVector<ValueSpec> getGlobalSpecs(StringRef tool, func::FuncOp entry,
-                                             ArrayRef<ArgSplit> splits) {
-  SmallVector<ValueSpec> specs, results;
-  getSignatureSpecs(tool, entry, specs, results);
-  for (auto [spec, split] : llvm::zip(specs, splits))
-    if (split.perRank)
-      spec.shape[split.dim] *= split.parts;
-  return specs;
+static llvm::Error getGlobalSpecs(StringRef tool, func::FuncOp entry,
+                                  ArrayRef<ArgSplit> splits,
+                                  SmallVectorImpl<ValueSpec> &specs) {
+  SmallVector<ValueSpec> results;
+  if (llvm::Error error = getSignatureSpecs(tool, entry, specs, results))
+    return error;
+  for (auto [i, split] : llvm::enumerate(splits)) {
+    if (!split.perRank)
+      continue;
+    // The whole value is `parts` blocks: it must not wrap around either.
+    auto type = cast<ShapedType>(entry.getArgumentTypes()[i]);
+    SmallVector<int64_t> shape(type.getShape());
+    bool overflow =
+        llvm::MulOverflow(shape[split.dim], split.parts, shape[split.dim]);
+    std::optional<int64_t> bytes =
+        getStorageBytes(type.clone(shape), entry.getOperation());
+    if (overflow || !bytes || isSaturated(*bytes))
+      return makeRunnerError("the whole value of argument #" + Twine(i) +
+                             " of the per-rank '" + entry.getName() +
+                             "' takes more than 2^63 bytes");
+    specs[i].shape = std::move(shape);
+  }
+  return llvm::Error::success();
 }
 
-RankEntry remat::prepareRankEntry(StringRef tool, ModuleOp module,
-                                  func::FuncOp entry, StringRef filename,
-                                  const RankSession &session) {
-  std::string error;
-  FailureOr<SmallVector<ArgSplit>> splits = getArgSplits(entry, error);
-  if (failed(splits))
-    exitWithError(tool, "'" + entry.getName() + "': " + error);
-  FailureOr<int64_t> gridProcesses = getGridProcessCount(module, error);
-  if (failed(gridProcesses))
-    exitWithError(tool, error);
-  if (*gridProcesses > 0 && *gridProcesses != session.getSize())
-    exitWithError(tool, "the step's grid has " + Twine(*gridProcesses) +
-                            " processes, but this run has " +
-                            Twine(session.getSize()) + " ranks (mpirun -np " +
-                            Twine(*gridProcesses) + ")");
-  RankEntry ranked;
-  ranked.splits = std::move(*splits);
-  ranked.globalSpecs = getGlobalSpecs(tool, entry, ranked.splits);
-
-  bool annotated = false;
-  entry.walk([&](shard::ShardOp) { annotated = true; });
-  if (annotated)
-    lowerModule(tool, module, "builtin.module(remat-shard-partition)", filename,
-                [](PassManager &) {});
-  getSignatureSpecs(tool, entry, ranked.argSpecs, ranked.resultSpecs);
+/// Checks that every argument of the per-rank program is the block of its
+/// split of the whole value.
+static llvm::Error checkBlocks(const RankEntry &ranked, func::FuncOp entry) {
   for (auto [i, split] : llvm::enumerate(ranked.splits)) {
     SmallVector<int64_t> expected = ranked.globalSpecs[i].shape;
     if (split.dim >= 0)
       expected[split.dim] /= split.parts;
     if (ranked.argSpecs[i].shape != ArrayRef<int64_t>(expected))
-      exitWithError(tool, "argument #" + Twine(i) + " of the per-rank '" +
-                              entry.getName() + "' is " +
-                              ranked.argSpecs[i].typeString +
-                              ", not the block of its annotation");
+      return makeRunnerError("argument #" + Twine(i) + " of the per-rank '" +
+                             entry.getName() + "' is " +
+                             ranked.argSpecs[i].typeString +
+                             ", not the block of its annotation");
   }
-  return ranked;
+  return llvm::Error::success();
+}
+
+llvm::Expected<RankEntry>
+remat::prepareRankEntry(StringRef tool, ModuleOp module, func::FuncOp entry,
+                        StringRef filename, const RankSession &session) {
+  std::string error;
+  FailureOr<SmallVector<ArgSplit>> splits = getArgSplits(entry, error);
+  if (failed(splits))
+    return makeRunnerError("'" + entry.getName() + "': " + error);
+  FailureOr<int64_t> gridProcesses = getGridProcessCount(module, error);
+  if (failed(gridProcesses))
+    return makeRunnerError(error);
+  if (*gridProcesses > 0 && *gridProcesses != session.getSize())
+    return makeRunnerError("the step's grid has " + Twine(*gridProcesses) +
+                           " processes, but this run has " +
+                           Twine(session.getSize()) + " ranks (mpirun -np " +
+                           Twine(*gridProcesses) + ")");
+  RankEntry ranked;
+  ranked.splits = std::move(*splits);
+  if (llvm::Error error =
+          getGlobalSpecs(tool, entry, ranked.splits, ranked.globalSpecs))
+    return std::move(error);
+
+  bool annotated = false;
+  entry.walk([&](shard::ShardOp) { annotated = true; });
+  if (annotated)
+    if (llvm::Error error =
+            lowerModule(module, "builtin.module(remat-shard-partition)",
+                        filename, [](PassManager &) {}))
+      return std::move(error);
+  if (llvm::Error error = getSignatureSpecs(tool, entry, ranked.argSpecs,
+                                            ranked.resultSpecs))
+    return std::move(error);
+  if (llvm::Error error = checkBlocks(ranked, entry))
+    return std::move(error);
+  return std::move(ranked);
 }
 
 void remat::fillRankInput(const RankEntry &ranked, unsigned arg,
@@ -211,41 +248,82 @@ void remat::printRankReportsJSON(llvm::raw_ostream &os,
   os << "\n]}\n";
 }
 
-void remat::printRunReport(
-    RankSession &session, bool emitJson,
-    llvm::function_ref<void(llvm::raw_ostream &)> printJSON,
-    llvm::function_ref<void(llvm::raw_ostream &, ArrayRef<std::string>)>
-        printText) {
+llvm::Error remat::printRunReport(RankSession &session,
+                                  const RunReport &report, bool emitJson) {
+  auto printJSON = [&](llvm::raw_ostream &os) { report.printJSON(os); };
   std::vector<std::string> reports;
   if (!gatherRankReports(session, printJSON, reports))
-    return;
-  if (!emitJson)
-    return printText(llvm::outs(), reports);
+    return llvm::Error::success();
+  if (!emitJson) {
+    report.printText(llvm::outs());
+    return session.isDistributed() ? printRankTable(llvm::outs(), reports)
+                                   : llvm::Error::success();
+  }
   if (!session.isDistributed())
-    return printJSON(llvm::outs());
-  printRankReportsJSON(llvm::outs(), reports);
+    printJSON(llvm::outs());
+  else
+    printRankReportsJSON(llvm::outs(), reports);
+  return llvm::Error::success();
 }
 
-void remat::printRankTable(StringRef tool, llvm::raw_ostream &os,
-                           ArrayRef<std::string> reports, StringRef peakKey) {
+namespace {
+/// What the rank table reads of a rank's JSON report (RunReport::printJSON).
+struct RankRow {
+  JSONInt peakBytes, inputBytes, leakedBytes;
+  JSONNumber timeMsMin;
+  std::vector<std::string> resultHashes;
+};
+
+/// One result of a report: its hash.
+struct ResultHash {
+  std::string fnv;
+};
+
+bool fromJSON(const llvm::json::Value &value, ResultHash &out,
+              llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.map("fnv1a64", out.fnv);
+}
+
+bool fromJSON(const llvm::json::Value &value, RankRow &out,
+              llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  std::vector<ResultHash> results;
+  if (!o || !o.map("peak_bytes", out.peakBytes) ||
+      !o.map("input_bytes", out.inputBytes) ||
+      !o.map("leaked_bytes", out.leakedBytes) ||
+      !o.map("time_ms_min", out.timeMsMin) || !o.map("results", results))
+    return false;
+  for (const ResultHash &result : results)
+    out.resultHashes.push_back(result.fnv);
+  return true;
+}
+} // namespace
+
+llvm::Error remat::printRankTable(llvm::raw_ostream &os,
+                                  ArrayRef<std::string> reports) {
   os << "rank  peak_bytes  input_bytes  leaked_bytes  time_ms_min  "
         "results_fnv1a64\n";
   for (auto [rank, report] : llvm::enumerate(reports)) {
-    llvm::Expected<llvm::json::Value> value = llvm::json::parse(report);
+    llvm::Expected<llvm::json::Value> value = parseJSON(report);
+    RankRow row;
+    JSONErrors errors;
     if (!value)
-      exitWithError(tool, "rank " + Twine(rank) + " sent a malformed report: " +
-                              llvm::toString(value.takeError()));
-    const llvm::json::Object &o = *value->getAsObject();
+      return makeRunnerError("rank " + Twine(rank) + " sent a malformed " +
+                             "report: " + llvm::toString(value.takeError()));
+    if (!fromJSON(*value, row, errors.root()))
+      return makeRunnerError("rank " + Twine(rank) + " sent a malformed " +
+                             "report: " + errors.getMessage());
     // One hash over the result hashes, in result order.
     uint64_t hash = Checksum().fnv;
-    for (const llvm::json::Value &result : *o.getArray("results"))
-      for (char c : result.getAsObject()->getString("fnv1a64").value_or(""))
+    for (const std::string &fnv : row.resultHashes)
+      for (char c : fnv)
         hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
     os << llvm::format("%-4zu  %10lld  %11lld  %12lld  %11.3f  ", rank,
-                       (long long)o.getInteger(peakKey).value_or(-1),
-                       (long long)o.getInteger("input_bytes").value_or(-1),
-                       (long long)o.getInteger("leaked_bytes").value_or(-1),
-                       o.getNumber("time_ms_min").value_or(-1))
+                       (long long)row.peakBytes.value,
+                       (long long)row.inputBytes.value,
+                       (long long)row.leakedBytes.value, row.timeMsMin.value)
        << formatHex64(hash) << "\n";
   }
+  return llvm::Error::success();
 }

@@ -6,7 +6,9 @@
 
 #include "remat/Runner/RunnerSupport.h"
 
+#include "remat/Analysis/Storage.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Support/Diagnostics.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -32,8 +34,9 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <unistd.h>
+
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -51,8 +54,8 @@ unsigned ValueSpec::elemBytes() const {
   return kind == ElemKind::F32 || kind == ElemKind::I32 ? 4 : 8;
 }
 
-FailureOr<ValueSpec> remat::getValueSpec(Type type, StringRef tool,
-                                         std::string &reason) {
+FailureOr<ValueSpec> remat::getValueSpec(Type type, const DataLayout &layout,
+                                         StringRef tool, std::string &reason) {
   ValueSpec spec;
   llvm::raw_string_ostream os(spec.typeString);
   type.print(os);
@@ -87,6 +90,14 @@ FailureOr<ValueSpec> remat::getValueSpec(Type type, StringRef tool,
     spec.kind = ElemKind::I64;
   else {
     reason = "element type must be f32, f64, i32 or i64";
+    return failure();
+  }
+  // The storage model saturates instead of wrapping: a value this large
+  // cannot be allocated, and its lowering would compute a wrapped size.
+  std::optional<int64_t> bytes = getStorageBytes(type, layout);
+  if (!bytes || isSaturated(*bytes)) {
+    reason = "it takes more than 2^63 bytes, more than " + tool.str() +
+             " can allocate";
     return failure();
   }
   return spec;
@@ -380,9 +391,21 @@ std::string remat::formatHex64(uint64_t v) {
 
 namespace cl = llvm::cl;
 
-RunnerOptions::RunnerOptions(StringRef tool, cl::OptionCategory &category,
+char RunnerError::ID = 0;
+
+void RunnerError::log(raw_ostream &os) const { os << message; }
+
+std::error_code RunnerError::convertToErrorCode() const {
+  return llvm::inconvertibleErrorCode();
+}
+
+llvm::Error remat::makeRunnerError(const Twine &message, int exitCode) {
+  return llvm::make_error<RunnerError>(message, exitCode);
+}
+
+RunnerOptions::RunnerOptions(cl::OptionCategory &category,
                              StringRef pipelineHelp, StringRef printLoweredHelp)
-    : tool(tool.str()), category(category),
+    : category(category),
       inputFilename(cl::Positional, cl::desc("<input .mlir file>"),
                     cl::init("-"), cl::cat(category)),
       pipeline("pipeline", cl::desc(pipelineHelp), cl::init(""),
@@ -406,14 +429,17 @@ RunnerOptions::RunnerOptions(StringRef tool, cl::OptionCategory &category,
       printLowered("print-lowered", cl::desc(printLoweredHelp), cl::init(false),
                    cl::cat(category)) {}
 
-void RunnerOptions::parseCommandLine(int argc, char **argv,
-                                     StringRef overview) {
+llvm::Error RunnerOptions::parseCommandLine(int argc, char **argv,
+                                            StringRef overview) {
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv, overview);
+  if (!cl::ParseCommandLineOptions(argc, argv, overview, &llvm::errs()))
+    return makeRunnerError("bad command line (see above; --help lists the "
+                           "options)");
   if (repeatCount == 0)
-    exitWithError(tool, "--repeat must be at least 1");
+    return makeRunnerError("--repeat must be at least 1");
   if (optLevel > 3)
-    exitWithError(tool, "--opt-level must be 0, 1, 2 or 3");
+    return makeRunnerError("--opt-level must be 0, 1, 2 or 3");
+  return llvm::Error::success();
 }
 
 void remat::registerRunnerDialects(DialectRegistry &registry) {
@@ -422,64 +448,117 @@ void remat::registerRunnerDialects(DialectRegistry &registry) {
   registry.insert<RematDialect>();
 }
 
-void remat::exitWithError(StringRef tool, const Twine &message, int exitCode) {
-  llvm::errs() << tool << ": error: " << message << "\n";
-  std::exit(exitCode);
-}
-
-RunnerInput::RunnerInput(
-    StringRef tool, StringRef filename,
+llvm::Expected<std::unique_ptr<RunnerInput>> RunnerInput::open(
+    StringRef filename,
     function_ref<void(DialectRegistry &)> registerTranslations) {
+  std::unique_ptr<RunnerInput> input(new RunnerInput());
   DialectRegistry registry;
   registerRunnerDialects(registry);
   registerTranslations(registry);
-  context = std::make_unique<MLIRContext>(registry);
-  context->loadAllAvailableDialects();
-  sourceMgr = std::make_unique<llvm::SourceMgr>();
-  diagHandler =
-      std::make_unique<SourceMgrDiagnosticHandler>(*sourceMgr, context.get());
+  input->context = std::make_unique<MLIRContext>(registry);
+  input->context->loadAllAvailableDialects();
+  input->sourceMgr = std::make_unique<llvm::SourceMgr>();
+  input->diagHandler = std::make_unique<SourceMgrDiagnosticHandler>(
+      *input->sourceMgr, input->context.get());
+  registerLongLineDiagnosticHandler(input->context.get());
   if (filename != "-" && !llvm::sys::fs::exists(filename))
-    exitWithError(tool, "cannot open '" + filename + "': no such file");
+    return makeRunnerError("cannot open '" + filename + "': no such file");
   std::string openError;
   auto file = openInputFile(filename, &openError);
   if (!file)
-    exitWithError(tool, "cannot open '" + filename + "': " + openError);
-  sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  module = parseSourceFile<ModuleOp>(*sourceMgr, context.get());
-  if (!module)
-    exitWithError(tool, "could not parse '" + filename + "'");
+    return makeRunnerError("cannot open '" + filename + "': " + openError);
+  input->sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  input->module =
+      parseSourceFile<ModuleOp>(*input->sourceMgr, input->context.get());
+  if (!input->module)
+    return makeRunnerError("could not parse '" + filename + "'");
+  return std::move(input);
 }
 
 RunnerInput::~RunnerInput() = default;
 
-void remat::getSignatureSpecs(StringRef tool, func::FuncOp entry,
-                              SmallVectorImpl<ValueSpec> &argSpecs,
-                              SmallVectorImpl<ValueSpec> &resultSpecs) {
+llvm::Error remat::getSignatureSpecs(StringRef tool, func::FuncOp entry,
+                                     SmallVectorImpl<ValueSpec> &argSpecs,
+                                     SmallVectorImpl<ValueSpec> &resultSpecs) {
   FunctionType funcType = entry.getFunctionType();
+  DataLayout layout = DataLayout::closest(entry);
   for (auto [isResult, types] : {std::make_pair(false, funcType.getInputs()),
                                  std::make_pair(true, funcType.getResults())}) {
     for (auto [i, type] : llvm::enumerate(types)) {
       std::string reason;
-      FailureOr<ValueSpec> spec = getValueSpec(type, tool, reason);
+      FailureOr<ValueSpec> spec = getValueSpec(type, layout, tool, reason);
       if (failed(spec)) {
         std::string typeString;
         llvm::raw_string_ostream os(typeString);
         type.print(os);
-        exitWithError(tool, "unsupported type " + typeString + " of " +
-                                (isResult ? "result" : "argument") + " #" +
-                                Twine(i) + " of '" + entry.getName() +
-                                "': " + reason);
+        return makeRunnerError("unsupported type " + typeString + " of " +
+                               (isResult ? "result" : "argument") + " #" +
+                               Twine(i) + " of '" + entry.getName() +
+                               "': " + reason);
       }
       (isResult ? resultSpecs : argSpecs).push_back(*spec);
     }
   }
+  return llvm::Error::success();
 }
 
-void remat::lowerModule(StringRef tool, ModuleOp module, StringRef pipeline,
-                        StringRef filename,
-                        function_ref<void(PassManager &)> buildDefault) {
+uint64_t remat::getPhysicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return 0;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
+}
+
+/// The bytes of `value` when it is of a static tensor or memref type.
+static std::optional<int64_t> getStaticBytes(Value value,
+                                             const DataLayout &layout) {
+  auto type = dyn_cast<ShapedType>(value.getType());
+  if (!type || !type.hasStaticShape() ||
+      !isa<TensorType, BaseMemRefType>(type))
+    return std::nullopt;
+  return getStorageBytes(type, layout);
+}
+
+llvm::Error remat::checkStorageSizes(ModuleOp module, StringRef filename,
+                                     uint64_t limitBytes) {
+  bool tooLarge = false;
+  DataLayout layout = DataLayout::closest(module);
+  auto report = [&](Value value, Location loc, const Twine &what) {
+    std::optional<int64_t> bytes = getStaticBytes(value, layout);
+    if (!bytes || (!isSaturated(*bytes) &&
+                   (!limitBytes || static_cast<uint64_t>(*bytes) <= limitBytes)))
+      return;
+    InFlightDiagnostic diag = mlir::emitError(loc)
+                              << what << " of type " << value.getType();
+    if (isSaturated(*bytes))
+      diag << " takes more than 2^63 bytes: it cannot be allocated";
+    else
+      diag << " takes " << *bytes << " bytes, more than the " << limitBytes
+           << " bytes of memory of this machine";
+    tooLarge = true;
+  };
+  module.walk([&](Operation *op) {
+    for (OpResult result : op->getResults())
+      report(result, op->getLoc(),
+             "result #" + Twine(result.getResultNumber()));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          report(arg, arg.getLoc(),
+                 "block argument #" + Twine(arg.getArgNumber()));
+  });
+  if (tooLarge)
+    return makeRunnerError("'" + filename +
+                           "' holds values too large to allocate (see the "
+                           "diagnostics above)");
+  return llvm::Error::success();
+}
+
+llvm::Error remat::lowerModule(ModuleOp module, StringRef pipeline,
+                               StringRef filename,
+                               function_ref<void(PassManager &)> buildDefault) {
   if (pipeline == "none")
-    return;
+    return llvm::Error::success();
   PassManager pm(module.getContext());
   if (pipeline.empty()) {
     buildDefault(pm);
@@ -491,18 +570,19 @@ void remat::lowerModule(StringRef tool, ModuleOp module, StringRef pipeline,
     std::string errorMessage;
     llvm::raw_string_ostream errorStream(errorMessage);
     if (failed(parsePassPipeline(text, pm, errorStream)))
-      exitWithError(tool, "invalid --pipeline '" + pipeline +
-                              "': " + StringRef(errorMessage).trim());
+      return makeRunnerError("invalid --pipeline '" + pipeline +
+                             "': " + StringRef(errorMessage).trim());
   }
   if (failed(pm.run(module)))
-    exitWithError(tool, "lowering '" + filename +
-                            "' failed (see the diagnostics above)");
+    return makeRunnerError("lowering '" + filename +
+                           "' failed (see the diagnostics above)");
+  return llvm::Error::success();
 }
 
-JITEntry remat::compileEntry(StringRef tool, ModuleOp module, StringRef entry,
-                             unsigned optLevel,
-                             ArrayRef<StringRef> sharedLibPaths,
-                             ArrayRef<std::pair<StringRef, void *>> symbols) {
+llvm::Expected<JITEntry>
+remat::compileEntry(ModuleOp module, StringRef entry, unsigned optLevel,
+                    ArrayRef<StringRef> sharedLibPaths,
+                    ArrayRef<std::pair<StringRef, void *>> symbols) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   ExecutionEngineOptions engineOptions;
@@ -514,8 +594,8 @@ JITEntry remat::compileEntry(StringRef tool, ModuleOp module, StringRef entry,
   engineOptions.sharedLibPaths = sharedLibPaths;
   auto maybeEngine = ExecutionEngine::create(module, engineOptions);
   if (!maybeEngine)
-    exitWithError(tool, "JIT compilation failed: " +
-                            llvm::toString(maybeEngine.takeError()));
+    return makeRunnerError("JIT compilation failed: " +
+                           llvm::toString(maybeEngine.takeError()));
   JITEntry result;
   result.engine = std::move(*maybeEngine);
   result.engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
@@ -528,10 +608,10 @@ JITEntry remat::compileEntry(StringRef tool, ModuleOp module, StringRef entry,
   result.engine->initialize();
   auto packed = result.engine->lookupPacked(entry);
   if (!packed)
-    exitWithError(tool, "cannot find '" + entry + "' in the JIT'd code: " +
-                            llvm::toString(packed.takeError()));
+    return makeRunnerError("cannot find '" + entry + "' in the JIT'd code: " +
+                           llvm::toString(packed.takeError()));
   result.call = *packed;
-  return result;
+  return std::move(result);
 }
 
 PackedCall::PackedCall(ArrayRef<ValueSpec> argSpecs,
@@ -608,56 +688,4 @@ MinMedian remat::getMinAndMedian(ArrayRef<double> values) {
   std::vector<double> sorted(values.begin(), values.end());
   llvm::sort(sorted);
   return {sorted.front(), sorted[sorted.size() / 2]};
-}
-
-void remat::printJSONReport(
-    raw_ostream &os, StringRef file, StringRef entry, StringRef device,
-    ArrayRef<ValueSpec> specs, ArrayRef<Checksum> checksums, bool printValues,
-    function_ref<void(llvm::json::OStream &)> printMeasurements) {
-  llvm::json::OStream j(os, /*IndentSize=*/2);
-  j.object([&] {
-    j.attribute("file", file);
-    j.attribute("entry", entry);
-    if (!device.empty())
-      j.attribute("device", device);
-    j.attributeArray("results", [&] {
-      for (auto [i, spec] : llvm::enumerate(specs)) {
-        j.object([&] {
-          j.attribute("index", static_cast<int64_t>(i));
-          j.attribute("type", spec.typeString);
-          j.attribute("sum", checksums[i].sum);
-          j.attribute("abs_sum", checksums[i].absSum);
-          j.attribute("fnv1a64", formatHex64(checksums[i].fnv));
-          if (printValues)
-            j.attributeArray("values", [&] {
-              for (double v : checksums[i].values)
-                j.value(v);
-            });
-        });
-      }
-    });
-    printMeasurements(j);
-  });
-  os << "\n";
-}
-
-void remat::printTextReport(raw_ostream &os, StringRef entry, StringRef device,
-                            ArrayRef<ValueSpec> specs,
-                            ArrayRef<Checksum> checksums, bool printValues) {
-  os << "entry: @" << entry;
-  if (!device.empty())
-    os << " (" << device << ")";
-  os << "\n";
-  for (auto [i, spec] : llvm::enumerate(specs)) {
-    os << "result #" << i << ": " << spec.typeString
-       << llvm::format(" sum=%.9g abs_sum=%.9g", checksums[i].sum,
-                       checksums[i].absSum)
-       << " fnv1a64=" << formatHex64(checksums[i].fnv) << "\n";
-    if (printValues) {
-      os << "  values: [";
-      llvm::interleaveComma(checksums[i].values, os,
-                            [&](double v) { os << llvm::format("%.9g", v); });
-      os << "]\n";
-    }
-  }
 }

@@ -3,6 +3,13 @@
 // Part of the remat-opt project.
 //
 //===----------------------------------------------------------------------===//
+//
+// Every solver by name (`allSolvers`), and what the registry hands the
+// solvers that run others: the Checkmate MILP's warm starts
+// (`withRegisteredWarmStarts`). The top of lib/Solver's layers: it calls the
+// solvers, none of them calls it (docs/Solvers.md).
+//
+//===----------------------------------------------------------------------===//
 
 #include "remat/Solver/Checkmate.h"
 #include "remat/Solver/Solver.h"
@@ -10,6 +17,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 using namespace remat;
 
@@ -26,59 +34,61 @@ std::string remat::checkSolveOptions(const SolveOptions &options) {
   return os.str();
 }
 
-const char *remat::toString(SolveStatus status) {
-  switch (status) {
-  case SolveStatus::Optimal:
-    return "optimal";
-  case SolveStatus::Feasible:
-    return "feasible";
-  case SolveStatus::Infeasible:
-    return "infeasible";
-  case SolveStatus::Timeout:
-    return "timeout";
-  case SolveStatus::Unsupported:
-    return "unsupported";
-  }
-  return "unknown";
+/// A registry entry for a quick heuristic (`SolverInfo::heuristic`).
+static SolverInfo heuristic(const char *name, const char *description,
+                            SolverFn solve) {
+  SolverInfo info{name, description, std::move(solve)};
+  info.heuristic = true;
+  return info;
 }
 
 const std::vector<SolverInfo> &remat::allSolvers() {
   static const std::vector<SolverInfo> solvers = {
-      {"checkpoint-all", "keep everything, recompute nothing (the reference)",
-       solveCheckpointAll},
-      {"chen-sqrt", "Chen et al. sqrt(n) on articulation points",
-       solveChenSqrtAp},
-      {"chen-sqrt-topo", "Chen et al. sqrt(n) on the topological order",
-       solveChenSqrtTopo},
-      {"chen-greedy",
-       "Chen et al. greedy, segment budget searched, articulation points",
-       solveChenGreedyAp},
-      {"chen-greedy-topo",
-       "Chen et al. greedy, segment budget searched, topological order",
-       solveChenGreedyTopo},
-      {"revolve", "Griewank-Walther binomial checkpointing (chains only)",
-       solveRevolve},
-      {"feng-huang-linear", "Feng & Huang optimal checkpoints (chains only)",
-       solveFengHuangLinear},
-      {"feng-huang", "Feng & Huang division-tree checkpoints (any DAG)",
-       solveFengHuang},
+      heuristic("checkpoint-all",
+                "keep everything, recompute nothing (the reference)",
+                solveCheckpointAll),
+      heuristic("chen-sqrt", "Chen et al. sqrt(n) on articulation points",
+                solveChenSqrtAp),
+      heuristic("chen-sqrt-topo",
+                "Chen et al. sqrt(n) on the topological order",
+                solveChenSqrtTopo),
+      heuristic(
+          "chen-greedy",
+          "Chen et al. greedy, segment budget searched, articulation points",
+          solveChenGreedyAp),
+      heuristic(
+          "chen-greedy-topo",
+          "Chen et al. greedy, segment budget searched, topological order",
+          solveChenGreedyTopo),
+      heuristic("revolve",
+                "Griewank-Walther binomial checkpointing (chains only)",
+                solveRevolve),
+      heuristic("feng-huang-linear",
+                "Feng & Huang optimal checkpoints (chains only)",
+                solveFengHuangLinear),
+      heuristic("feng-huang",
+                "Feng & Huang division-tree checkpoints (any DAG)",
+                solveFengHuang),
       {"brute-force", "exhaustive exact search (tiny graphs only)",
        solveBruteForce, /*exact=*/true},
-      {"local-search", "ours: verified local search over the checkpoint set",
-       solveLocalSearch},
-      {"dtr", "ours: DTR-style eviction simulated offline", solveDtr},
-      {"min-cut", "ours: saved sets by minimum s-t cut, recompute priced",
-       solveMinCut},
-      {"hierarchical",
-       "ours: block options combined by a DP over memory (Rockmate-style)",
-       solveHierarchical},
+      heuristic("local-search",
+                "ours: verified local search over the checkpoint set",
+                solveLocalSearch),
+      heuristic("dtr", "ours: DTR-style eviction simulated offline", solveDtr),
+      heuristic("min-cut",
+                "ours: saved sets by minimum s-t cut, recompute priced",
+                solveMinCut),
+      heuristic(
+          "hierarchical",
+          "ours: block options combined by a DP over memory (Rockmate-style)",
+          solveHierarchical),
       {"auto", "ours: best verified answer of the portfolio (the default)",
        solvePortfolio, /*exact=*/false, /*composite=*/true},
-      // COIN-OR solvers (lib/Solver/Checkmate*.cpp) register here.
+      // COIN-OR solvers (Checkmate.h) register here.
       {"checkmate-milp",
        "Checkmate MILP on CBC (optimal in the frontier-advancing class)",
        static_cast<SolverFn>([](const Graph &g, const SolveOptions &o) {
-         return solveCheckmateMilp(g, o);
+         return solveCheckmateMilp(g, o, withRegisteredWarmStarts());
        })},
       {"checkmate-lp-rounding",
        "Checkmate LP relaxation (CLP) lower bound and two-phase rounding",
@@ -87,6 +97,14 @@ const std::vector<SolverInfo> &remat::allSolvers() {
        })},
   };
   return solvers;
+}
+
+CheckmateOptions remat::withRegisteredWarmStarts(CheckmateOptions checkmate) {
+  for (const SolverInfo &info : allSolvers())
+    if (info.heuristic)
+      checkmate.heuristics.push_back(info.solve);
+  checkmate.overCap = solvePortfolio;
+  return checkmate;
 }
 
 const SolverInfo *remat::findSolver(const std::string &name) {

@@ -29,8 +29,9 @@ using namespace remat;
 namespace {
 
 struct RematAnnotateCostsPass
-    : public remat::impl::RematAnnotateCostsBase<RematAnnotateCostsPass> {
-  using Base::Base;
+    : public SelectedFunctionsPass<
+          remat::impl::RematAnnotateCostsBase<RematAnnotateCostsPass>> {
+  using SelectedFunctionsPass::SelectedFunctionsPass;
 
   void getDependentDialects(DialectRegistry &registry) const override {
     Base::getDependentDialects(registry);
@@ -55,14 +56,7 @@ struct RematAnnotateCostsPass
     return success();
   }
 
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    FailureOr<bool> selected =
-        isSelectedFunction(func, functions, getArgument());
-    if (failed(selected))
-      return signalPassFailure();
-    if (!*selected)
-      return markAllAnalysesPreserved();
+  void runOnSelectedFunction(func::FuncOp func) override {
     if (!profileError.empty()) {
       mlir::emitError(func.getLoc()) << profileError;
       return signalPassFailure();

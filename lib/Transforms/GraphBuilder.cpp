@@ -9,6 +9,7 @@
 #include "remat/Analysis/BatchAnalysis.h"
 #include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/MemoryAnalysis.h"
+#include "remat/Analysis/Storage.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -92,9 +93,12 @@ static LogicalResult checkCollectives(Block &body) {
   return success();
 }
 
-/// Whether `op`'s results alias its first operand.
-static bool isAliasingOp(Operation *op) {
-  return isa<BarrierOp>(op) || isViewOp(op);
+/// The value whose buffer the results of `op` alias: the source of a view
+/// (Analysis/Storage.h), or the first operand of a `remat.barrier`.
+static Value getAliasedValue(Operation *op) {
+  if (isa<BarrierOp>(op))
+    return op->getNumOperands() > 0 ? op->getOperand(0) : Value();
+  return getViewSource(op);
 }
 
 /// The most bytes of tensors defined inside one region op of `func` (an
@@ -159,6 +163,125 @@ static void fillBatchScaling(func::FuncOp func, unsigned numDataArgs,
   }
 }
 
+/// Adds one resident node per argument of `func`, dynamic dimensions sized
+/// by `hint`, the size the costs assume.
+static LogicalResult addArgumentNodes(func::FuncOp func,
+                                      const GraphBuilderOptions &options,
+                                      std::optional<int64_t> hint,
+                                      FunctionGraph &result) {
+  Graph &graph = result.graph;
+  for (BlockArgument arg : func.getBody().front().getArguments()) {
+    std::optional<int64_t> bytes = getStorageBytes(arg.getType(), func, hint);
+    if (!bytes)
+      return mlir::emitError(func.getLoc())
+             << "argument #" << arg.getArgNumber() << " of type "
+             << arg.getType()
+             << " has no static size; rematerialization needs static shapes "
+                "or a size hint (remat-annotate-costs{dynamic-size-hint=N})";
+    if (isSaturated(*bytes))
+      return mlir::emitError(func.getLoc())
+             << "argument #" << arg.getArgNumber() << " of type "
+             << arg.getType() << " takes more than 2^63 bytes";
+    Node node;
+    node.name = "arg" + std::to_string(arg.getArgNumber());
+    node.bytes = *bytes;
+    node.kind = isDataArgument(func, arg.getArgNumber(), options.numDataArgs)
+                    ? NodeKind::Input
+                    : NodeKind::Param;
+    result.argNodes.push_back(graph.size());
+    result.nodeOps.push_back(nullptr);
+    graph.nodes.push_back(std::move(node));
+  }
+  return success();
+}
+
+/// The bytes, cost, kind and pin of the node of `op`, from its `remat.*`
+/// attributes and whether it can be recomputed.
+static FailureOr<Node> getOpNode(Operation &op, int id) {
+  Node node;
+  node.name = getNodeName(&op, id);
+  auto cost = op.getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
+  bool hasTensorResult = llvm::any_of(op.getResultTypes(), [](Type type) {
+    return isa<RankedTensorType, UnrankedTensorType>(type);
+  });
+  if (cost) {
+    node.bytes = cost.getTotalBytes();
+    node.cost = cost.getComputeCost();
+  } else if (hasTensorResult) {
+    return op.emitError() << "op has no '" << RematDialect::kCostAttrName
+                          << "' attribute; run --remat-annotate-costs "
+                             "before planning rematerialization";
+  }
+
+  auto phase = op.getAttrOfType<PhaseAttr>(RematDialect::kPhaseAttrName);
+  if (!phase)
+    return op.emitError() << "op has no '" << RematDialect::kPhaseAttrName
+                          << "' attribute; run --remat-infer-phases "
+                             "before planning rematerialization";
+  node.kind = phase.getValue() == Phase::Forward ? NodeKind::Forward
+                                                 : NodeKind::Backward;
+
+  bool recomputable = isRecomputable(&op);
+  if (auto keep = op.getAttrOfType<KeepAttr>(RematDialect::kKeepAttrName)) {
+    if (keep.getValue() == Keep::Never && !recomputable)
+      return op.emitError() << "'" << RematDialect::kKeepAttrName
+                            << " = #remat.keep<never>' on "
+                            << (isCollectiveOp(&op) ? "a collective"
+                                                    : "an op with memory "
+                                                      "effects")
+                            << ": it cannot be recomputed";
+    node.keep = keep.getValue() == Keep::Always ? KeepPolicy::Always
+                                                : KeepPolicy::Never;
+  }
+  if (!recomputable)
+    node.keep = KeepPolicy::Always;
+  return node;
+}
+
+/// Adds the dependencies of `op`'s node (operands and values captured by
+/// regions, and the previous collective for a collective) and its view.
+static void addOpEdges(Operation &op, FunctionGraph &result,
+                       int &lastCollective, Node &node) {
+  llvm::SetVector<Value> used(op.operand_begin(), op.operand_end());
+  getUsedValuesDefinedAbove(op.getRegions(), used);
+  llvm::SmallVector<int> deps;
+  for (Value value : used) {
+    int dep = result.nodeOf(value);
+    if (dep >= 0 && !llvm::is_contained(deps, dep))
+      deps.push_back(dep);
+  }
+  // Collectives keep their order: each one reads the previous one, so
+  // that no order of the solvers moves one before another.
+  if (isCollectiveOp(&op)) {
+    if (lastCollective >= 0 && !llvm::is_contained(deps, lastCollective))
+      deps.push_back(lastCollective);
+    lastCollective = result.graph.size();
+  }
+  llvm::sort(deps);
+  node.deps.assign(deps.begin(), deps.end());
+
+  if (Value aliased = getAliasedValue(&op); node.bytes == 0 && aliased) {
+    int base = result.nodeOf(aliased);
+    if (base >= 0)
+      node.aliasOf = base;
+  }
+}
+
+/// The outputs: the nodes of the returned values, then nodes nobody uses.
+static void addOutputs(Block &body, FunctionGraph &result) {
+  Graph &graph = result.graph;
+  for (Value value : body.getTerminator()->getOperands()) {
+    int id = result.nodeOf(value);
+    if (id >= 0 && !llvm::is_contained(graph.outputs, id))
+      graph.outputs.push_back(id);
+  }
+  std::vector<std::vector<int>> users = graph.users();
+  for (int id = 0; id < graph.size(); ++id)
+    if (!graph.nodes[id].isResident() && users[id].empty() &&
+        !llvm::is_contained(graph.outputs, id))
+      graph.outputs.push_back(id);
+}
+
 FailureOr<FunctionGraph>
 remat::buildFunctionGraph(func::FuncOp func,
                           const GraphBuilderOptions &options) {
@@ -184,30 +307,9 @@ remat::buildFunctionGraph(func::FuncOp func,
   Graph &graph = result.graph;
   graph.name = func.getSymName().str();
   Block &body = func.getBody().front();
-
-  // Arguments: resident nodes, dynamic dimensions sized by the hint that the
-  // costs assume.
   std::optional<int64_t> hint = getDynamicSizeHint(func);
-  for (BlockArgument arg : body.getArguments()) {
-    std::optional<int64_t> bytes = getStorageBytes(arg.getType(), hint);
-    if (!bytes)
-      return mlir::emitError(func.getLoc())
-             << "argument #" << arg.getArgNumber() << " of type "
-             << arg.getType()
-             << " has no static size; rematerialization needs static shapes "
-                "or a size hint (remat-annotate-costs{dynamic-size-hint=N})";
-    Node node;
-    node.name = "arg" + std::to_string(arg.getArgNumber());
-    node.bytes = *bytes;
-    node.kind = isDataArgument(func, arg.getArgNumber(), options.numDataArgs)
-                    ? NodeKind::Input
-                    : NodeKind::Param;
-    result.argNodes.push_back(graph.size());
-    result.nodeOps.push_back(nullptr);
-    graph.nodes.push_back(std::move(node));
-  }
-
-  if (failed(checkCollectives(body)))
+  if (failed(addArgumentNodes(func, options, hint, result)) ||
+      failed(checkCollectives(body)))
     return failure();
 
   // Ops: one node each, except constants and the terminator.
@@ -215,89 +317,18 @@ remat::buildFunctionGraph(func::FuncOp func,
   for (Operation &op : body.without_terminator()) {
     if (isFreeOp(&op))
       continue;
-    Node node;
-    node.name = getNodeName(&op, graph.size());
-
-    auto cost = op.getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
-    bool hasTensorResult = llvm::any_of(op.getResultTypes(), [](Type type) {
-      return isa<RankedTensorType, UnrankedTensorType>(type);
-    });
-    if (cost) {
-      node.bytes = cost.getTotalBytes();
-      node.cost = cost.getComputeCost();
-    } else if (hasTensorResult) {
-      return op.emitError() << "op has no '" << RematDialect::kCostAttrName
-                            << "' attribute; run --remat-annotate-costs "
-                               "before planning rematerialization";
-    }
-
-    auto phase = op.getAttrOfType<PhaseAttr>(RematDialect::kPhaseAttrName);
-    if (!phase)
-      return op.emitError() << "op has no '" << RematDialect::kPhaseAttrName
-                            << "' attribute; run --remat-infer-phases "
-                               "before planning rematerialization";
-    node.kind = phase.getValue() == Phase::Forward ? NodeKind::Forward
-                                                   : NodeKind::Backward;
-
-    bool recomputable = isRecomputable(&op);
-    if (auto keep = op.getAttrOfType<KeepAttr>(RematDialect::kKeepAttrName)) {
-      if (keep.getValue() == Keep::Never && !recomputable)
-        return op.emitError() << "'" << RematDialect::kKeepAttrName
-                              << " = #remat.keep<never>' on "
-                              << (isCollectiveOp(&op) ? "a collective"
-                                                      : "an op with memory "
-                                                        "effects")
-                              << ": it cannot be recomputed";
-      node.keep = keep.getValue() == Keep::Always ? KeepPolicy::Always
-                                                  : KeepPolicy::Never;
-    }
-    if (!recomputable)
-      node.keep = KeepPolicy::Always;
-
-    // Dependencies: operands and values captured by regions.
-    llvm::SetVector<Value> used(op.operand_begin(), op.operand_end());
-    getUsedValuesDefinedAbove(op.getRegions(), used);
-    llvm::SmallVector<int> deps;
-    for (Value value : used) {
-      int dep = result.nodeOf(value);
-      if (dep >= 0 && !llvm::is_contained(deps, dep))
-        deps.push_back(dep);
-    }
-    // Collectives keep their order: each one reads the previous one, so
-    // that no order of the solvers moves one before another.
-    if (isCollectiveOp(&op)) {
-      if (lastCollective >= 0 && !llvm::is_contained(deps, lastCollective))
-        deps.push_back(lastCollective);
-      lastCollective = graph.size();
-    }
-    llvm::sort(deps);
-    node.deps.assign(deps.begin(), deps.end());
-
-    if (node.bytes == 0 && isAliasingOp(&op) && op.getNumOperands() > 0) {
-      int base = result.nodeOf(op.getOperand(0));
-      if (base >= 0)
-        node.aliasOf = base;
-    }
-
+    FailureOr<Node> node = getOpNode(op, graph.size());
+    if (failed(node))
+      return failure();
+    addOpEdges(op, result, lastCollective, *node);
     result.opNodes[&op] = graph.size();
     result.nodeOps.push_back(&op);
-    graph.nodes.push_back(std::move(node));
+    graph.nodes.push_back(std::move(*node));
   }
 
   graph.fixedBytes = getLargestTransientBytes(func);
   fillBatchScaling(func, options.numDataArgs, hint, result);
-
-  // Outputs: returned values, then nodes nobody uses.
-  for (Value value : body.getTerminator()->getOperands()) {
-    int id = result.nodeOf(value);
-    if (id >= 0 && !llvm::is_contained(graph.outputs, id))
-      graph.outputs.push_back(id);
-  }
-  std::vector<std::vector<int>> users = graph.users();
-  for (int id = 0; id < graph.size(); ++id)
-    if (!graph.nodes[id].isResident() && users[id].empty() &&
-        !llvm::is_contained(graph.outputs, id))
-      graph.outputs.push_back(id);
+  addOutputs(body, result);
 
   // Sizes beyond any memory are the input's fault, not the builder's.
   if (std::string error = graph.checkTotals(); !error.empty())

@@ -23,17 +23,11 @@ using namespace remat;
 namespace {
 
 struct RematInferPhasesPass
-    : public remat::impl::RematInferPhasesBase<RematInferPhasesPass> {
-  using Base::Base;
+    : public SelectedFunctionsPass<
+          remat::impl::RematInferPhasesBase<RematInferPhasesPass>> {
+  using SelectedFunctionsPass::SelectedFunctionsPass;
 
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    FailureOr<bool> selected =
-        isSelectedFunction(func, functions, getArgument());
-    if (failed(selected))
-      return signalPassFailure();
-    if (!*selected)
-      return markAllAnalysesPreserved();
+  void runOnSelectedFunction(func::FuncOp func) override {
     SmallVector<unsigned> indices(forwardResults.begin(), forwardResults.end());
     if (failed(annotatePhases(func, indices)))
       return signalPassFailure();

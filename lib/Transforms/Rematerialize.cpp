@@ -437,17 +437,11 @@ void remat::stripBarriers(Operation *root, bool stripAttributes) {
 
 namespace {
 struct RematerializePass
-    : public remat::impl::RematRematerializeBase<RematerializePass> {
-  using RematRematerializeBase::RematRematerializeBase;
+    : public SelectedFunctionsPass<
+          remat::impl::RematRematerializeBase<RematerializePass>> {
+  using SelectedFunctionsPass::SelectedFunctionsPass;
 
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    FailureOr<bool> selected =
-        isSelectedFunction(func, functions, getArgument());
-    if (failed(selected))
-      return signalPassFailure();
-    if (!*selected)
-      return markAllAnalysesPreserved();
+  void runOnSelectedFunction(func::FuncOp func) override {
     RematerializeOptions options;
     options.insertBarriers = insertBarriers;
     FailureOr<RematerializeStats> stats = rematerialize(func, options);

@@ -70,19 +70,12 @@ static LogicalResult verifyArena(func::FuncOp func,
 
 namespace {
 struct VerifyMemoryPass
-    : public BlankCheckedOptions<
-          remat::impl::RematVerifyMemoryBase<VerifyMemoryPass>> {
+    : public BlankCheckedOptions<SelectedFunctionsPass<
+          remat::impl::RematVerifyMemoryBase<VerifyMemoryPass>>> {
   using BlankCheckedOptions::BlankCheckedOptions;
 
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
+  void runOnSelectedFunction(func::FuncOp func) override {
     markAllAnalysesPreserved();
-    FailureOr<bool> selected =
-        isSelectedFunction(func, functions, getArgument());
-    if (failed(selected))
-      return signalPassFailure();
-    if (!*selected)
-      return;
     auto plan = func->getAttrOfType<PlanAttr>(RematDialect::kPlanAttrName);
     if (budget.empty() && !plan) {
       // Passing silently would read as "verified".

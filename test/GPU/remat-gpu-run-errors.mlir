@@ -23,6 +23,10 @@
 // DYN: remat-gpu-run: error: unsupported type tensor<?xf32> of argument #0 of 'dynamic': dynamic shapes are not supported
 // RUN: not remat-gpu-run %s --pipeline='bogus-pass' 2>&1 | FileCheck %s --check-prefix=PIPE
 // PIPE: remat-gpu-run: error: invalid --pipeline 'bogus-pass'
+// Sizes beyond 2^63 bytes, refused before lowering (the runners share the
+// check: test/Runner/remat-run-errors.mlir).
+// RUN: not remat-gpu-run %S/../Runner/Inputs/overflow-arg.mlir 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// OVERFLOW: remat-gpu-run: error: unsupported type tensor<4611686018427387904x4xf32> of argument #0 of 'step': it takes more than 2^63 bytes, more than remat-gpu-run can allocate
 
 func.func @double(%x: tensor<8xf32>) -> tensor<8xf32> {
   %e = tensor.empty() : tensor<8xf32>

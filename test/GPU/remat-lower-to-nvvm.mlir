@@ -5,6 +5,12 @@
 // cubin and fatbin need ptxas from the CUDA toolkit.
 // RUN: %if ptxas %{ remat-opt %s --remat-lower-to-nvvm="format=bin" | FileCheck %s --check-prefix=BIN %}
 // RUN: %if ptxas %{ remat-opt %s --remat-lower-to-nvvm="format=fatbin" | FileCheck %s --check-prefix=FATBIN %}
+// Elementwise ops on whole tensors (math.tanh %t : tensor<...>) become
+// linalg.generic ops, hence kernels: fill, matmul, tanh, exp, addf, mulf.
+// RUN: remat-opt %S/../Runner/Inputs/elementwise-tensor-math.mlir --remat-lower-to-nvvm | FileCheck %s --check-prefix=ELEMENTWISE
+// ELEMENTWISE: llvm.func @z(
+// ELEMENTWISE-COUNT-6: gpu.binary @z_kernel
+// ELEMENTWISE-NOT: gpu.binary
 
 // A small training-step-like function: matmul, bias + ReLU, and a full-sum
 // loss. Every op becomes a kernel; buffers live in device memory.

@@ -37,6 +37,24 @@
 // RUN: not remat-run %s --entry=ok --repeat=0 2>&1 | FileCheck %s --check-prefix=REPEAT
 // REPEAT: remat-run: error: --repeat must be at least 1
 
+// Sizes beyond 2^63 bytes are refused, never wrapped around (the bad
+// inputs open/overflow_arg.mlir, which ran with input_bytes 0 and exit 0,
+// and c18_overflow_shape.mlir, which aborted in malloc): in the signature,
+// inside the step (located), and values larger than the machine's memory
+// (whose allocation would fail inside the JIT'd code, which does not check).
+// RUN: not remat-run %S/Inputs/overflow-arg.mlir 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: not remat-run %S/Inputs/overflow-shape.mlir --pipeline='builtin.module(func.func(convert-elementwise-to-linalg),remat-lower-to-cpu)' 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: not remat-run %S/Inputs/overflow-shape.mlir --json 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// OVERFLOW: remat-run: error: unsupported type tensor<4611686018427387904x4xf32> of argument #0 of 'step': it takes more than 2^63 bytes, more than remat-run can allocate
+// RUN: not remat-run %s --entry=huge_result 2>&1 | FileCheck %s --check-prefix=HUGERESULT
+// HUGERESULT: remat-run: error: unsupported type tensor<2305843009213693952x2xf64> of result #0 of 'huge_result': it takes more than 2^63 bytes
+// RUN: not remat-run %s --entry=huge_temporary 2>&1 | FileCheck %s --check-prefix=HUGETEMP
+// HUGETEMP: remat-run-errors.mlir:{{[0-9]+}}:8: error: result #0 of type 'tensor<4611686018427387904x4xf32>' takes more than 2^63 bytes: it cannot be allocated
+// HUGETEMP: remat-run: error: '{{.*}}remat-run-errors.mlir' holds values too large to allocate (see the diagnostics above)
+// RUN: not remat-run %s --entry=beyond_memory 2>&1 | FileCheck %s --check-prefix=BEYOND
+// BEYOND: remat-run-errors.mlir:{{[0-9]+}}:8: error: result #0 of type 'tensor<288230376151711744xf32>' takes 1152921504606846976 bytes, more than the {{[0-9]+}} bytes of memory of this machine
+// BEYOND: remat-run: error: '{{.*}}remat-run-errors.mlir' holds values too large to allocate
+
 func.func private @declared(tensor<4xf32>) -> tensor<4xf32>
 
 func.func @dynamic(%x: tensor<4xf32>, %y: tensor<?xf32>) -> tensor<4xf32> {
@@ -58,4 +76,25 @@ func.func @unranked(%x: tensor<*xf32>) -> tensor<*xf32> {
 
 func.func @ok(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
+}
+
+func.func @huge_result(%x: tensor<4xf32>) -> tensor<2305843009213693952x2xf64> {
+  %e = tensor.empty() : tensor<2305843009213693952x2xf64>
+  return %e : tensor<2305843009213693952x2xf64>
+}
+
+// 2^62 x 4 floats: 2^66 bytes.
+func.func @huge_temporary(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4611686018427387904x4xf32>
+  %s = tensor.extract_slice %e[0, 0] [1, 4] [1, 1] : tensor<4611686018427387904x4xf32> to tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// 2^58 floats: 2^60 bytes (1 EiB), more than any machine's memory.
+func.func @beyond_memory(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<288230376151711744xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<288230376151711744xf32>) -> tensor<288230376151711744xf32>
+  %s = tensor.extract_slice %f[0] [4] [1] : tensor<288230376151711744xf32> to tensor<4xf32>
+  return %s : tensor<4xf32>
 }

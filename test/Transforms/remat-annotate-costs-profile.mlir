@@ -9,7 +9,7 @@
 // RUN: echo '{"ops": [' > %t.truncated.json
 // RUN: not remat-opt %s --remat-annotate-costs="profile=%t.truncated.json" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=MALFORMED
-// MALFORMED: error: profile '{{.*}}.truncated.json': malformed JSON: {{.+}}
+// MALFORMED: error: profile '{{.*}}.truncated.json': invalid JSON [{{[0-9]+}}:{{[0-9]+}}, byte={{[0-9]+}}]: {{.+}}
 
 // RUN: echo '[1, 2]' > %t.array.json
 // RUN: not remat-opt %s --remat-annotate-costs="profile=%t.array.json" 2>&1 \
@@ -19,12 +19,29 @@
 // RUN: echo '{"ops": [{"name": "a", "time_ns": 1}, {"name": "b"}]}' > %t.notime.json
 // RUN: not remat-opt %s --remat-annotate-costs="profile=%t.notime.json" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOTIME
-// NOTIME: error: profile '{{.*}}.notime.json': ops[1]: expected a number "time_ns"
+// NOTIME: error: profile '{{.*}}.notime.json': ops[1]: missing "time_ns"
 
 // RUN: echo '{"ops": [{"name": "a", "time_ns": -5}]}' > %t.negative.json
 // RUN: not remat-opt %s --remat-annotate-costs="profile=%t.negative.json" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NEGATIVE
-// NEGATIVE: error: profile '{{.*}}.negative.json': ops[0]: "time_ns" must be a non-negative number below 9e18
+// NEGATIVE: error: profile '{{.*}}.negative.json': ops[0].time_ns: must be a non-negative number below 9e18
+
+// A time beyond a double's range is out of range, not "not a number".
+// RUN: echo '{"ops": [{"name": "a", "time_ns": 1e400}]}' > %t.huge.json
+// RUN: not remat-opt %s --remat-annotate-costs="profile=%t.huge.json" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=HUGE
+// HUGE: error: profile '{{.*}}.huge.json': ops[0].time_ns: number out of range (beyond 1.8e308)
+
+// JSON nested 50,000 deep is refused before parsing (LLVM's parser and
+// destructor recurse once per level), as arrays or as objects.
+// RUN: python3 -c "print('{\"ops\": ' + '[' * 50000 + ']' * 50000 + '}')" > %t.deep.json
+// RUN: not remat-opt %s --remat-annotate-costs="profile=%t.deep.json" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DEEP
+// DEEP: error: profile '{{.*}}.deep.json': JSON nested 50001 levels deep (from 1:108); at most 100 levels are accepted
+// RUN: python3 -c "print('{\"a\": ' * 50000 + '1' + '}' * 50000)" > %t.deepobject.json
+// RUN: not remat-opt %s --remat-annotate-costs="profile=%t.deepobject.json" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DEEPOBJECT
+// DEEPOBJECT: error: profile '{{.*}}.deepobject.json': JSON nested 50000 levels deep (from 1:{{[0-9]+}}); at most 100 levels are accepted
 
 // RUN: echo '{"ops": [{"name": "a", "loc": "f:1:1", "time_ns": 1}]}' > %t.both.json
 // RUN: not remat-opt %s --remat-annotate-costs="profile=%t.both.json" 2>&1 \

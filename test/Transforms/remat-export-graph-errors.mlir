@@ -24,6 +24,10 @@
 // RUN: cd %t && remat-opt sizes.mlir --remat-pipeline="schedule=wide.schedule.json" --verify-diagnostics -o /dev/null
 // RUN: cd %t && remat-opt malformed.mlir --remat-pipeline="schedule=malformed.json" --verify-diagnostics -o /dev/null
 // RUN: cd %t && remat-opt syntax.mlir --remat-pipeline="schedule=syntax.json" --verify-diagnostics -o /dev/null
+// JSON nested 50,000 deep is refused before parsing (it would overflow the
+// stack of LLVM's recursive parser and destructor).
+// RUN: python3 -c "print('{\"steps\": ' + '[' * 50000 + ']' * 50000 + '}')" > %t/deep.json
+// RUN: cd %t && remat-opt deep.mlir --remat-pipeline="schedule=deep.json" --verify-diagnostics -o /dev/null
 // RUN: cd %t && remat-opt infeasible.mlir --remat-pipeline="schedule=b64.json" --verify-diagnostics -o /dev/null
 // RUN: cd %t && remat-opt batch.mlir --remat-pipeline="schedule=batch.json" --verify-diagnostics -o /dev/null
 // RUN: cd %t && remat-opt unreadable.mlir --remat-pipeline="schedule=missing.json" --verify-diagnostics -o /dev/null
@@ -107,6 +111,13 @@ func.func @chain(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 //--- syntax.mlir
 // expected-error @below {{malformed schedule 'syntax.json': invalid JSON [}}
+func.func @chain(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = math.tanh %x : tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+
+//--- deep.mlir
+// expected-error @below {{malformed schedule 'deep.json': JSON nested 50001 levels deep (from 1:110); at most 100 levels are accepted}}
 func.func @chain(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = math.tanh %x : tensor<4xf32>
   return %a : tensor<4xf32>

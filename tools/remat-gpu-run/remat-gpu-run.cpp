@@ -33,38 +33,35 @@
 // prints every rank, --json gives all ranks (docs/Distributed.md). The step's
 // MPI calls receive device buffers: the MPI library must be CUDA-aware.
 //
+// The main is the one every runner shares (runnerMain, lib/Runner); this
+// file holds what is the GPU's: the default lowering, the runtime library
+// and its symbols, and the timed calls with their device figures.
+//
 //===----------------------------------------------------------------------===//
 
-#include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Pipelines/Pipelines.h"
-#include "remat/Runner/Ranks.h"
-#include "remat/Runner/RunnerSupport.h"
+#include "remat/Runner/RunnerMain.h"
 #include "remat/Runtime/CudaRuntime.h"
 
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllPasses.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <dlfcn.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
+#include <optional>
 
 using namespace mlir;
 using namespace remat;
 
 namespace cl = llvm::cl;
-
-static constexpr const char *kToolName = "remat-gpu-run";
 
 static cl::OptionCategory runCategory("remat-gpu-run options");
 
@@ -76,9 +73,9 @@ static cl::opt<std::string> runtimeLibrary(
 
 namespace {
 
-/// Exit with a CLI error.
-[[noreturn]] void fail(const Twine &message, int code = 1) {
-  exitWithError(kToolName, message, code);
+/// An error that says no GPU can run the step (exit status 3).
+llvm::Error makeNoGPUError(const Twine &message) {
+  return makeRunnerError(message, REMAT_CUDA_EXIT_CODE);
 }
 
 /// The runtime library's functions remat-gpu-run calls itself.
@@ -96,52 +93,69 @@ struct Runtime {
   decltype(&mgpuMemAlloc) memAlloc = nullptr;
   decltype(&mgpuMemFree) memFree = nullptr;
 
-  template <typename T> void bind(T &fn, const char *name) {
+  template <typename T> llvm::Error bind(T &fn, const char *name) {
     fn = reinterpret_cast<T>(dlsym(handle, name));
     if (!fn)
-      fail(Twine("'") + runtimeLibrary + "' does not define " + name);
+      return makeRunnerError(Twine("'") + runtimeLibrary +
+                             "' does not define " + name);
+    return llvm::Error::success();
   }
+  llvm::Error bindAll();
 };
 
+llvm::Error Runtime::bindAll() {
+  llvm::Error error = llvm::Error::success();
+  // Binds until the first symbol that is missing.
+  auto bindNext = [&](auto &fn, const char *name) {
+    if (!error)
+      error = bind(fn, name);
+  };
+  bindNext(initialize, "rematCudaInitialize");
+  bindNext(getDeviceCount, "rematCudaGetDeviceCount");
+  bindNext(setDefaultDevice, "mgpuSetDefaultDevice");
+  bindNext(getStats, "rematCudaGetStats");
+  bindNext(reset, "rematCudaReset");
+  bindNext(setKernelTiming, "rematCudaSetKernelTiming");
+  bindNext(sizeOf, "rematCudaSizeOf");
+  bindNext(copyToDevice, "rematCudaCopyToDevice");
+  bindNext(copyToHost, "rematCudaCopyToHost");
+  bindNext(memAlloc, "mgpuMemAlloc");
+  bindNext(memFree, "mgpuMemFree");
+  return error;
+}
+
 /// One rank per GPU: the rank r-th of its machine uses device r mod the
-/// number of devices. Exits as loadRuntime does without a device.
-void selectRankDevice(Runtime &rt, const RankSession &session) {
+/// number of devices. Fails as loadRuntime does without a device.
+llvm::Error selectRankDevice(Runtime &rt, const RankSession &session) {
   int count = 0;
   int error = rt.getDeviceCount(&count);
   if (error != 0 || count == 0)
-    fail("no usable CUDA GPU for rank " + Twine(session.getRank()) +
-             (error ? ": CUDA error " + Twine(error) : Twine(": no device")),
-         REMAT_CUDA_EXIT_CODE);
+    return makeNoGPUError(
+        "no usable CUDA GPU for rank " + Twine(session.getRank()) +
+        (error ? ": CUDA error " + Twine(error) : Twine(": no device")));
   rt.setDefaultDevice(session.getLocalRank() % count);
+  return llvm::Error::success();
 }
 
 /// Loads the CUDA runtime library, selects the rank's device in a
-/// data-parallel run, and initializes the GPU, or exits with a clear message
-/// and REMAT_CUDA_EXIT_CODE.
-Runtime loadRuntime(const RankSession &session) {
+/// data-parallel run, and initializes the GPU; fails with exit status
+/// REMAT_CUDA_EXIT_CODE without one.
+llvm::Expected<Runtime> loadRuntime(const RankSession &session) {
   Runtime rt;
   rt.handle = dlopen(runtimeLibrary.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!rt.handle)
-    fail(Twine("cannot load the CUDA runtime library: ") + dlerror() +
-             " (is the NVIDIA driver installed? remat-gpu-run needs a CUDA "
-             "GPU; --print-lowered works without one)",
-         REMAT_CUDA_EXIT_CODE);
-  rt.bind(rt.initialize, "rematCudaInitialize");
-  rt.bind(rt.getDeviceCount, "rematCudaGetDeviceCount");
-  rt.bind(rt.setDefaultDevice, "mgpuSetDefaultDevice");
-  rt.bind(rt.getStats, "rematCudaGetStats");
-  rt.bind(rt.reset, "rematCudaReset");
-  rt.bind(rt.setKernelTiming, "rematCudaSetKernelTiming");
-  rt.bind(rt.sizeOf, "rematCudaSizeOf");
-  rt.bind(rt.copyToDevice, "rematCudaCopyToDevice");
-  rt.bind(rt.copyToHost, "rematCudaCopyToHost");
-  rt.bind(rt.memAlloc, "mgpuMemAlloc");
-  rt.bind(rt.memFree, "mgpuMemFree");
+    return makeNoGPUError(
+        Twine("cannot load the CUDA runtime library: ") + dlerror() +
+        " (is the NVIDIA driver installed? remat-gpu-run needs a CUDA "
+        "GPU; --print-lowered works without one)");
+  if (llvm::Error error = rt.bindAll())
+    return std::move(error);
   if (session.isDistributed())
-    selectRankDevice(rt, session);
+    if (llvm::Error error = selectRankDevice(rt, session))
+      return std::move(error);
   char message[512] = {0};
   if (rt.initialize(message, sizeof(message)) != 0)
-    fail(Twine("no usable CUDA GPU: ") + message, REMAT_CUDA_EXIT_CODE);
+    return makeNoGPUError(Twine("no usable CUDA GPU: ") + message);
   return rt;
 }
 
@@ -166,25 +180,31 @@ const char *const kMgpuSymbols[] = {"mgpuStreamCreate",
                                     "mgpuLaunchKernel",
                                     "mgpuSetDefaultDevice"};
 
-/// Lowers the module with --pipeline (default: remat-lower-to-nvvm).
-void lowerStep(ModuleOp module, const RunnerOptions &options) {
-  lowerModule(kToolName, module, options.pipeline, options.inputFilename,
-              [](PassManager &pm) {
-                buildRematLowerToNVVMPipeline(
-                    pm, RematLowerToNVVMPipelineOptions());
-              });
+/// The default lowering: remat-lower-to-nvvm.
+void buildGPUPipeline(PassManager &pm, ModuleOp) {
+  buildRematLowerToNVVMPipeline(pm, RematLowerToNVVMPipelineOptions());
 }
 
-/// JIT-compiles the lowered module with the runtime's mgpu* functions (and
-/// MPI's) as its symbols.
-JITEntry compileStep(ModuleOp module, StringRef name, const Runtime &rt,
-                     const RunnerOptions &options) {
-  SmallVector<std::pair<StringRef, void *>> symbols = getMPISymbols();
+/// Loads the runtime into `rt` (before the JIT, whose initialization loads
+/// the kernels: global constructors call mgpuModuleLoad) and returns its
+/// mgpu* functions as the JIT'd code's symbols.
+llvm::Expected<JITLinkage> prepareGPU(std::optional<Runtime> &rt,
+                                      const RankSession &session) {
+  llvm::Expected<Runtime> loaded = loadRuntime(session);
+  if (!loaded)
+    return loaded.takeError();
+  rt = *loaded;
+  if (session.isDistributed() && !session.acceptsCudaBuffers())
+    return makeRunnerError(
+        "the step communicates, but the MPI library does not accept CUDA "
+        "device buffers (not CUDA-aware; OpenMPI: ompi_info shows "
+        "mpi_built_with_cuda_support false); the lowered step passes "
+        "device buffers to MPI");
+  JITLinkage linkage;
   for (const char *symbol : kMgpuSymbols)
-    if (void *address = dlsym(rt.handle, symbol))
-      symbols.push_back({symbol, address});
-  return compileEntry(kToolName, module, name, options.optLevel,
-                      /*sharedLibPaths=*/{}, symbols);
+    if (void *address = dlsym(rt->handle, symbol))
+      linkage.symbols.push_back({symbol, address});
+  return linkage;
 }
 
 /// What the timed calls measured.
@@ -196,32 +216,37 @@ struct StepRuns {
   uint64_t inputBytes = 0;
 };
 
+/// The inputs of the runs: host copies filled by the shared formula, and
+/// the device buffers they are uploaded into.
+struct DeviceInputs {
+  SmallVector<std::vector<char>> host;
+  SmallVector<void *> device;
+};
+
 /// One timed call of the entry from fresh inputs: its device statistics;
 /// the results are downloaded and checksummed into `checksums`, then the
 /// buffers the step allocated and returned are freed.
-RunStats<RematCudaStats> runOnce(Runtime &rt, JITEntry &jit, PackedCall &call,
-                                 const RankEntry &ranked,
-                                 MutableArrayRef<std::vector<char>> hostInputs,
-                                 ArrayRef<void *> deviceInputs,
-                                 RankSession &session, bool printResults,
+RunStats<RematCudaStats> runOnce(Runtime &rt, const RunContext &context,
+                                 PackedCall &call, DeviceInputs &inputs,
                                  SmallVector<Checksum> &checksums) {
+  const RankEntry &ranked = context.entry;
   for (auto [i, spec] : llvm::enumerate(ranked.argSpecs)) {
-    char *host = hostInputs[i].data();
-    fillRankInput(ranked, i, session, host);
+    char *host = inputs.host[i].data();
+    fillRankInput(ranked, i, context.session, host);
     if (spec.isMemRef)
-      rt.copyToDevice(deviceInputs[i], host, spec.byteSize());
+      rt.copyToDevice(inputs.device[i], host, spec.byteSize());
     else
       std::memcpy(call.getScalarArg(i), host, 8);
   }
   call.clearResults();
-  session.barrier();
+  context.session.barrier();
 
   RematCudaStats before;
   rt.reset();
   rt.getStats(&before);
   auto start = std::chrono::steady_clock::now();
   // The entry ends with a stream synchronization: the kernels are done.
-  jit.call(call.getArgs());
+  context.jit.call(call.getArgs());
   auto stop = std::chrono::steady_clock::now();
   RunStats<RematCudaStats> stats;
   rt.getStats(&stats.memory);
@@ -232,7 +257,7 @@ RunStats<RematCudaStats> runOnce(Runtime &rt, JITEntry &jit, PackedCall &call,
   // (two results may share a buffer; a result may be an argument).
   std::vector<char> host;
   checksums = call.checksumResults(
-      printResults, [&](unsigned i, const DescriptorView &d) {
+      context.options.printResults, [&](unsigned i, const DescriptorView &d) {
         // The span of elements the view touches, downloaded in one copy.
         const ValueSpec &spec = ranked.resultSpecs[i];
         int64_t last = 0;
@@ -244,7 +269,7 @@ RunStats<RematCudaStats> runOnce(Runtime &rt, JITEntry &jit, PackedCall &call,
         return static_cast<const char *>(host.data());
       });
   for (void *p : call.getResultAllocations())
-    if (rt.sizeOf(p) >= 0 && !llvm::is_contained(deviceInputs, p))
+    if (rt.sizeOf(p) >= 0 && !llvm::is_contained(inputs.device, p))
       rt.memFree(p, nullptr);
   RematCudaStats after;
   rt.getStats(&after);
@@ -252,194 +277,93 @@ RunStats<RematCudaStats> runOnce(Runtime &rt, JITEntry &jit, PackedCall &call,
   return stats;
 }
 
-/// Runs the entry --repeat times. Inputs: host copies filled by the shared
-/// formula, uploaded into device buffers allocated through the runtime
-/// (counted).
-StepRuns runStep(Runtime &rt, JITEntry &jit, const RankEntry &ranked,
-                 RankSession &session, const RunnerOptions &options) {
+/// Runs the entry --repeat times on device inputs allocated through the
+/// runtime (counted in the peak).
+StepRuns runStep(Runtime &rt, const RunContext &context) {
   StepRuns measured;
-  SmallVector<std::vector<char>> hostInputs;
-  SmallVector<void *> deviceInputs;
-  for (const ValueSpec &spec : ranked.argSpecs) {
+  DeviceInputs inputs;
+  for (const ValueSpec &spec : context.entry.argSpecs) {
     if (spec.isMemRef) {
       measured.inputBytes += spec.byteSize();
-      hostInputs.emplace_back(spec.byteSize());
-      deviceInputs.push_back(rt.memAlloc(spec.byteSize(), nullptr, 0));
+      inputs.host.emplace_back(spec.byteSize());
+      inputs.device.push_back(rt.memAlloc(spec.byteSize(), nullptr, 0));
     } else {
-      hostInputs.emplace_back(8);
-      deviceInputs.push_back(nullptr);
+      inputs.host.emplace_back(8);
+      inputs.device.push_back(nullptr);
     }
   }
-  PackedCall call(ranked.argSpecs, ranked.resultSpecs, deviceInputs);
+  PackedCall call(context.entry.argSpecs, context.entry.resultSpecs,
+                  inputs.device);
   rt.setKernelTiming(1);
-  for (unsigned run = 0; run < options.repeatCount; ++run)
-    measured.runs.push_back(runOnce(rt, jit, call, ranked, hostInputs,
-                                    deviceInputs, session, options.printResults,
-                                    measured.checksums));
-  for (void *p : deviceInputs)
+  for (unsigned run = 0; run < context.options.repeatCount; ++run)
+    measured.runs.push_back(
+        runOnce(rt, context, call, inputs, measured.checksums));
+  for (void *p : inputs.device)
     if (p)
       rt.memFree(p, nullptr);
   return measured;
 }
 
-/// The figures of the report, over the runs.
-struct RunSummary {
-  RunSummary(const StepRuns &measured)
-      : worst(getWorstRun<RematCudaStats>(measured.runs)) {
-    SmallVector<double> times, kernelTimes;
-    for (const RunStats<RematCudaStats> &r : measured.runs) {
-      times.push_back(r.seconds * 1e3);
-      kernelTimes.push_back(r.memory.kernelMs);
-    }
-    time = getMinAndMedian(times);
-    kernel = getMinAndMedian(kernelTimes);
-    peak = worst.memory.peakBytes;
-    stepPeak = peak - measured.inputBytes;
+/// Runs the entry and adds its device figures to `report`: the device peak
+/// with and without the inputs, the pool's peak, the allocation counts of
+/// the run with the largest peak, the launches and the kernel and step
+/// times.
+llvm::Error runOnGPU(Runtime &rt, const RunContext &context,
+                     RunReport &report) {
+  StepRuns measured = runStep(rt, context);
+  report.checksums = measured.checksums;
+  const RunStats<RematCudaStats> &worst =
+      getWorstRun<RematCudaStats>(measured.runs);
+  uint64_t peak = worst.memory.peakBytes;
+  report.addCount("peak_device_bytes", peak, "(inputs included)");
+  report.addCount("peak_bytes", peak - measured.inputBytes,
+                  "(inputs excluded)");
+  report.addCount("pool_peak_bytes", worst.memory.poolPeakBytes);
+  addAllocationFigures(report, worst, measured.inputBytes, "");
+  report.addCount("num_launches", worst.memory.numLaunches);
+  SmallVector<double> times, kernelTimes;
+  for (const RunStats<RematCudaStats> &r : measured.runs) {
+    times.push_back(r.seconds * 1e3);
+    kernelTimes.push_back(r.memory.kernelMs);
   }
-  const RunStats<RematCudaStats> &worst;
-  MinMedian time, kernel;
-  /// The device peak with the inputs, and without them.
-  uint64_t peak = 0, stepPeak = 0;
-};
-
-/// This rank's JSON report.
-void printJSONRun(llvm::raw_ostream &os, const RunnerOptions &options,
-                  StringRef name, const RankEntry &ranked,
-                  const StepRuns &measured, double compileSeconds,
-                  const RankSession &session) {
-  RunSummary summary(measured);
-  printJSONReport(
-      os, options.inputFilename, name, "cuda", ranked.resultSpecs,
-      measured.checksums, options.printResults, [&](llvm::json::OStream &j) {
-        if (session.isDistributed()) {
-          j.attribute("rank", session.getRank());
-          j.attribute("ranks", session.getSize());
-        }
-        j.attribute("peak_device_bytes", static_cast<int64_t>(summary.peak));
-        j.attribute("peak_bytes", static_cast<int64_t>(summary.stepPeak));
-        j.attribute("pool_peak_bytes",
-                    static_cast<int64_t>(summary.worst.memory.poolPeakBytes));
-        printAllocationsJSON(j, summary.worst, measured.inputBytes);
-        j.attribute("num_launches",
-                    static_cast<int64_t>(summary.worst.memory.numLaunches));
-        j.attribute("repeat", static_cast<int64_t>(options.repeatCount));
-        j.attribute("time_ms_min", summary.time.min);
-        j.attribute("time_ms_median", summary.time.median);
-        j.attribute("kernel_ms_min", summary.kernel.min);
-        j.attribute("kernel_ms_median", summary.kernel.median);
-        j.attribute("compile_ms", compileSeconds * 1e3);
-      });
-}
-
-/// The text report of rank 0 (with every rank's row after it when the run
-/// is distributed).
-void printTextRun(llvm::raw_ostream &os, const RunnerOptions &options,
-                  StringRef name, const RankEntry &ranked,
-                  const StepRuns &measured, double compileSeconds,
-                  const RankSession &session, ArrayRef<std::string> reports) {
-  RunSummary summary(measured);
-  const RunStats<RematCudaStats> &worst = summary.worst;
-  if (session.isDistributed())
-    os << "rank 0 of " << session.getSize() << "\n";
-  printTextReport(os, name, "cuda", ranked.resultSpecs, measured.checksums,
-                  options.printResults);
-  os << "peak_device_bytes: " << summary.peak << " (inputs included)\n";
-  os << "peak_bytes: " << summary.stepPeak << " (inputs excluded)\n";
-  os << "pool_peak_bytes: " << worst.memory.poolPeakBytes << "\n";
-  os << "num_allocs: " << worst.memory.numAllocs << "\n";
-  os << "returned_bytes: " << worst.returnedBytes << "\n";
-  os << "leaked_bytes: " << worst.leakedBytes << "\n";
-  os << "input_bytes: " << measured.inputBytes << "\n";
-  os << "num_launches: " << worst.memory.numLaunches << "\n";
-  os << llvm::format("kernel_ms: min=%.3f median=%.3f\n", summary.kernel.min,
-                     summary.kernel.median);
-  os << llvm::format("time_ms: min=%.3f median=%.3f (repeat=%u)\n",
-                     summary.time.min, summary.time.median,
-                     options.repeatCount.getValue());
-  os << llvm::format("compile_ms: %.1f\n", compileSeconds * 1e3);
-  if (session.isDistributed())
-    printRankTable(kToolName, os, reports);
-}
-
-/// Prints the report on stdout: rank 0 gathers every rank's JSON report
-/// when the run is distributed; the other ranks print nothing.
-void report(const RunnerOptions &options, StringRef name,
-            const RankEntry &ranked, const StepRuns &measured,
-            double compileSeconds, RankSession &session) {
-  printRunReport(
-      session, options.emitJson,
-      [&](llvm::raw_ostream &os) {
-        printJSONRun(os, options, name, ranked, measured, compileSeconds,
-                     session);
-      },
-      [&](llvm::raw_ostream &os, ArrayRef<std::string> reports) {
-        printTextRun(os, options, name, ranked, measured, compileSeconds,
-                     session, reports);
-      });
+  unsigned repeat = context.options.repeatCount;
+  report.addMinMedian("kernel_ms", kernelTimes);
+  report.addMinMedian("time_ms", times,
+                      llvm::formatv(" (repeat={0})", repeat).str(),
+                      {{"repeat", static_cast<int64_t>(repeat)}});
+  return llvm::Error::success();
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-
-  mlir::registerAllPasses();
-  remat::registerRematPipelines();
-  RunnerOptions options(
-      kToolName, runCategory,
+  RunnerConfig config;
+  config.toolName = "remat-gpu-run";
+  config.overview =
+      "remat-gpu-run: lower, run on a CUDA GPU and measure a training step\n";
+  config.device = "cuda";
+  config.category = &runCategory;
+  config.pipelineHelp =
       "Pass pipeline that lowers the module to LLVM host code with "
       "embedded kernels, e.g. "
       "'builtin.module(remat-lower-to-nvvm{format=bin})'. Default: "
-      "remat-lower-to-nvvm with its default options. 'none' runs no pass.",
-      "Print the module after the lowering pipeline and exit (needs no GPU)");
-  options.parseCommandLine(
-      argc, argv,
-      "remat-gpu-run: lower, run on a CUDA GPU and measure a training step\n");
-  const std::string &inputFilename = options.inputFilename;
-
-  // Parse. Syntax errors are reported by the parser's diagnostics on stderr.
-  RunnerInput input(kToolName, inputFilename, [](DialectRegistry &registry) {
+      "remat-lower-to-nvvm with its default options. 'none' runs no pass.";
+  config.printLoweredHelp =
+      "Print the module after the lowering pipeline and exit (needs no GPU)";
+  std::optional<Runtime> rt;
+  auto registerTranslations = [](DialectRegistry &registry) {
     registerAllGPUToLLVMIRTranslations(registry);
-  });
-  ModuleOp module = input.getModule();
-
-  std::string entryError;
-  func::FuncOp entry =
-      findEntry(module, options.entryName, inputFilename, entryError);
-  if (!entry)
-    fail(entryError);
-  std::string name = entry.getName().str();
-  // Data-parallel steps: the per-rank program, whose arguments are the
-  // rank's blocks (as in remat-run).
-  RankSession session(kToolName, communicates(module), argc, argv);
-  RankEntry ranked =
-      prepareRankEntry(kToolName, module, entry, inputFilename, session);
-
-  // Lower; then the GPU: load the runtime before JIT-compiling, whose
-  // initialization loads the kernels (global constructors call
-  // mgpuModuleLoad).
-  auto compileStart = std::chrono::steady_clock::now();
-  lowerStep(module, options);
-  if (options.printLowered) {
-    module.print(llvm::outs());
-    llvm::outs() << "\n";
-    return 0;
-  }
-  if (!module.lookupSymbol<LLVM::LLVMFuncOp>(name))
-    fail("after lowering, '" + name +
-         "' is not an llvm.func: the pipeline must lower to the LLVM dialect");
-  Runtime rt = loadRuntime(session);
-  if (session.isDistributed() && !session.acceptsCudaBuffers())
-    fail("the step communicates, but the MPI library does not accept CUDA "
-         "device buffers (not CUDA-aware; OpenMPI: ompi_info shows "
-         "mpi_built_with_cuda_support false); the lowered step passes "
-         "device buffers to MPI");
-  JITEntry jit = compileStep(module, name, rt, options);
-  double compileSeconds = std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - compileStart)
-                              .count();
-
-  StepRuns measured = runStep(rt, jit, ranked, session, options);
-  report(options, name, ranked, measured, compileSeconds, session);
-  return 0;
+  };
+  auto prepareJIT = [&](const RankSession &session) {
+    return prepareGPU(rt, session);
+  };
+  auto runEntry = [&](const RunContext &context, RunReport &report) {
+    return runOnGPU(*rt, context, report);
+  };
+  config.registerTranslations = registerTranslations;
+  config.buildDefaultPipeline = buildGPUPipeline;
+  config.prepareJIT = prepareJIT;
+  config.runEntry = runEntry;
+  return runnerMain(argc, argv, config);
 }

@@ -30,23 +30,19 @@ deviations from the global mean, and whose backward all-reduces the sums of
 dy and of dy * (x - mean). See docs/Distributed.md for the derivation.
 """
 
-import copy
-import re
-
 import torch_trace
+from mlir_emitter import Value, identity_map
 
 
 def per_rank_spec(spec, ranks):
     """`spec` at the per-rank batch: batch / ranks samples. Raises
     ImportError_ when the batch does not split evenly."""
-    batch = spec.input_shape[0]
+    batch = spec.batch
     if ranks < 1 or batch % ranks:
         raise torch_trace.ImportError_(
             "--shard %d: the batch, %d, is not a multiple of %d ranks"
             % (ranks, batch, ranks))
-    local = copy.copy(spec)
-    local.input_shape = [batch // ranks] + spec.input_shape[1:]
-    return local
+    return spec.with_batch(batch // ranks)
 
 
 _LIBRARY = []
@@ -128,80 +124,44 @@ def _channel_layout(x, ranks):
     return dims, shape, x.numel() // x.shape[1] * ranks
 
 
-_SIGNATURE = re.compile(r"func\.func @(\w+)\((.*?)\)\s*->\s*\((.*?)\) \{\n",
-                        re.S)
-_RETURN = re.compile(r"^(\s*)func\.return (.*?) : (.*?)( loc\([^)]*\))?$",
-                     re.M)
+def to_data_parallel(fn, ranks, reduced):
+    """Makes `fn` (an mlir_emitter.Function, the step traced at the
+    per-rank batch) the rank program of an N-rank data-parallel step (see
+    the module comment): its first `reduced` results (the loss and the
+    gradients) become all-reduced means, the others (the updated buffers)
+    stay as they are."""
+    fn.before.append("shard.grid @dp(shape = %d)" % ranks)
+    fn.before.append("")
+    for arg in fn.args:
+        if "remat.data" in arg.attrs:
+            arg.attrs.append("remat.split_dim = 0 : i64")
+    e = fn.body
+    e.comment("Data parallel over %d ranks: each result is a mean over the "
+              "rank's samples;" % ranks)
+    e.comment("the mean over all samples is their sum over the ranks "
+              "divided by %d." % ranks)
+    e.loc = "dp"
+    count = e.constant("%.6e" % ranks, "f32", e.exact("dp_ranks"))
+    for i, value in enumerate(fn.results[:reduced]):
+        fn.results[i] = _all_reduce_mean(e, i, value, count)
 
 
-def to_data_parallel(text, ranks, reduced):
-    """The per-rank step `text` (traced at the per-rank batch) as the rank
-    program of an N-rank data-parallel step (see the module comment): its
-    first `reduced` results (the loss and the gradients) are all-reduced
-    means, the others (the updated buffers) returned as they are."""
-    m = _SIGNATURE.search(text)
-    results = _split_types(m.group(3))
-    signature = m.group(2).replace(
-        " {remat.data} loc(", " {remat.data, remat.split_dim = 0 : i64} loc(")
-    r = _RETURN.search(text, m.end())
-    indent, values, types = r.group(1), r.group(2).split(", "), r.group(3)
-    lines = [indent + "// Data parallel over %d ranks: each result is a mean "
-             "over the rank's samples;" % ranks,
-             indent + "// the mean over all samples is their sum over the "
-             "ranks divided by %d." % ranks,
-             indent + '%%dp_ranks = arith.constant %s : f32 loc("dp")'
-             % _float(ranks)]
-    returned = []
-    for i, (value, ty) in enumerate(zip(values, results)):
-        if i >= reduced:
-            returned.append(value)
-            continue
-        lines += _all_reduce_mean(indent, i, value, ty)
-        returned.append("%%dp_mean%d" % i)
-    ret = "%sfunc.return %s : %s%s" % (indent, ", ".join(returned), types,
-                                        r.group(4) or "")
-    body = text[m.end():r.start()] + "\n".join(lines) + "\n" + ret
-    head = text[:m.start()] + "shard.grid @dp(shape = %d)\n\n" % ranks
-    return (head + text[m.start():m.start(2)] + signature +
-            text[m.end(2):m.end()] + body + text[r.end():])
-
-
-def _split_types(text):
-    """The types of a comma-separated list (commas inside <> kept)."""
-    types, depth, start = [], 0, 0
-    for i, c in enumerate(text):
-        depth += {"<": 1, ">": -1}.get(c, 0)
-        if c == "," and depth == 0:
-            types.append(text[start:i].strip())
-            start = i + 1
-    types.append(text[start:].strip())
-    return [t for t in types if t]
-
-
-def _float(value):
-    return "%.6e" % value
-
-
-def _all_reduce_mean(indent, i, value, ty):
-    """`value` (a tensor of type `ty`, f32) summed over the grid, then
-    divided by its number of processes."""
-    if not ty.endswith("xf32>") and ty != "tensor<f32>":
+def _all_reduce_mean(e, i, value, count):
+    """`value` (an f32 tensor) summed over the grid, then divided by
+    `count`, its number of processes."""
+    if value.elt != "f32":
         raise torch_trace.ImportError_(
             "--shard: result %d has type %s (only f32 results are reduced)"
-            % (i, ty))
-    rank = ty.count("x")
-    dims = ", ".join("d%d" % d for d in range(rank))
-    identity = "affine_map<(%s) -> (%s)>" % (dims, dims)
-    loops = ", ".join(['"parallel"'] * rank)
-    return [
-        indent + "%%dp_sum%d = shard.all_reduce %s on @dp grid_axes = [0] : "
-        "%s -> %s loc(\"dp/all_reduce\")" % (i, value, ty, ty),
-        indent + "%%dp_init%d = tensor.empty() : %s loc(\"dp\")" % (i, ty),
-        indent + "%%dp_mean%d = linalg.generic {indexing_maps = [%s, %s], "
-        "iterator_types = [%s]} ins(%%dp_sum%d : %s) outs(%%dp_init%d : %s) {"
-        % (i, identity, identity, loops, i, ty, i, ty),
-        indent + "^bb0(%in: f32, %out: f32):",
-        indent + "  %q = arith.divf %in, %dp_ranks : f32",
-        indent + "  linalg.yield %q : f32",
-        indent + "} -> %s loc(\"dp/mean\")" % ty,
-    ]
+            % (i, value.type))
+    e.loc = "dp/all_reduce"
+    total = Value(e.let(e.exact("dp_sum%d" % i), "shard.all_reduce %s on @dp grid_axes = [0]"
+                        " : %s -> %s" % (value.name, value.type, value.type)),
+                  value.shape, value.elt)
+    e.loc = "dp"
+    init = e.empty(value.shape, value.elt, e.exact("dp_init%d" % i))
+    e.loc = "dp/mean"
+    ident = identity_map(value.rank)
+    with e.restyled(label_indent=""):
+        return e.generic([total], [ident], [init], [ident], ["parallel"] * value.rank,
+                         lambda b, a: b.op("arith.divf", [a[0], count], "f32", "q"),
+                         e.exact("dp_mean%d" % i), arg_hints=["in", "out"])[0]

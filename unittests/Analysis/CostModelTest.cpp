@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Tests the parts of the cost model that the remat-annotate-costs pass cannot
-// reach: element widths, the error for ops without tensor results, and the
+// reach: the error for ops without tensor results, and the
 // profile parser and its matching order on locations built in C++.
 //
 //===----------------------------------------------------------------------===//
@@ -52,19 +52,6 @@ protected:
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
 };
-
-TEST_F(CostModelTest, ElementByteWidth) {
-  Builder b(&context);
-  EXPECT_EQ(getElementByteWidth(b.getI1Type()), 1);
-  EXPECT_EQ(getElementByteWidth(b.getIntegerType(4)), 1);
-  EXPECT_EQ(getElementByteWidth(b.getIntegerType(17)), 3);
-  EXPECT_EQ(getElementByteWidth(b.getF16Type()), 2);
-  EXPECT_EQ(getElementByteWidth(b.getF64Type()), 8);
-  EXPECT_EQ(getElementByteWidth(b.getIndexType()), 8);
-  EXPECT_EQ(getElementByteWidth(ComplexType::get(b.getF32Type())), 8);
-  EXPECT_EQ(getElementByteWidth(VectorType::get({4}, b.getF32Type())), 16);
-  EXPECT_EQ(getElementByteWidth(b.getNoneType()), std::nullopt);
-}
 
 TEST_F(CostModelTest, MatmulCost) {
   Operation *op = parseAndFind(R"mlir(
@@ -150,12 +137,25 @@ TEST_F(CostModelTest, ProfileErrors) {
             "profile 'p.json': ops[0]: expected exactly one of \"loc\" and "
             "\"name\"");
   EXPECT_EQ(errorOf(R"({"ops": [{"name": "", "time_ns": 3}]})"),
-            "profile 'p.json': ops[0]: \"name\" must be a non-empty string");
+            "profile 'p.json': ops[0].name: must be a non-empty string");
+  EXPECT_EQ(errorOf(R"({"ops": [{"name": 7, "time_ns": 3}]})"),
+            "profile 'p.json': ops[0].name: expected string");
+  EXPECT_EQ(errorOf(R"({"ops": [{"name": "x"}]})"),
+            "profile 'p.json': ops[0]: missing \"time_ns\"");
   EXPECT_EQ(errorOf(R"({"ops": [{"name": "x", "time_ns": "3"}]})"),
-            "profile 'p.json': ops[0]: expected a number \"time_ns\"");
+            "profile 'p.json': ops[0].time_ns: expected a number");
   EXPECT_EQ(errorOf(R"({"ops": [{"name": "x", "time_ns": 1e19}]})"),
-            "profile 'p.json': ops[0]: \"time_ns\" must be a non-negative "
+            "profile 'p.json': ops[0].time_ns: must be a non-negative "
             "number below 9e18");
+  // Beyond a double's range: out of range, not "not a number".
+  EXPECT_EQ(errorOf(R"({"ops": [{"name": "x", "time_ns": 1e400}]})"),
+            "profile 'p.json': ops[0].time_ns: number out of range (beyond "
+            "1.8e308)");
+  // Refused before parsing: LLVM's parser and destructor recurse per level.
+  std::string deep = "{\"ops\": " + std::string(50000, '[') +
+                     std::string(50000, ']') + "}";
+  EXPECT_EQ(errorOf(deep), "profile 'p.json': JSON nested 50001 levels deep "
+                           "(from 1:108); at most 100 levels are accepted");
   EXPECT_EQ(errorOf(R"({"ops": []})"), "<no error>");
 }
 

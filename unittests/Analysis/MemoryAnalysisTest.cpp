@@ -7,7 +7,7 @@
 // Tests the C++ API of MemoryAnalysis that the lit tests (through the
 // test-remat-memory remarks) cannot reach: caching and invalidation through
 // the analysis manager, queries on ops that are not top-level, the recorded
-// error of a failed analysis, and type sizes.
+// error of a failed analysis.
 //
 //===----------------------------------------------------------------------===//
 
@@ -165,28 +165,6 @@ TEST_F(MemoryAnalysisTest, OptionsChangeTheModel) {
   MemoryAnalysis memory(func, options);
   EXPECT_EQ(memory.getPeakBytes(), 110);
   EXPECT_EQ(memory.getResidentBytes(), 0);
-}
-
-TEST_F(MemoryAnalysisTest, StaticStorageBytes) {
-  ASSERT_TRUE(parse(kChain));
-  Operation *scope = module->getOperation();
-  Builder b(&context);
-  EXPECT_EQ(
-      getStaticStorageBytes(RankedTensorType::get({4}, b.getI1Type()), scope),
-      4);
-  EXPECT_EQ(
-      getStaticStorageBytes(MemRefType::get({2}, b.getIndexType()), scope), 16);
-  EXPECT_EQ(
-      getStaticStorageBytes(
-          MemRefType::get({3}, VectorType::get({4}, b.getF32Type())), scope),
-      48);
-  EXPECT_FALSE(getStaticStorageBytes(
-      RankedTensorType::get({ShapedType::kDynamic}, b.getF32Type()), scope));
-  EXPECT_FALSE(
-      getStaticStorageBytes(UnrankedTensorType::get(b.getF32Type()), scope));
-  EXPECT_FALSE(getStaticStorageBytes(b.getF32Type(), scope));
-  EXPECT_FALSE(
-      getStaticStorageBytes(VectorType::get({4}, b.getF32Type()), scope));
 }
 
 } // namespace

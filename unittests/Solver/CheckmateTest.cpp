@@ -19,6 +19,7 @@
 
 #include "remat/Solver/Checkmate.h"
 #include "remat/Solver/Campaign.h"
+#include "remat/Solver/CheckmateFormulation.h"
 #include "remat/Solver/CheckmateModel.h"
 #include "remat/Solver/Generators.h"
 #include "remat/Solver/Simulator.h"
@@ -138,11 +139,77 @@ TEST(CheckmateModelTest, RebuildRecomputesWhatIsNotRetained) {
   EXPECT_TRUE(plan.r[4][0] && plan.r[4][1] && plan.r[4][3]);
 }
 
+// The formulation is plain C++: these run without COIN-OR too.
+TEST(CheckmateFormulationTest, CheckpointAllPlanSolvesTheFormulation) {
+  Graph g = handChain();
+  ReducedGraph r = reduceGraph(g, false); // groups: f1 f2 f3 d_f2 d_f1 d_x
+  StagePlan plan = checkpointAllPlan(r);
+  Spec spec;
+  // Budget 8: checkpoint-all's peak (x's 4 resident bytes + 4 values).
+  spec.capUnits = capUnits(r, 8, memoryUnit(r));
+  EXPECT_EQ(spec.capUnits, 4);
+  Formulation f = buildFormulation(r, spec);
+  ASSERT_FALSE(f.tooLarge);
+  EXPECT_EQ(f.binaries, findStageColumns(r, spec.maxColumns).binaries);
+  std::vector<double> x;
+  ASSERT_TRUE(solutionFromPlan(r, f, spec, plan, x));
+  EXPECT_EQ(checkSolution(f, x), "");
+  StagePlan back = planFromSolution(r, f, x.data());
+  EXPECT_EQ(back.r, plan.r);
+  EXPECT_EQ(back.s, plan.s);
+
+  // f1 is retained from stage 1 to d_f1's stage 4: without S[2][f1] it is
+  // neither computed nor resident in stage 2, yet resident in stage 3.
+  ASSERT_GE(f.s(2, 0), 0);
+  ASSERT_EQ(x[f.s(2, 0)], 1);
+  x[f.s(2, 0)] = 0;
+  EXPECT_NE(checkSolution(f, x).find("row"), std::string::npos);
+
+  // One unit less and checkpoint-all breaks a memory row.
+  spec.capUnits = capUnits(r, 7, memoryUnit(r));
+  Formulation tight = buildFormulation(r, spec);
+  EXPECT_FALSE(solutionFromPlan(r, tight, spec, plan, x));
+}
+
+TEST(CheckmateFormulationTest, PeakColumnIsTheModelPeak) {
+  Graph g = handChain();
+  ReducedGraph r = reduceGraph(g, false);
+  StagePlan plan = checkpointAllPlan(r);
+  Spec spec;
+  spec.minPeak = true;
+  spec.costCap = planCost(r, plan); // 6: every node once.
+  EXPECT_EQ(spec.costCap, 6);
+  Formulation f = buildFormulation(r, spec);
+  ASSERT_GE(f.peakCol, 0);
+  std::vector<double> x;
+  ASSERT_TRUE(solutionFromPlan(r, f, spec, plan, x));
+  EXPECT_EQ(checkSolution(f, x), "");
+  // Units of one byte; the resident x is not in the formulation.
+  EXPECT_EQ(x[f.peakCol], modelPeak(r, plan) - r.residentBytes);
+  // A cost cap below checkpoint-all's cost excludes it.
+  spec.costCap = 5;
+  Formulation capped = buildFormulation(r, spec);
+  ASSERT_TRUE(solutionFromPlan(r, capped, spec, plan, x));
+  EXPECT_NE(checkSolution(capped, x).find("row"), std::string::npos);
+}
+
+TEST(CheckmateFormulationTest, SizeCapBuildsNothing) {
+  Graph g = handChain();
+  ReducedGraph r = reduceGraph(g, false);
+  Spec spec;
+  spec.capUnits = 100;
+  spec.maxColumns = 5; // Six stages alone need six R[t,t].
+  Formulation f = buildFormulation(r, spec);
+  EXPECT_TRUE(f.tooLarge);
+  EXPECT_EQ(f.numCols(), 0);
+  EXPECT_TRUE(findStageColumns(r, 5).tooLarge);
+}
+
 TEST(CheckmateTest, UnsupportedOrRefusedInputsGiveClearStatus) {
   Graph g = handChain();
   SolveOptions opts;
   opts.budget = 3; // Below the 4 resident bytes of x.
-  SolveResult milp = solveCheckmateMilp(g, opts);
+  SolveResult milp = solveCheckmateMilp(g, opts, withRegisteredWarmStarts());
   SolveResult round = solveCheckmateRounding(g, opts);
   if (!checkmateAvailable()) {
     EXPECT_EQ(milp.status, SolveStatus::Unsupported);
@@ -152,8 +219,9 @@ TEST(CheckmateTest, UnsupportedOrRefusedInputsGiveClearStatus) {
   EXPECT_EQ(milp.status, SolveStatus::Infeasible);
   EXPECT_EQ(round.status, SolveStatus::Infeasible);
   g.nodes[1].deps = {5}; // A cycle.
-  EXPECT_EQ(solveCheckmateMilp(g, SolveOptions()).status,
-            SolveStatus::Unsupported);
+  EXPECT_EQ(
+      solveCheckmateMilp(g, SolveOptions(), withRegisteredWarmStarts()).status,
+      SolveStatus::Unsupported);
 }
 
 TEST(CheckmateTest, HandChainOptimum) {
@@ -169,7 +237,7 @@ TEST(CheckmateTest, HandChainOptimum) {
   // costs 6 + 1 = 7, with the loss computed last.
   opts.budget = 7;
   SolveResult exact = solveBruteForce(g, opts);
-  SolveResult milp = solveCheckmateMilp(g, opts);
+  SolveResult milp = solveCheckmateMilp(g, opts, withRegisteredWarmStarts());
   ASSERT_TRUE(exact.feasible()) << exact.message;
   ASSERT_TRUE(milp.feasible()) << milp.message;
   EXPECT_EQ(milp.status, SolveStatus::Optimal);
@@ -206,7 +274,6 @@ TEST(CheckmateTest, RandomDagsAgainstExhaustive) {
       ASSERT_NE(exact.status, SolveStatus::Unsupported) << exact.message;
       // The MILP alone, without the heuristics' schedules as fallbacks.
       CheckmateOptions pure;
-      pure.heuristicWarmStarts = false;
       SolveResult milp = solveCheckmateMilp(g, opts, pure);
       SolveResult round = solveCheckmateRounding(g, opts);
       SCOPED_TRACE("seed " + std::to_string(seed) + " budget " +
@@ -303,7 +370,7 @@ TEST(CheckmateTest, MinPeakObjective) {
   SolveOptions opts;
   opts.objective = Objective::MinPeakUnderOverhead;
   opts.maxOverhead = 0; // No recomputation at all: checkpoint-all's peak.
-  SolveResult milp = solveCheckmateMilp(g, opts);
+  SolveResult milp = solveCheckmateMilp(g, opts, withRegisteredWarmStarts());
   ASSERT_TRUE(milp.feasible()) << milp.message;
   EXPECT_TRUE(near(milp.cost, 6));
   EXPECT_EQ(milp.peakBytes, 8);
@@ -321,13 +388,14 @@ TEST(CheckmateTest, AbortInsideCbcReturnsTheWarmStart) {
   if (!checkmateAvailable())
     GTEST_SKIP() << "built without COIN-OR";
   CampaignProblem problem = makeCampaignProblem(402, 2059, CampaignOptions());
-  CheckmateOptions checkmate;
+  CheckmateOptions checkmate = withRegisteredWarmStarts();
   checkmate.cbcArguments = {"-heuristicsOnOff", "on"};
   SolveResult result =
       solveCheckmateMilp(problem.graph, problem.options, checkmate);
   ASSERT_TRUE(result.feasible()) << result.message;
   EXPECT_LE(result.peakBytes, problem.options.budget);
-  SolveResult exact = solveCheckmateMilp(problem.graph, problem.options);
+  SolveResult exact = solveCheckmateMilp(problem.graph, problem.options,
+                                         withRegisteredWarmStarts());
   ASSERT_TRUE(exact.feasible()) << exact.message;
   EXPECT_EQ(result.cost, exact.cost) << result.message;
   std::printf("with CBC's heuristics on: %s\n", result.message.c_str());

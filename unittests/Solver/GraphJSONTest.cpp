@@ -128,4 +128,47 @@ TEST(GraphJSONTest, ResultErrorsNameTheJSONPath) {
   EXPECT_NE(errorOf("[1, 2").find("invalid JSON [1:"), std::string::npos);
 }
 
+TEST(GraphJSONTest, GraphErrorsNameTheJSONPath) {
+  auto errorOf = [](const std::string &text) {
+    Graph graph;
+    std::string error;
+    EXPECT_FALSE(parseGraphJSON(text, graph, error));
+    return error;
+  };
+  EXPECT_EQ(errorOf(R"({"outputs": []})"), "$: missing \"nodes\"");
+  EXPECT_EQ(errorOf(R"({"nodes": {}, "outputs": []})"),
+            "nodes: expected an array");
+  EXPECT_EQ(errorOf(R"({"nodes": [{"bytes": 1, "name": 3}], "outputs": []})"),
+            "nodes[0].name: expected string");
+  EXPECT_EQ(errorOf(R"({"nodes": [{"bytes": 1}, {"bytes": 1, "deps": [0, "x"]}],
+                        "outputs": []})"),
+            "nodes[1].deps[1]: expected an integer");
+  EXPECT_EQ(errorOf(R"({"nodes": [{"bytes": 1}, {"bytes": 1, "deps": [0, 1]}],
+                        "outputs": []})"),
+            "nodes[1].deps[1]: dependency on node 1, which is not earlier: "
+            "the graph has a cycle or is not in topological order");
+  EXPECT_EQ(errorOf(R"({"nodes": [{"bytes": 1, "cost": 1e400}], "outputs": []})"),
+            "nodes[0].cost: number out of range (beyond 1.8e308)");
+  EXPECT_EQ(errorOf(R"({"nodes": [{"bytes": 1, "keep": "sometimes"}],
+                        "outputs": []})"),
+            "nodes[0].keep: unknown keep policy 'sometimes' (expected always, "
+            "never or default)");
+}
+
+// Nesting deeper than the readers accept is refused before LLVM's
+// recursive parser sees it; brackets inside strings (escaped quotes
+// included) do not count.
+TEST(GraphJSONTest, DeepNestingIsRefusedBeforeParsing) {
+  Graph graph;
+  std::string error;
+  std::string deep = std::string(101, '[') + std::string(101, ']');
+  EXPECT_FALSE(parseGraphJSON(deep, graph, error));
+  EXPECT_EQ(error, "JSON nested 101 levels deep (from 1:101); at most 100 "
+                   "levels are accepted");
+  std::string quoted = R"({"name": "\"[[[", "nodes": [{"bytes": 1, "name": ")" +
+                       std::string(200, '{') + R"("}], "outputs": [0]})";
+  EXPECT_TRUE(parseGraphJSON(quoted, graph, error)) << error;
+  EXPECT_EQ(graph.name, "\"[[[");
+}
+
 } // namespace

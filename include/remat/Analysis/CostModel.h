@@ -9,15 +9,10 @@
 // operation performs, plus an optional measured time from a profile file.
 //
 // The rules (docs/CostModel.md gives the rationale for each):
-//   * bytes of a tensor result = element count x element byte width, where an
-//     integer or float of W bits takes ceil(W / 8) bytes (i1 -> 1), `index`
-//     takes 8 and `complex<T>` twice T; non-tensor results take 0;
-//   * views that alias their source once bufferized (tensor.expand_shape,
-//     tensor.collapse_shape, tensor.extract_slice, tensor.cast,
-//     tensor.reshape, tensor.bitcast, bufferization.to_tensor) own 0 bytes,
-//     and so do tensor.empty / bufferization.alloc_tensor without a copy
-//     (their buffer is accounted to the op that writes it) and constants
-//     (read-only global data, never on the heap);
+//   * bytes of a tensor result = its storage bytes (getStorageBytes of
+//     Analysis/Storage.h: element count x element bytes under the data
+//     layout); non-tensor results take 0, and so do the results of ops that
+//     own no storage (ownsNoStorage: views, tensor.empty, constants, ...);
 //   * FLOPs of a LinalgOp (named or generic) = iteration-domain size x
 //     arithmetic ops in its payload: matmul = 2*M*N*K, conv_2d_nhwc_hwcf =
 //     2*N*OH*OW*F*KH*KW*C, fill/copy/transpose/broadcast = 0;
@@ -80,22 +75,6 @@ bool isCollectiveOp(mlir::Operation *op);
 /// The grid a `shard` collective runs on (its `grid` symbol), or null for an
 /// op without one (`mpi` ops name a communicator value instead).
 mlir::FlatSymbolRefAttr getCollectiveGrid(mlir::Operation *op);
-
-/// Returns true if `op`'s tensor results alias its source operand once
-/// bufferized, so that they own no storage (bytes = 0).
-bool isViewOp(mlir::Operation *op);
-
-/// Returns the bytes one element of `type` occupies once bufferized, or
-/// std::nullopt if the model does not know the type.
-std::optional<int64_t> getElementByteWidth(mlir::Type type);
-
-/// Returns the bytes a value of `type` occupies once bufferized: elements
-/// times getElementByteWidth for a ranked shaped type (every dynamic
-/// dimension taken as `dynamicSize`), the element width itself for a scalar.
-/// std::nullopt for unranked types, dynamic dimensions without a size, types
-/// of unknown width, and sizes that overflow int64_t.
-std::optional<int64_t> getStorageBytes(mlir::Type type,
-                                       std::optional<int64_t> dynamicSize = {});
 
 /// Returns the FLOPs one execution of the scalar operation `op` (found in a
 /// linalg payload, or applied elementwise to tensors) counts for: 0 for

@@ -252,18 +252,6 @@ ArenaProblem getArenaProblem(
     llvm::function_ref<bool(const BufferLiveRange &)> select,
     llvm::SmallVectorImpl<const BufferLiveRange *> *selected = nullptr);
 
-/// Bytes of a statically shaped tensor or memref type under the data layout
-/// in scope at `scope` (i1 takes a byte, index 8 bytes by default); nullopt
-/// for dynamic shapes, unranked types and non-shaped types.
-std::optional<int64_t> getStaticStorageBytes(mlir::Type type,
-                                             mlir::Operation *scope);
-
-/// As getStaticStorageBytes, with every dynamic dimension of a ranked type
-/// taken as `dynamicSize` (> 0).
-std::optional<int64_t> getBoundedStorageBytes(mlir::Type type,
-                                              int64_t dynamicSize,
-                                              mlir::Operation *scope);
-
 } // namespace remat
 
 #endif // REMAT_ANALYSIS_MEMORYANALYSIS_H

@@ -9,16 +9,14 @@
 // a step that communicates), the per-rank program and the specs of its
 // arguments (the rank's blocks of the single-process inputs), the MPI symbols
 // the JIT'd code needs, and the reports (rank 0 prints a table of every rank,
-// --json prints every rank's report). Typical use in a runner's main:
+// --json prints every rank's report). runnerMain (RunnerMain.h) uses them:
 //
-//   RankSession session(tool, communicates(module), argc, argv);
-//   RankEntry ranked = prepareRankEntry(tool, module, entry, file, session);
+//   auto session = RankSession::create(tool, communicates(module), argc, argv);
+//   auto ranked = prepareRankEntry(tool, module, entry, file, **session);
 //   ... lower, JIT, fill inputs with fillRankInput, run, measure ...
-//   std::vector<std::string> reports;
-//   if (!gatherRankReports(session, printJSON, reports))
-//     return 0; // not rank 0
+//   if (llvm::Error error = printRunReport(**session, report, emitJson)) ...
 //
-// Without MPI (REMAT_ENABLE_MPI 0) a step that communicates is a CLI error;
+// Without MPI (REMAT_ENABLE_MPI 0) a step that communicates is an error;
 // every other step runs as rank 0 of 1.
 //
 //===----------------------------------------------------------------------===//
@@ -26,6 +24,7 @@
 #ifndef REMAT_RUNNER_RANKS_H
 #define REMAT_RUNNER_RANKS_H
 
+#include "remat/Runner/RunReport.h"
 #include "remat/Runner/RunnerSupport.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,6 +32,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,7 +47,9 @@ namespace remat {
 /// on destruction) only when `distributed`; otherwise this is rank 0 of 1.
 class RankSession {
 public:
-  RankSession(llvm::StringRef tool, bool distributed, int &argc, char **&argv);
+  /// Fails when the run is `distributed` but `tool` was built without MPI.
+  static llvm::Expected<std::unique_ptr<RankSession>>
+  create(llvm::StringRef tool, bool distributed, int &argc, char **&argv);
   ~RankSession();
   RankSession(const RankSession &) = delete;
   RankSession &operator=(const RankSession &) = delete;
@@ -66,8 +68,14 @@ public:
   /// Whether the MPI library reads and writes CUDA device buffers (OpenMPI's
   /// MPIX_Query_cuda_support); false when unknown.
   bool acceptsCudaBuffers() const;
+  /// Leaves MPI without finalizing it, for a rank that stops on an error:
+  /// the other ranks may wait in a collective that MPI_Finalize would join,
+  /// while a process that ends without it makes mpirun stop the job.
+  void abandon() { active = false; }
 
 private:
+  RankSession() = default;
+
   bool active = false;
   int rank = 0;
   int size = 1;
@@ -91,11 +99,14 @@ struct RankEntry {
 /// Reads the splits of `entry` (getArgSplits), checks that its grid has as
 /// many processes as `session` has ranks, and partitions a `shard`-annotated
 /// entry into its per-rank program (remat-shard-partition); a per-rank
-/// program (arguments marked `remat.split_dim`) is kept. Exits with a CLI
-/// error of `tool` naming `filename` on failure.
-RankEntry prepareRankEntry(llvm::StringRef tool, mlir::ModuleOp module,
-                           mlir::func::FuncOp entry, llvm::StringRef filename,
-                           const RankSession &session);
+/// program (arguments marked `remat.split_dim`) is kept. Fails, naming
+/// `filename`, on a sharding the runners cannot feed; `tool` names the
+/// runner in the reasons.
+llvm::Expected<RankEntry> prepareRankEntry(llvm::StringRef tool,
+                                           mlir::ModuleOp module,
+                                           mlir::func::FuncOp entry,
+                                           llvm::StringRef filename,
+                                           const RankSession &session);
 
 /// Fills `data` with this rank's block of memref argument `arg` of `ranked`
 /// (fillInputBlock), or the scalar argument.
@@ -119,23 +130,18 @@ bool gatherRankReports(RankSession &session,
 void printRankReportsJSON(llvm::raw_ostream &os,
                           llvm::ArrayRef<std::string> reports);
 
-/// Prints the report of a run on stdout: rank 0 gathers every rank's JSON
-/// report (`printJSON`) when the run is distributed, then prints the text
-/// report (`printText`, given the ranks' reports) or the JSON (its own, or
-/// every rank's); the other ranks print nothing.
-void printRunReport(
-    RankSession &session, bool emitJson,
-    llvm::function_ref<void(llvm::raw_ostream &)> printJSON,
-    llvm::function_ref<void(llvm::raw_ostream &, llvm::ArrayRef<std::string>)>
-        printText);
+/// Prints `report` on stdout: rank 0 gathers every rank's JSON report when
+/// the run is distributed, then prints the text report followed by the rank
+/// table (printRankTable), or the JSON (its own, or every rank's); the other
+/// ranks print nothing. Fails on a malformed rank report.
+llvm::Error printRunReport(RankSession &session, const RunReport &report,
+                           bool emitJson);
 
-/// Prints one row per rank (peak, inputs, leaks, time, one hash over the
-/// result hashes) from every rank's JSON report; `peakKey` names the peak
-/// field of the reports. Exits with a CLI error of `tool` on a malformed
-/// report.
-void printRankTable(llvm::StringRef tool, llvm::raw_ostream &os,
-                    llvm::ArrayRef<std::string> reports,
-                    llvm::StringRef peakKey = "peak_bytes");
+/// Prints one row per rank (peak_bytes, input_bytes, leaked_bytes,
+/// time_ms_min, one hash over the result hashes) from every rank's JSON
+/// report. Fails, naming the rank and the JSON path, on a malformed report.
+llvm::Error printRankTable(llvm::raw_ostream &os,
+                           llvm::ArrayRef<std::string> reports);
 
 } // namespace remat
 

@@ -7,9 +7,10 @@
 // What the training-step runners (remat-run on the CPU, remat-gpu-run on a
 // CUDA GPU) must agree on so that their outputs are comparable: which types
 // they accept, the deterministic inputs, the lowered calling convention of
-// the entry, and the per-result checksums; and the command-line plumbing they
-// share (options, CLI errors, parsing, lowering, JIT, the packed call and the
-// printing of the results).
+// the entry, and the per-result checksums; and the plumbing they share
+// (options, errors, parsing, lowering, JIT, the packed call). Every function
+// returns its errors (RunnerError); only a tool's main exits (runnerMain,
+// RunnerMain.h, drives them).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +25,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/JSON.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <memory>
@@ -36,6 +37,7 @@ class raw_ostream;
 } // namespace llvm
 
 namespace mlir {
+class DataLayout;
 class DialectRegistry;
 class ExecutionEngine;
 class MLIRContext;
@@ -64,9 +66,13 @@ struct ValueSpec {
 };
 
 /// Maps an argument or result type of the entry (before lowering) to a
-/// ValueSpec, or sets `reason` and fails. `tool` names the runner in the
-/// reasons.
-mlir::FailureOr<ValueSpec> getValueSpec(mlir::Type type, llvm::StringRef tool,
+/// ValueSpec, or sets `reason` and fails: a type the runners cannot build or
+/// read, or a value too large to allocate (its bytes under `layout`
+/// saturate the storage model: elements x element size would wrap around).
+/// `tool` names the runner in the reasons.
+mlir::FailureOr<ValueSpec> getValueSpec(mlir::Type type,
+                                        const mlir::DataLayout &layout,
+                                        llvm::StringRef tool,
                                         std::string &reason);
 
 /// The entry named `name`, or the first public func.func with a body that is
@@ -164,23 +170,38 @@ std::string formatHex64(uint64_t v);
 // Command-line plumbing
 //===----------------------------------------------------------------------===//
 
-/// The options every runner takes, registered in `category` on construction.
-/// Typical use in the main of a runner:
-///
-///   RunnerOptions options("remat-run", category, pipelineHelp, ...);
-///   options.parseCommandLine(argc, argv, "remat-run: ...\n");
+/// An error of a runner: its message (printed "<tool>: error: <message>")
+/// and the status the tool exits with.
+class RunnerError : public llvm::ErrorInfo<RunnerError> {
+public:
+  static char ID;
+  RunnerError(const llvm::Twine &message, int exitCode)
+      : message(message.str()), exitCode(exitCode) {}
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+  int getExitCode() const { return exitCode; }
+
+private:
+  std::string message;
+  int exitCode;
+};
+
+/// A RunnerError: exit status 1 unless `exitCode` says otherwise.
+llvm::Error makeRunnerError(const llvm::Twine &message, int exitCode = 1);
+
+/// The options every runner takes, registered in `category` on
+/// construction (runnerMain constructs them).
 struct RunnerOptions {
-  /// `tool` prefixes the CLI errors; `pipelineHelp` and `printLoweredHelp`
-  /// describe the runner's lowering.
-  RunnerOptions(llvm::StringRef tool, llvm::cl::OptionCategory &category,
+  /// `pipelineHelp` and `printLoweredHelp` describe the runner's lowering.
+  RunnerOptions(llvm::cl::OptionCategory &category,
                 llvm::StringRef pipelineHelp, llvm::StringRef printLoweredHelp);
 
   /// Parses the command line, showing only the options of `category` in
-  /// --help, and exits with a CLI error when --repeat or --opt-level is out
-  /// of range.
-  void parseCommandLine(int argc, char **argv, llvm::StringRef overview);
+  /// --help. Fails on an unknown or malformed option (LLVM's message goes to
+  /// stderr) and when --repeat or --opt-level is out of range.
+  llvm::Error parseCommandLine(int argc, char **argv,
+                               llvm::StringRef overview);
 
-  std::string tool;
   llvm::cl::OptionCategory &category;
 
   llvm::cl::opt<std::string> inputFilename;
@@ -197,10 +218,6 @@ struct RunnerOptions {
 /// the remat dialect (the caller adds the LLVM IR translations it needs).
 void registerRunnerDialects(mlir::DialectRegistry &registry);
 
-/// Prints "<tool>: error: <message>" on stderr and exits with `exitCode`.
-[[noreturn]] void exitWithError(llvm::StringRef tool,
-                                const llvm::Twine &message, int exitCode = 1);
-
 /// The input of a runner: a context holding the runner dialects (see
 /// registerRunnerDialects) and the translations `registerTranslations` adds,
 /// the module parsed from a file, and the handler that prints the
@@ -208,36 +225,50 @@ void registerRunnerDialects(mlir::DialectRegistry &registry);
 /// (also while the module is lowered).
 class RunnerInput {
 public:
-  /// Opens and parses `filename` ("-" is stdin). Exits with a CLI error of
-  /// `tool` when the file is missing or does not parse (the parser's
-  /// diagnostics say where).
-  RunnerInput(
-      llvm::StringRef tool, llvm::StringRef filename,
-      llvm::function_ref<void(mlir::DialectRegistry &)> registerTranslations);
+  /// Opens and parses `filename` ("-" is stdin). Fails when the file is
+  /// missing or does not parse (the parser's diagnostics say where).
+  static llvm::Expected<std::unique_ptr<RunnerInput>>
+  open(llvm::StringRef filename,
+       llvm::function_ref<void(mlir::DialectRegistry &)> registerTranslations);
   ~RunnerInput();
 
   mlir::ModuleOp getModule() { return *module; }
 
 private:
+  RunnerInput() = default;
+
   std::unique_ptr<mlir::MLIRContext> context;
   std::unique_ptr<llvm::SourceMgr> sourceMgr;
   std::unique_ptr<mlir::SourceMgrDiagnosticHandler> diagHandler;
   mlir::OwningOpRef<mlir::ModuleOp> module;
 };
 
-/// The ValueSpecs of the arguments and results of `entry`. Exits with a CLI
-/// error of `tool` naming the first type it cannot handle.
-void getSignatureSpecs(llvm::StringRef tool, mlir::func::FuncOp entry,
-                       llvm::SmallVectorImpl<ValueSpec> &argSpecs,
-                       llvm::SmallVectorImpl<ValueSpec> &resultSpecs);
+/// The ValueSpecs of the arguments and results of `entry`. Fails naming the
+/// first type it cannot handle; `tool` names the runner in the reasons.
+llvm::Error getSignatureSpecs(llvm::StringRef tool, mlir::func::FuncOp entry,
+                              llvm::SmallVectorImpl<ValueSpec> &argSpecs,
+                              llvm::SmallVectorImpl<ValueSpec> &resultSpecs);
+
+/// Fails, after a located error at each, when a value of `module` (an op
+/// result or a block argument of a static tensor or memref type) takes more
+/// bytes than the storage model can count (2^63: its lowering would compute
+/// a wrapped-around allocation size) or than `limitBytes` (the memory of the
+/// machine: its allocation would fail inside the JIT'd code, which does not
+/// check). `filename` names the input.
+llvm::Error checkStorageSizes(mlir::ModuleOp module, llvm::StringRef filename,
+                              uint64_t limitBytes);
+
+/// The physical memory of this machine in bytes (0 when unknown).
+uint64_t getPhysicalMemoryBytes();
 
 /// Runs the lowering of --pipeline on `module`: nothing for "none",
 /// `buildDefault` for the empty string, otherwise the given pass pipeline
-/// ("builtin.module(a,b)" or "a,b"). Exits with a CLI error of `tool` when
-/// the pipeline does not parse or fails on `filename`.
-void lowerModule(llvm::StringRef tool, mlir::ModuleOp module,
-                 llvm::StringRef pipeline, llvm::StringRef filename,
-                 llvm::function_ref<void(mlir::PassManager &)> buildDefault);
+/// ("builtin.module(a,b)" or "a,b"). Fails when the pipeline does not parse
+/// or fails on `filename`.
+llvm::Error
+lowerModule(mlir::ModuleOp module, llvm::StringRef pipeline,
+            llvm::StringRef filename,
+            llvm::function_ref<void(mlir::PassManager &)> buildDefault);
 
 /// The entry of a JIT-compiled module, called with ExecutionEngine's packed
 /// convention (see PackedCall).
@@ -249,11 +280,10 @@ struct JITEntry {
 /// Initializes the native target, JIT-compiles `module` (in the LLVM
 /// dialect) at LLVM `optLevel`, loading `sharedLibPaths` and binding each
 /// (name, address) of `symbols` in the JIT'd code, runs its global
-/// constructors, and looks up the packed wrapper of `entry`. Exits with a CLI
-/// error of `tool` on failure.
-JITEntry
-compileEntry(llvm::StringRef tool, mlir::ModuleOp module, llvm::StringRef entry,
-             unsigned optLevel, llvm::ArrayRef<llvm::StringRef> sharedLibPaths,
+/// constructors, and looks up the packed wrapper of `entry`.
+llvm::Expected<JITEntry>
+compileEntry(mlir::ModuleOp module, llvm::StringRef entry, unsigned optLevel,
+             llvm::ArrayRef<llvm::StringRef> sharedLibPaths,
              llvm::ArrayRef<std::pair<llvm::StringRef, void *>> symbols);
 
 /// The fields of a lowered memref descriptor (every field 8 bytes).
@@ -329,22 +359,6 @@ getWorstRun(llvm::ArrayRef<RunStats<MemoryStats>> runs) {
   return *worst;
 }
 
-/// Adds the allocation counts of `run` to a JSON report: num_allocs,
-/// total_allocated_bytes, returned_bytes, leaked_bytes, unknown_frees, then
-/// `inputBytes` as input_bytes.
-template <typename MemoryStats>
-void printAllocationsJSON(llvm::json::OStream &j,
-                          const RunStats<MemoryStats> &run,
-                          uint64_t inputBytes) {
-  j.attribute("num_allocs", static_cast<int64_t>(run.memory.numAllocs));
-  j.attribute("total_allocated_bytes",
-              static_cast<int64_t>(run.memory.totalBytes));
-  j.attribute("returned_bytes", static_cast<int64_t>(run.returnedBytes));
-  j.attribute("leaked_bytes", static_cast<int64_t>(run.leakedBytes));
-  j.attribute("unknown_frees", static_cast<int64_t>(run.memory.unknownFrees));
-  j.attribute("input_bytes", static_cast<int64_t>(inputBytes));
-}
-
 /// The minimum and the median (upper median) of some measurements.
 struct MinMedian {
   double min = 0;
@@ -352,25 +366,6 @@ struct MinMedian {
 };
 /// The minimum and the median of `values` (not empty).
 MinMedian getMinAndMedian(llvm::ArrayRef<double> values);
-
-/// Prints the JSON report of a run on `os`, one object followed by a
-/// newline: "file", "entry", "device" (unless `device` is empty), the
-/// "results" array (index, type, sum, abs_sum, fnv1a64 and, with
-/// `printValues`, the values of every result), then the attributes
-/// `printMeasurements` adds.
-void printJSONReport(
-    llvm::raw_ostream &os, llvm::StringRef file, llvm::StringRef entry,
-    llvm::StringRef device, llvm::ArrayRef<ValueSpec> specs,
-    llvm::ArrayRef<Checksum> checksums, bool printValues,
-    llvm::function_ref<void(llvm::json::OStream &)> printMeasurements);
-
-/// Prints the head of the text report of a run on `os`: "entry: @<entry>"
-/// (followed by " (<device>)" unless `device` is empty), then one
-/// "result #i: <type> sum=.. abs_sum=.. fnv1a64=.." line per result and,
-/// with `printValues`, its values.
-void printTextReport(llvm::raw_ostream &os, llvm::StringRef entry,
-                     llvm::StringRef device, llvm::ArrayRef<ValueSpec> specs,
-                     llvm::ArrayRef<Checksum> checksums, bool printValues);
 
 } // namespace remat
 

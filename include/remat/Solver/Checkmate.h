@@ -4,10 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The Checkmate solvers (Jain et al., MLSys 2020) on COIN-OR: the frontier-advancing MILP
-// (formulation (9)) on CBC, its LP relaxation on CLP as a lower bound, and
-// the two-phase LP rounding approximation. All of them work on the reduced
-// graph of CheckmateModel.h and return schedules checked by `simulate`.
+// The Checkmate solvers (Jain et al., MLSys 2020) on COIN-OR: the
+// frontier-advancing MILP (formulation (9)) on CBC, its LP relaxation on CLP as
+// a lower bound, and the two-phase LP rounding approximation. All of them work
+// on the reduced graph of CheckmateModel.h and return schedules checked by
+// `simulate`.
 //
 // What "optimal" and "lower bound" mean here: Checkmate's schedules compute
 // nodes for the first time in the graph's topological order (one stage per
@@ -15,14 +16,17 @@
 // lower bounds are with respect to that schedule class; a schedule that
 // reorders first computations can be cheaper.
 //
-// Without COIN-OR (REMAT_ENABLE_COINOR = 0) every entry point returns
-// SolveStatus::Unsupported with a message saying so.
+// The formulation is CheckmateFormulation.h; CheckmateLp.cpp (LP bound and
+// rounding, on CLP) and CheckmateMilp.cpp (MILP, on CBC in a child process:
+// CbcProcess.h) solve it. Without COIN-OR (REMAT_ENABLE_COINOR off) the
+// build compiles CheckmateUnavailable.cpp instead, and every entry point
+// returns SolveStatus::Unsupported with a message saying so.
 //
 // Usage:
 //   SolveOptions opts;
 //   opts.budget = 3 << 20;
 //   opts.timeLimitSeconds = 10;
-//   SolveResult r = solveCheckmateMilp(graph, opts);
+//   SolveResult r = solveCheckmateMilp(graph, opts, CheckmateOptions());
 //   if (r.feasible()) use(r.schedule); // r.lowerBound: CBC's best bound
 //
 //===----------------------------------------------------------------------===//
@@ -49,10 +53,15 @@ struct CheckmateOptions {
   /// Schedules (for example the best heuristic's) offered to CBC as MIP
   /// starts when their stage plan fits the budget.
   std::vector<Schedule> warmStarts;
-  /// Run every registered non-exact, non-Checkmate solver (with a tenth of
-  /// the time limit) and offer its schedules as MIP starts; the MILP then
-  /// never returns worse than the best heuristic.
-  bool heuristicWarmStarts = true;
+  /// Solvers run first (each with a tenth of the time limit) whose
+  /// schedules are offered as MIP starts and kept as answers; the MILP then
+  /// never returns worse than the best of them. Empty by default;
+  /// `withRegisteredWarmStarts` lists every registered heuristic.
+  std::vector<SolverFn> heuristics;
+  /// On a graph over `maxBinaries`, the solver whose plan the MILP returns
+  /// (if better than `warmStarts`); none by default, the portfolio with
+  /// `withRegisteredWarmStarts`.
+  SolverFn overCap;
   /// Run the LP rounding first and offer its schedule as a MIP start.
   bool roundingWarmStart = true;
   /// Fraction of the time limit the rounding warm start may use.
@@ -75,6 +84,13 @@ struct CheckmateOptions {
   std::vector<std::string> cbcArguments;
 };
 
+/// `checkmate` with the registry's warm starts: every registered heuristic
+/// (`SolverInfo::heuristic`) in `heuristics` and the portfolio (`auto`) in
+/// `overCap`, as `checkmate-milp` runs. Defined with the registry
+/// (Registry.cpp), which knows the other solvers; the MILP itself calls
+/// none of them but through these options.
+CheckmateOptions withRegisteredWarmStarts(CheckmateOptions checkmate = {});
+
 /// Whether this build has COIN-OR CBC/CLP.
 bool checkmateAvailable();
 
@@ -82,10 +98,10 @@ bool checkmateAvailable();
 /// an exactly reduced graph; Feasible with `lowerBound` = CBC's best bound
 /// otherwise; Infeasible when CBC (or the LP relaxation) proved that no
 /// schedule fits; Timeout when time ran out with no feasible schedule.
-/// Supports both objectives.
+/// Supports both objectives. Runs no other solver unless `checkmate` lists
+/// some (`withRegisteredWarmStarts`).
 SolveResult solveCheckmateMilp(const Graph &graph, const SolveOptions &options,
                                const CheckmateOptions &checkmate);
-SolveResult solveCheckmateMilp(const Graph &graph, const SolveOptions &options);
 
 /// Two-phase LP rounding: LP relaxations at (1 - ε) × budget for every ε
 /// in `allowances`, S rounded at every threshold (and randomly), R rebuilt,
@@ -93,9 +109,7 @@ SolveResult solveCheckmateMilp(const Graph &graph, const SolveOptions &options);
 /// bound at the full budget. Objective MinComputeUnderBudget only.
 SolveResult solveCheckmateRounding(const Graph &graph,
                                    const SolveOptions &options,
-                                   const CheckmateOptions &checkmate);
-SolveResult solveCheckmateRounding(const Graph &graph,
-                                   const SolveOptions &options);
+                                   const CheckmateOptions &checkmate = {});
 
 /// The LP relaxation's optimum: a lower bound on the compute cost of any
 /// Checkmate schedule of `graph` within `options.budget` (exact reduction

@@ -7,7 +7,7 @@
 // The plain-C++ half of the Checkmate solvers (Jain et al., MLSys 2020): the graph reduced
 // to the nodes a schedule decides about, and the frontier-advancing stage
 // plan (R, S) that both the MILP and the LP rounding produce. Nothing here
-// needs COIN-OR; the MILP/LP live in CheckmateCoin.cpp.
+// needs COIN-OR; the formulation is CheckmateFormulation.h.
 //
 // Reduction (presolve):
 //   * Input/param nodes are dropped: they are always resident and counted in
@@ -132,6 +132,9 @@ Schedule expandPlan(const ReducedGraph &reduced, const StagePlan &plan);
 /// groups). The result is made consistent with rebuildComputations.
 bool planFromSchedule(const Graph &graph, const ReducedGraph &reduced,
                       const Schedule &schedule, StagePlan &plan);
+
+/// The compute cost of `plan`: the sum of its computations.
+double planCost(const ReducedGraph &graph, const StagePlan &plan);
 
 /// Greedy local search on a consistent plan: repeatedly replaces a
 /// recomputation R[t][i] by retaining i from where it was last resident,

@@ -122,9 +122,12 @@ struct SolverInfo {
   /// Whether an Infeasible answer proves that no schedule exists (exact
   /// solvers); heuristics only failed to find one.
   bool exact = false;
-  /// Whether it runs other registered solvers (the portfolio); solvers that
-  /// gather the others' answers (the MILP's warm starts) skip it.
+  /// Whether it runs other registered solvers (the portfolio).
   bool composite = false;
+  /// Whether it is a quick heuristic (neither exact nor composite, nor one of
+  /// the Checkmate solvers): the registered MILP offers its schedules as
+  /// warm starts (`withRegisteredWarmStarts`, Checkmate.h).
+  bool heuristic = false;
 };
 
 /// Every registered solver, in a stable order.

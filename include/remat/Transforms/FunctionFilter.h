@@ -12,14 +12,15 @@
 // with a body in the enclosing module is an error naming it (reported once per
 // module, at its first function with a body).
 //
-// Usage, in a pass anchored on func.func:
+// Usage, in a pass anchored on func.func: derive from the generated base
+// through `SelectedFunctionsPass` and implement `runOnSelectedFunction`
+// instead of `runOnOperation`:
 //
-//   FailureOr<bool> selected = isSelectedFunction(func, functions,
-//                                                 getArgument());
-//   if (failed(selected))
-//     return signalPassFailure(); // a located error was emitted
-//   if (!*selected)
-//     return markAllAnalysesPreserved();
+//   struct MyPass : public remat::SelectedFunctionsPass<
+//                       remat::impl::RematMyPassBase<MyPass>> {
+//     using SelectedFunctionsPass::SelectedFunctionsPass;
+//     void runOnSelectedFunction(mlir::func::FuncOp func) override { ... }
+//   };
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +28,7 @@
 #define REMAT_TRANSFORMS_FUNCTIONFILTER_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Support/LLVM.h"
 
 #include <string>
@@ -42,6 +44,30 @@ namespace remat {
 mlir::FailureOr<bool> isSelectedFunction(mlir::func::FuncOp func,
                                          llvm::ArrayRef<std::string> names,
                                          llvm::StringRef passName);
+
+/// A pass on func.func with a `functions=` option (`PassBase`, its generated
+/// base class, declares it through `RematFunctionsOption`) that works only on
+/// the functions the option selects (isSelectedFunction): it fails when the
+/// option names a function that is not there, preserves every analysis of a
+/// function it leaves out, and calls `runOnSelectedFunction` on the others.
+template <typename PassBase> class SelectedFunctionsPass : public PassBase {
+public:
+  using PassBase::PassBase;
+
+  /// The pass's work on one selected function.
+  virtual void runOnSelectedFunction(mlir::func::FuncOp func) = 0;
+
+  void runOnOperation() final {
+    mlir::func::FuncOp func = this->getOperation();
+    mlir::FailureOr<bool> selected =
+        isSelectedFunction(func, this->functions, this->getArgument());
+    if (mlir::failed(selected))
+      return this->signalPassFailure(); // a located error was emitted
+    if (!*selected)
+      return this->markAllAnalysesPreserved();
+    runOnSelectedFunction(func);
+  }
+};
 
 } // namespace remat
 

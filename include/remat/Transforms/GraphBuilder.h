@@ -23,9 +23,9 @@
 //     largest set of them (MemoryAnalysis::getTransientBytes) is reserved as
 //     the graph's `fixedBytes`, so the graph never counts less than the
 //     memory analysis that `--remat-verify-memory` runs.
-//   * An op whose results own no bytes and that the cost model calls a view
-//     (`remat::isViewOp`, Analysis/CostModel.h), or a `remat.barrier`, is a
-//     view (`aliasOf`) of the node that defines its source operand.
+//   * An op whose results own no bytes and that the storage model calls a
+//     view (`remat::isViewOp`, Analysis/Storage.h), or a `remat.barrier`, is
+//     a view (`aliasOf`) of the node that defines its source operand.
 //   * Dependencies are the nodes defining the op's operands and the values
 //     its regions capture from the body.
 //   * `remat.phase` gives Forward/Backward; `remat.keep` gives the pin. Ops

@@ -6,6 +6,10 @@
 
 #include "remat/Solver/GraphJSON.h"
 
+#include "remat/Support/JSON.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
@@ -19,367 +23,371 @@ using namespace remat;
 namespace json = llvm::json;
 
 namespace {
-/// Reads JSON values, remembering the first error with its JSON path.
-class JSONReader {
-public:
-  std::string error;
 
-  bool fail(const std::string &path, const std::string &message) {
-    if (error.empty())
-      error = path + ": " + message;
-    return false;
-  }
+//===----------------------------------------------------------------------===//
+// The members of each object as written (docs/SolverFormat.md). Type errors
+// are reported by fromJSON through json::Path; the readers below check what
+// the values mean. A null member counts as absent.
+//===----------------------------------------------------------------------===//
 
-  bool readInt(const json::Value &value, const std::string &path,
-               int64_t &out) {
-    if (std::optional<int64_t> i = value.getAsInteger()) {
-      out = *i;
-      return true;
-    }
-    if (std::optional<double> d = value.getAsNumber())
-      if (std::isfinite(*d) && std::floor(*d) == *d && std::abs(*d) < 9.0e18) {
-        out = static_cast<int64_t>(*d);
-        return true;
-      }
-    return fail(path, "expected an integer");
-  }
-
-  /// The member `key` of `object`, or nullptr after an error when missing.
-  const json::Value *require(const json::Object &object, const char *key,
-                             const std::string &path) {
-    if (const json::Value *value = object.get(key))
-      return value;
-    fail(path, std::string("missing \"") + key + "\"");
-    return nullptr;
-  }
-
-  bool readString(const json::Value &value, const std::string &path,
-                  std::string &out) {
-    if (std::optional<llvm::StringRef> s = value.getAsString()) {
-      out = s->str();
-      return true;
-    }
-    return fail(path, "expected a string");
-  }
-
-  bool readCost(const json::Value &value, const std::string &path,
-                double &out) {
-    std::optional<double> d = value.getAsNumber();
-    if (!d || !std::isfinite(*d))
-      return fail(path, "expected a number");
-    if (*d < 0)
-      return fail(path, "negative cost");
-    out = *d;
-    return true;
-  }
+struct NodeFields {
+  std::optional<JSONInt> id, bytesPerSample, aliasOf;
+  std::optional<std::string> name, kind, keep;
+  std::optional<JSONNumber> cost, costPerSample;
+  std::optional<std::vector<JSONInt>> deps;
+  JSONInt bytes;
 };
 
-/// Reads one graph.
-class GraphReader : public JSONReader {
+bool fromJSON(const json::Value &value, NodeFields &out, json::Path path) {
+  json::ObjectMapper o(value, path);
+  return o && o.mapOptional("id", out.id) && o.mapOptional("name", out.name) &&
+         o.map("bytes", out.bytes) && o.mapOptional("cost", out.cost) &&
+         o.mapOptional("bytes_per_sample", out.bytesPerSample) &&
+         o.mapOptional("cost_per_sample", out.costPerSample) &&
+         o.mapOptional("kind", out.kind) && o.mapOptional("deps", out.deps) &&
+         o.mapOptional("alias_of", out.aliasOf) &&
+         o.mapOptional("keep", out.keep);
+}
+
+struct GraphFields {
+  std::optional<std::string> name;
+  std::optional<JSONInt> fixedBytes, batch;
+  std::vector<JSONInt> outputs;
+};
+
+bool fromJSON(const json::Value &value, GraphFields &out, json::Path path) {
+  json::ObjectMapper o(value, path);
+  return o && o.mapOptional("name", out.name) &&
+         o.mapOptional("fixed_bytes", out.fixedBytes) &&
+         o.mapOptional("batch", out.batch) && o.map("outputs", out.outputs);
+}
+
+struct FingerprintFields {
+  std::optional<std::string> name;
+  JSONInt nodes;
+  std::string structure, bytes, cost;
+};
+
+bool fromJSON(const json::Value &value, FingerprintFields &out,
+              json::Path path) {
+  json::ObjectMapper o(value, path);
+  return o && o.mapOptional("name", out.name) && o.map("nodes", out.nodes) &&
+         o.map("structure", out.structure) && o.map("bytes", out.bytes) &&
+         o.map("cost", out.cost);
+}
+
+struct StatsFields {
+  std::string solver, mode;
+  std::optional<std::string> message;
+  std::optional<JSONInt> budget, peakBytes;
+  std::optional<JSONNumber> cost, lowerBound;
+};
+
+bool fromJSON(const json::Value &value, StatsFields &out, json::Path path) {
+  json::ObjectMapper o(value, path);
+  return o && o.map("solver", out.solver) && o.map("mode", out.mode) &&
+         o.mapOptional("message", out.message) &&
+         o.mapOptional("budget", out.budget) &&
+         o.mapOptional("peak_bytes", out.peakBytes) &&
+         o.mapOptional("cost", out.cost) &&
+         o.mapOptional("lower_bound", out.lowerBound);
+}
+
+struct StepFields {
+  std::string op;
+  JSONInt node;
+};
+
+bool fromJSON(const json::Value &value, StepFields &out, json::Path path) {
+  json::ObjectMapper o(value, path);
+  return o && o.map("op", out.op) && o.map("node", out.node);
+}
+
+/// Reads one graph; the errors go to `errors`.
+class GraphReader {
 public:
+  explicit GraphReader(JSONErrors &errors) : errors(errors) {}
+
   bool readGraph(const json::Value &root, Graph &graph) {
+    json::Path path = errors.root();
     const json::Object *object = root.getAsObject();
     if (!object)
-      return fail("$", "expected an object with \"nodes\" and \"outputs\"");
-    if (const json::Value *name = object->get("name")) {
-      if (std::optional<llvm::StringRef> s = name->getAsString())
-        graph.name = s->str();
-      else if (!name->getAsNull())
-        return fail("name", "expected a string");
-    }
-    if (const json::Value *fixed = object->get("fixed_bytes")) {
-      if (!readInt(*fixed, "fixed_bytes", graph.fixedBytes))
-        return false;
-      if (graph.fixedBytes < 0)
-        return fail("fixed_bytes", "must not be negative");
-    }
-    if (const json::Value *batch = object->get("batch")) {
-      if (!readInt(*batch, "batch", graph.batch))
-        return false;
-      if (graph.batch < 1)
-        return fail("batch", "must be at least 1 (samples in the traced "
-                             "batch), not " +
-                                 std::to_string(graph.batch));
-    }
-    const json::Value *nodesValue = object->get("nodes");
-    if (!nodesValue)
-      return fail("$", "missing \"nodes\"");
-    const json::Array *nodes = nodesValue->getAsArray();
+      return errors.fail(path, "expected an object with \"nodes\" and "
+                               "\"outputs\"");
+    GraphFields fields;
+    if (!requireKeys(*object, {"nodes", "outputs"}, path, errors) ||
+        !fromJSON(root, fields, path))
+      return false;
+    const json::Array *nodes = object->getArray("nodes");
     if (!nodes)
-      return fail("nodes", "expected an array");
-    for (size_t i = 0; i < nodes->size(); ++i)
-      if (!readNode((*nodes)[i], "nodes[" + std::to_string(i) + "]", i,
-                    nodes->size(), graph))
+      return errors.fail(path.field("nodes"), "expected an array");
+    graph.name = fields.name.value_or("");
+    if (fields.fixedBytes) {
+      graph.fixedBytes = fields.fixedBytes->value;
+      if (graph.fixedBytes < 0)
+        return errors.fail(path.field("fixed_bytes"), "must not be negative");
+    }
+    if (fields.batch) {
+      graph.batch = fields.batch->value;
+      if (graph.batch < 1)
+        return errors.fail(path.field("batch"),
+                           "must be at least 1 (samples in the traced "
+                           "batch), not " +
+                               llvm::Twine(graph.batch));
+    }
+    for (auto [id, node] : llvm::enumerate(*nodes))
+      if (!readNode(node, path.field("nodes").index(id), id, nodes->size(),
+                    graph))
         return false;
-    const json::Value *outputsValue = object->get("outputs");
-    if (!outputsValue)
-      return fail("$", "missing \"outputs\"");
-    const json::Array *outputs = outputsValue->getAsArray();
-    if (!outputs)
-      return fail("outputs", "expected an array");
-    for (size_t i = 0; i < outputs->size(); ++i) {
-      std::string path = "outputs[" + std::to_string(i) + "]";
-      int64_t out;
-      if (!readInt((*outputs)[i], path, out))
-        return false;
-      if (out < 0 || out >= static_cast<int64_t>(graph.nodes.size()))
-        return fail(path, "node " + std::to_string(out) + " does not exist");
-      graph.outputs.push_back(static_cast<int>(out));
+    for (auto [i, out] : llvm::enumerate(fields.outputs)) {
+      if (out.value < 0 || out.value >= graph.size())
+        return errors.fail(path.field("outputs").index(i),
+                           "node " + llvm::Twine(out.value) +
+                               " does not exist");
+      graph.outputs.push_back(static_cast<int>(out.value));
     }
     std::string problem = graph.check();
     if (!problem.empty())
-      return fail("graph", problem);
+      return errors.fail(path.field("graph"), problem);
     return true;
-  }
-
-  bool readNode(const json::Value &value, const std::string &path, size_t id,
-                size_t count, Graph &graph) {
-    const json::Object *object = value.getAsObject();
-    if (!object)
-      return fail(path, "expected an object");
-    Node node;
-    if (const json::Value *v = object->get("id")) {
-      int64_t given;
-      if (!readInt(*v, path + ".id", given))
-        return false;
-      if (given != static_cast<int64_t>(id))
-        return fail(path + ".id", "is " + std::to_string(given) +
-                                      "; ids must equal positions (" +
-                                      std::to_string(id) + ")");
-    }
-    if (const json::Value *v = object->get("name")) {
-      if (std::optional<llvm::StringRef> s = v->getAsString())
-        node.name = s->str();
-      else if (!v->getAsNull())
-        return fail(path + ".name", "expected a string");
-    }
-    if (const json::Value *v = object->get("bytes")) {
-      if (!readInt(*v, path + ".bytes", node.bytes))
-        return false;
-      if (node.bytes < 0)
-        return fail(path + ".bytes",
-                    "negative size " + std::to_string(node.bytes));
-    } else {
-      return fail(path, "missing \"bytes\"");
-    }
-    if (const json::Value *v = object->get("cost"))
-      if (!readCost(*v, path + ".cost", node.cost))
-        return false;
-    if (const json::Value *v = object->get("bytes_per_sample")) {
-      if (!readInt(*v, path + ".bytes_per_sample", node.bytesPerSample))
-        return false;
-      if (node.bytesPerSample < 0)
-        return fail(path + ".bytes_per_sample", "must not be negative");
-    }
-    if (const json::Value *v = object->get("cost_per_sample"))
-      if (!readCost(*v, path + ".cost_per_sample", node.costPerSample))
-        return false;
-    if (const json::Value *v = object->get("kind")) {
-      std::optional<llvm::StringRef> s = v->getAsString();
-      if (!s)
-        return fail(path + ".kind", "expected a string");
-      if (*s == "input")
-        node.kind = NodeKind::Input;
-      else if (*s == "param")
-        node.kind = NodeKind::Param;
-      else if (*s == "forward")
-        node.kind = NodeKind::Forward;
-      else if (*s == "backward")
-        node.kind = NodeKind::Backward;
-      else
-        return fail(path + ".kind",
-                    "unknown kind '" + s->str() +
-                        "' (expected input, param, forward or backward)");
-    }
-    if (const json::Value *v = object->get("deps")) {
-      const json::Array *deps = v->getAsArray();
-      if (!deps)
-        return fail(path + ".deps", "expected an array");
-      for (size_t k = 0; k < deps->size(); ++k) {
-        std::string depPath = path + ".deps[" + std::to_string(k) + "]";
-        int64_t dep;
-        if (!readInt((*deps)[k], depPath, dep))
-          return false;
-        if (dep < 0 || dep >= static_cast<int64_t>(count))
-          return fail(depPath, "dangling dependency on node " +
-                                   std::to_string(dep) + " (the graph has " +
-                                   std::to_string(count) + " nodes)");
-        if (dep >= static_cast<int64_t>(id))
-          return fail(depPath,
-                      "dependency on node " + std::to_string(dep) +
-                          ", which is not earlier: the graph has a cycle or "
-                          "is not in topological order");
-        node.deps.push_back(static_cast<int>(dep));
-      }
-    }
-    if (const json::Value *v = object->get("alias_of")) {
-      if (!v->getAsNull()) {
-        int64_t base;
-        if (!readInt(*v, path + ".alias_of", base))
-          return false;
-        if (base < 0 || base >= static_cast<int64_t>(id))
-          return fail(path + ".alias_of",
-                      "must name an earlier node, not " + std::to_string(base));
-        node.aliasOf = static_cast<int>(base);
-      }
-    }
-    if (const json::Value *v = object->get("keep")) {
-      std::optional<llvm::StringRef> s = v->getAsString();
-      if (!s)
-        return fail(path + ".keep", "expected a string");
-      if (*s == "always")
-        node.keep = KeepPolicy::Always;
-      else if (*s == "never")
-        node.keep = KeepPolicy::Never;
-      else if (*s != "default")
-        return fail(path + ".keep", "unknown keep policy '" + s->str() +
-                                        "' (expected always, never or "
-                                        "default)");
-    }
-    graph.nodes.push_back(std::move(node));
-    return true;
-  }
-};
-
-/// Reads a result JSON with its graph fingerprint.
-class ResultReader : public JSONReader {
-public:
-  bool readResult(const json::Value &root, SavedResult &saved) {
-    const json::Object *object = root.getAsObject();
-    if (!object)
-      return fail("$", "expected an object with \"status\", \"steps\", "
-                       "\"stats\" and \"graph\"");
-    const json::Value *graph = require(*object, "graph", "$");
-    if (!graph || !readFingerprint(*graph, saved.graph))
-      return false;
-    const json::Value *status = require(*object, "status", "$");
-    if (!status || !readStatus(*status, saved.result.status))
-      return false;
-    const json::Value *stats = require(*object, "stats", "$");
-    if (!stats || !readStats(*stats, saved))
-      return false;
-    const json::Value *steps = require(*object, "steps", "$");
-    return steps && readSteps(*steps, saved.graph.nodes, saved.result.schedule);
   }
 
 private:
-  bool readFingerprint(const json::Value &value, GraphFingerprint &graph) {
+  bool readNode(const json::Value &value, json::Path path, size_t id,
+                size_t count, Graph &graph) {
     const json::Object *object = value.getAsObject();
     if (!object)
-      return fail("graph", "expected an object");
-    if (const json::Value *name = object->get("name"))
-      if (!readString(*name, "graph.name", graph.name))
-        return false;
-    const json::Value *nodes = require(*object, "nodes", "graph");
-    if (!nodes || !readInt(*nodes, "graph.nodes", graph.nodes))
+      return errors.fail(path, "expected an object");
+    NodeFields fields;
+    if (!requireKeys(*object, {"bytes"}, path, errors) ||
+        !fromJSON(value, fields, path))
       return false;
-    if (graph.nodes < 0)
-      return fail("graph.nodes", "must not be negative");
-    return readHash(*object, "structure", graph.structure) &&
-           readHash(*object, "bytes", graph.bytes) &&
-           readHash(*object, "cost", graph.cost);
-  }
-
-  bool readHash(const json::Object &object, const char *key, uint64_t &out) {
-    std::string path = std::string("graph.") + key, text;
-    const json::Value *value = require(object, key, "graph");
-    if (!value || !readString(*value, path, text))
+    if (fields.id && fields.id->value != static_cast<int64_t>(id))
+      return errors.fail(path.field("id"),
+                         "is " + llvm::Twine(fields.id->value) +
+                             "; ids must equal positions (" + llvm::Twine(id) +
+                             ")");
+    Node node;
+    node.name = fields.name.value_or("");
+    if (!readSizes(fields, path, node) || !readKind(fields, path, node) ||
+        !readDeps(fields, path, id, count, node))
       return false;
-    if (text.size() != 16 || llvm::StringRef(text).getAsInteger(16, out))
-      return fail(path, "expected 16 hexadecimal digits");
+    graph.nodes.push_back(std::move(node));
     return true;
   }
 
-  bool readStatus(const json::Value &value, SolveStatus &status) {
-    std::string text;
-    if (!readString(value, "status", text))
-      return false;
-    if (text == "optimal")
-      status = SolveStatus::Optimal;
-    else if (text == "feasible")
-      status = SolveStatus::Feasible;
-    else if (text == "infeasible")
-      status = SolveStatus::Infeasible;
-    else if (text == "timeout")
-      status = SolveStatus::Timeout;
-    else
-      return fail("status", "unknown status '" + text +
-                                "' (expected optimal, feasible, infeasible "
-                                "or timeout)");
-    return true;
-  }
-
-  /// An integer or null (-1) member of `stats`.
-  bool readOptionalInt(const json::Object &stats, const char *key,
-                       int64_t &out) {
-    const json::Value *value = stats.get(key);
-    if (!value || value->getAsNull())
-      return true;
-    return readInt(*value, std::string("stats.") + key, out);
-  }
-
-  /// A number or null (-1) member of `stats`.
-  bool readOptionalNumber(const json::Object &stats, const char *key,
-                          double &out) {
-    const json::Value *value = stats.get(key);
-    if (!value || value->getAsNull())
-      return true;
-    std::optional<double> d = value->getAsNumber();
-    if (!d || !std::isfinite(*d))
-      return fail(std::string("stats.") + key, "expected a number");
-    out = *d;
-    return true;
-  }
-
-  bool readStats(const json::Value &value, SavedResult &saved) {
-    const json::Object *stats = value.getAsObject();
-    if (!stats)
-      return fail("stats", "expected an object");
-    SolveResult &result = saved.result;
-    const json::Value *solver = require(*stats, "solver", "stats");
-    const json::Value *mode = require(*stats, "mode", "stats");
-    if (!solver || !readString(*solver, "stats.solver", result.solver) ||
-        !mode || !readString(*mode, "stats.mode", saved.mode))
-      return false;
-    if (const json::Value *message = stats->get("message"))
-      if (!readString(*message, "stats.message", result.message))
-        return false;
-    return readOptionalInt(*stats, "budget", saved.budget) &&
-           readOptionalInt(*stats, "peak_bytes", result.peakBytes) &&
-           readOptionalNumber(*stats, "cost", result.cost) &&
-           readOptionalNumber(*stats, "lower_bound", result.lowerBound);
-  }
-
-  bool readSteps(const json::Value &value, int64_t numNodes,
-                 Schedule &schedule) {
-    const json::Array *steps = value.getAsArray();
-    if (!steps)
-      return fail("steps", "expected an array");
-    for (size_t i = 0; i < steps->size(); ++i) {
-      std::string path = "steps[" + std::to_string(i) + "]";
-      const json::Object *step = (*steps)[i].getAsObject();
-      if (!step)
-        return fail(path, "expected an object");
-      std::string op;
-      int64_t node;
-      const json::Value *opValue = require(*step, "op", path);
-      const json::Value *nodeValue = require(*step, "node", path);
-      if (!opValue || !readString(*opValue, path + ".op", op) || !nodeValue ||
-          !readInt(*nodeValue, path + ".node", node))
-        return false;
-      if (op != "compute" && op != "free")
-        return fail(path + ".op",
-                    "unknown op '" + op + "' (expected compute or free)");
-      if (node < 0 || node >= numNodes)
-        return fail(path + ".node", "node " + std::to_string(node) +
-                                        " does not exist (the graph has " +
-                                        std::to_string(numNodes) + " nodes)");
-      int id = static_cast<int>(node);
-      schedule.steps.push_back(op == "compute" ? Step::compute(id)
-                                               : Step::free(id));
+  /// bytes, cost and their per-sample parts.
+  bool readSizes(const NodeFields &fields, json::Path path, Node &node) {
+    node.bytes = fields.bytes.value;
+    if (node.bytes < 0)
+      return errors.fail(path.field("bytes"),
+                         "negative size " + llvm::Twine(node.bytes));
+    if (fields.bytesPerSample) {
+      node.bytesPerSample = fields.bytesPerSample->value;
+      if (node.bytesPerSample < 0)
+        return errors.fail(path.field("bytes_per_sample"),
+                           "must not be negative");
+    }
+    for (auto [key, field, out] :
+         {std::make_tuple("cost", fields.cost, &node.cost),
+          std::make_tuple("cost_per_sample", fields.costPerSample,
+                          &node.costPerSample)}) {
+      if (!field)
+        continue;
+      if (field->value < 0)
+        return errors.fail(path.field(key), "negative cost");
+      *out = field->value;
     }
     return true;
   }
+
+  /// kind and keep.
+  bool readKind(const NodeFields &fields, json::Path path, Node &node) {
+    if (fields.kind) {
+      std::optional<NodeKind> kind =
+          llvm::StringSwitch<std::optional<NodeKind>>(*fields.kind)
+              .Case("input", NodeKind::Input)
+              .Case("param", NodeKind::Param)
+              .Case("forward", NodeKind::Forward)
+              .Case("backward", NodeKind::Backward)
+              .Default(std::nullopt);
+      if (!kind)
+        return errors.fail(path.field("kind"),
+                           "unknown kind '" + *fields.kind +
+                               "' (expected input, param, forward or "
+                               "backward)");
+      node.kind = *kind;
+    }
+    if (fields.keep) {
+      std::optional<KeepPolicy> keep =
+          llvm::StringSwitch<std::optional<KeepPolicy>>(*fields.keep)
+              .Case("always", KeepPolicy::Always)
+              .Case("never", KeepPolicy::Never)
+              .Case("default", KeepPolicy::Default)
+              .Default(std::nullopt);
+      if (!keep)
+        return errors.fail(path.field("keep"),
+                           "unknown keep policy '" + *fields.keep +
+                               "' (expected always, never or default)");
+      node.keep = *keep;
+    }
+    return true;
+  }
+
+  /// deps and alias_of: earlier nodes only.
+  bool readDeps(const NodeFields &fields, json::Path path, size_t id,
+                size_t count, Node &node) {
+    // A json::Path refers to its parent: keep every level in a variable.
+    json::Path depsPath = path.field("deps");
+    for (auto [k, dep] : llvm::enumerate(fields.deps.value_or(
+             std::vector<JSONInt>()))) {
+      json::Path depPath = depsPath.index(k);
+      if (dep.value < 0 || dep.value >= static_cast<int64_t>(count))
+        return errors.fail(depPath, "dangling dependency on node " +
+                                        llvm::Twine(dep.value) +
+                                        " (the graph has " +
+                                        llvm::Twine(count) + " nodes)");
+      if (dep.value >= static_cast<int64_t>(id))
+        return errors.fail(depPath,
+                           "dependency on node " + llvm::Twine(dep.value) +
+                               ", which is not earlier: the graph has a "
+                               "cycle or is not in topological order");
+      node.deps.push_back(static_cast<int>(dep.value));
+    }
+    if (fields.aliasOf) {
+      int64_t base = fields.aliasOf->value;
+      if (base < 0 || base >= static_cast<int64_t>(id))
+        return errors.fail(path.field("alias_of"),
+                           "must name an earlier node, not " +
+                               llvm::Twine(base));
+      node.aliasOf = static_cast<int>(base);
+    }
+    return true;
+  }
+
+  JSONErrors &errors;
+};
+
+/// Reads a result JSON with its graph fingerprint; the errors go to
+/// `errors`.
+class ResultReader {
+public:
+  explicit ResultReader(JSONErrors &errors) : errors(errors) {}
+
+  bool readResult(const json::Value &root, SavedResult &saved) {
+    json::Path path = errors.root();
+    const json::Object *object = root.getAsObject();
+    if (!object)
+      return errors.fail(path, "expected an object with \"status\", "
+                               "\"steps\", \"stats\" and \"graph\"");
+    std::string status;
+    json::ObjectMapper o(root, path);
+    return requireKeys(*object, {"graph", "status", "stats", "steps"}, path,
+                       errors) &&
+           readFingerprint(*object->get("graph"), path.field("graph"),
+                           saved.graph) &&
+           o.map("status", status) &&
+           readStatus(status, path.field("status"), saved.result.status) &&
+           readStats(*object->get("stats"), path.field("stats"), saved) &&
+           readSteps(*object->get("steps"), path.field("steps"),
+                     saved.graph.nodes, saved.result.schedule);
+  }
+
+private:
+  bool readFingerprint(const json::Value &value, json::Path path,
+                       GraphFingerprint &graph) {
+    FingerprintFields fields;
+    const json::Object *object = value.getAsObject();
+    if (!object)
+      return errors.fail(path, "expected an object");
+    if (!requireKeys(*object, {"nodes", "structure", "bytes", "cost"}, path,
+                     errors) ||
+        !fromJSON(value, fields, path))
+      return false;
+    graph.name = fields.name.value_or("");
+    graph.nodes = fields.nodes.value;
+    if (graph.nodes < 0)
+      return errors.fail(path.field("nodes"), "must not be negative");
+    for (auto [key, text, out] :
+         {std::make_tuple("structure", fields.structure, &graph.structure),
+          std::make_tuple("bytes", fields.bytes, &graph.bytes),
+          std::make_tuple("cost", fields.cost, &graph.cost)})
+      if (text.size() != 16 || llvm::StringRef(text).getAsInteger(16, *out))
+        return errors.fail(path.field(key), "expected 16 hexadecimal digits");
+    return true;
+  }
+
+  bool readStatus(llvm::StringRef text, json::Path path, SolveStatus &status) {
+    std::optional<SolveStatus> parsed =
+        llvm::StringSwitch<std::optional<SolveStatus>>(text)
+            .Case("optimal", SolveStatus::Optimal)
+            .Case("feasible", SolveStatus::Feasible)
+            .Case("infeasible", SolveStatus::Infeasible)
+            .Case("timeout", SolveStatus::Timeout)
+            .Default(std::nullopt);
+    if (!parsed)
+      return errors.fail(path, "unknown status '" + text +
+                                   "' (expected optimal, feasible, "
+                                   "infeasible or timeout)");
+    status = *parsed;
+    return true;
+  }
+
+  bool readStats(const json::Value &value, json::Path path,
+                 SavedResult &saved) {
+    StatsFields fields;
+    const json::Object *object = value.getAsObject();
+    if (!object)
+      return errors.fail(path, "expected an object");
+    if (!requireKeys(*object, {"solver", "mode"}, path, errors) ||
+        !fromJSON(value, fields, path))
+      return false;
+    SolveResult &result = saved.result;
+    result.solver = fields.solver;
+    saved.mode = fields.mode;
+    result.message = fields.message.value_or("");
+    if (fields.budget)
+      saved.budget = fields.budget->value;
+    if (fields.peakBytes)
+      result.peakBytes = fields.peakBytes->value;
+    if (fields.cost)
+      result.cost = fields.cost->value;
+    if (fields.lowerBound)
+      result.lowerBound = fields.lowerBound->value;
+    return true;
+  }
+
+  bool readSteps(const json::Value &stepsValue, json::Path path, int64_t numNodes,
+                 Schedule &schedule) {
+    const json::Array *steps = stepsValue.getAsArray();
+    if (!steps)
+      return errors.fail(path, "expected an array");
+    for (auto [i, value] : llvm::enumerate(*steps)) {
+      json::Path stepPath = path.index(i);
+      const json::Object *object = value.getAsObject();
+      if (!object)
+        return errors.fail(stepPath, "expected an object");
+      StepFields step;
+      if (!requireKeys(*object, {"op", "node"}, stepPath, errors) ||
+          !fromJSON(value, step, stepPath))
+        return false;
+      if (step.op != "compute" && step.op != "free")
+        return errors.fail(stepPath.field("op"),
+                           "unknown op '" + step.op +
+                               "' (expected compute or free)");
+      if (step.node.value < 0 || step.node.value >= numNodes)
+        return errors.fail(stepPath.field("node"),
+                           "node " + llvm::Twine(step.node.value) +
+                               " does not exist (the graph has " +
+                               llvm::Twine(numNodes) + " nodes)");
+      int id = static_cast<int>(step.node.value);
+      schedule.steps.push_back(step.op == "compute" ? Step::compute(id)
+                                                    : Step::free(id));
+    }
+    return true;
+  }
+
+  JSONErrors &errors;
 };
 
 const char *kindName(NodeKind kind) {
@@ -404,31 +412,17 @@ std::string print(json::Value value) {
 }
 } // namespace
 
-/// Parses `text` as JSON; on a syntax error sets `error` to its position.
-static std::optional<json::Value> parseJSON(const std::string &text,
-                                            std::string &error) {
-  llvm::Expected<json::Value> root = json::parse(text);
-  if (root)
-    return std::move(*root);
-  std::string message;
-  llvm::handleAllErrors(root.takeError(), [&](const json::ParseError &e) {
-    llvm::raw_string_ostream os(message);
-    e.log(os);
-  });
-  // ParseError prints "[line:column, byte=N]: message".
-  error = "invalid JSON " + message;
-  return std::nullopt;
-}
-
 bool remat::parseGraphJSON(const std::string &text, Graph &graph,
                            std::string &error) {
   graph = Graph();
-  std::optional<json::Value> root = parseJSON(text, error);
-  if (!root)
+  llvm::Expected<json::Value> root = parseJSON(text);
+  if (!root) {
+    error = llvm::toString(root.takeError());
     return false;
-  GraphReader reader;
-  if (!reader.readGraph(*root, graph)) {
-    error = reader.error;
+  }
+  JSONErrors errors;
+  if (!GraphReader(errors).readGraph(*root, graph)) {
+    error = errors.getMessage();
     return false;
   }
   return true;
@@ -437,12 +431,14 @@ bool remat::parseGraphJSON(const std::string &text, Graph &graph,
 bool remat::parseResultJSON(const std::string &text, SavedResult &saved,
                             std::string &error) {
   saved = SavedResult();
-  std::optional<json::Value> root = parseJSON(text, error);
-  if (!root)
+  llvm::Expected<json::Value> root = parseJSON(text);
+  if (!root) {
+    error = llvm::toString(root.takeError());
     return false;
-  ResultReader reader;
-  if (!reader.readResult(*root, saved)) {
-    error = reader.error;
+  }
+  JSONErrors errors;
+  if (!ResultReader(errors).readResult(*root, saved)) {
+    error = errors.getMessage();
     return false;
   }
   return true;
