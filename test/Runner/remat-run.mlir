@@ -65,6 +65,8 @@ func.func private @declared(tensor<4xf32>) -> tensor<4xf32>
 // MATMUL-NEXT: result #0: tensor<2x2xi32> sum=21 abs_sum=21 fnv1a64=0x56220570f2bf89e8
 // MATMUL-NEXT:   values: [5, 4, 4, 8]
 // MATMUL-NEXT: peak_bytes: 16
+// MATMUL-NEXT: arena_bytes: 16 (one allocation, every planned buffer at its offset: docs/Arena.md)
+// MATMUL-NEXT: rss_growth_bytes: {{[0-9]+}} (the process
 // MATMUL-NEXT: num_allocs: 1
 // MATMUL-NEXT: total_allocated_bytes: 16
 // MATMUL-NEXT: returned_bytes: 16
@@ -127,6 +129,8 @@ func.func @scalars(%a: f32, %b: i64) -> (f32, i64, tensor<2xf64>) {
 // TWICE:      result #0: tensor<4xf32> sum=12
 // TWICE-NEXT: result #1: tensor<4xf32> sum=12
 // TWICE-NEXT: peak_bytes: 16
+// TWICE-NEXT: arena_bytes: 16 (one allocation
+// TWICE-NEXT: rss_growth_bytes: {{[0-9]+}} (the process
 // TWICE-NEXT: num_allocs: 1
 // TWICE:      returned_bytes: 16
 // TWICE-NEXT: leaked_bytes: 0
@@ -148,6 +152,8 @@ func.func @same_result_twice() -> (tensor<4xf32>, tensor<4xf32>) {
 // SEQ:      entry: @sequential
 // SEQ:      peak_bytes: 4112
 // SEQ-NOT:  note: the peak differed
+// SEQ-NEXT: arena_bytes: 4112 (one allocation
+// SEQ-NEXT: rss_growth_bytes: {{[0-9]+}} (the process
 // SEQ-NEXT: num_allocs: 1
 // SEQ-NEXT: total_allocated_bytes: 4112
 // SEQ-NEXT: returned_bytes: 4112
@@ -157,6 +163,8 @@ func.func @same_result_twice() -> (tensor<4xf32>, tensor<4xf32>) {
 //   b (4096) -> 4100;  sum b into s;  free b -> 4;  s is returned.
 // Peak 4 + 4096 = 4100, three allocations, 4 + 4096 + 4096 = 8196 in total.
 // OWN:      peak_bytes: 4100
+// OWN-NEXT: arena_bytes: 0 (no arena planned: each buffer its own allocation)
+// OWN-NEXT: rss_growth_bytes: {{[0-9]+}} (the process
 // OWN-NEXT: num_allocs: 3
 // OWN-NEXT: total_allocated_bytes: 8196
 // OWN-NEXT: returned_bytes: 4
@@ -199,6 +207,8 @@ func.func @sequential(%x: tensor<1024xf32>) -> tensor<f32> {
 // JSON:      "type": "tensor<f32>",
 // JSON:      "peak_bytes": 4112,
 // JSON-NEXT: "peak_bytes_same_every_run": true,
+// JSON-NEXT: "arena_bytes": 4112,
+// JSON-NEXT: "rss_growth_bytes": {{[0-9]+}},
 // JSON-NEXT: "num_allocs": 1,
 // JSON-NEXT: "total_allocated_bytes": 4112,
 // JSON-NEXT: "returned_bytes": 4112,
@@ -227,8 +237,10 @@ func.func @sequential(%x: tensor<1024xf32>) -> tensor<f32> {
 // LEAK:      peak_bytes: 8196
 // LEAK:      leaked_bytes: 8192
 // Plain malloc/free bypass the tracker: nothing is counted.
+// (The arena is planned all the same: malloc'd where the tracker cannot see.)
 // LIBC:      peak_bytes: 0
-// LIBC-NEXT: num_allocs: 0
+// LIBC-NEXT: arena_bytes: 4112
+// LIBC:      num_allocs: 0
 
 // The same computation with both temporaries built before either is summed:
 //   s (4) -> 4;  a -> 4100;  b -> 8196;  sum a, free a -> 4100;
@@ -237,9 +249,13 @@ func.func @sequential(%x: tensor<1024xf32>) -> tensor<f32> {
 // all three side by side: 16 + 2 * 4096 = 8208.
 // SIM:      entry: @simultaneous
 // SIM:      peak_bytes: 8208
+// SIM-NEXT: arena_bytes: 8208
+// SIM-NEXT: rss_growth_bytes: {{[0-9]+}} (the process
 // SIM-NEXT: num_allocs: 1
 // SIM-NEXT: total_allocated_bytes: 8208
 // SIMOWN:      peak_bytes: 8196
+// SIMOWN-NEXT: arena_bytes: 0
+// SIMOWN-NEXT: rss_growth_bytes: {{[0-9]+}} (the process
 // SIMOWN-NEXT: num_allocs: 3
 // SIMOWN-NEXT: total_allocated_bytes: 8196
 func.func @simultaneous(%x: tensor<1024xf32>) -> tensor<f32> {

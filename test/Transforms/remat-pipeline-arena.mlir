@@ -25,6 +25,7 @@
 // RUN: remat-run %t.mlir | FileCheck %s --check-prefix=PLANNED
 // RUN: remat-run %s | FileCheck %s --check-prefix=WRITTEN
 // RUN: remat-run %s --pipeline='remat-lower-to-cpu{arena=false}' | FileCheck %s --check-prefix=OWN
+// RUN: remat-run %t.mlir --json | FileCheck %s --check-prefix=JSON
 //
 // Without the arena in the budget, the plan keeps the written order.
 // RUN: remat-opt %s --remat-pipeline="solver=checkpoint-all budget=832 arena=false" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOARENA
@@ -40,11 +41,18 @@
 
 // PLANNED: fnv1a64=0xdbd1a45e5682b6bc
 // PLANNED: peak_bytes: 768{{$}}
+// PLANNED: arena_bytes: 768 (one allocation
+// PLANNED: rss_growth_bytes: {{[0-9]+}}
 // PLANNED: input_bytes: 64
 // WRITTEN: fnv1a64=0xdbd1a45e5682b6bc
 // WRITTEN: peak_bytes: 832{{$}}
+// WRITTEN: arena_bytes: 832 (one allocation
 // OWN:     fnv1a64=0xdbd1a45e5682b6bc
 // OWN:     peak_bytes: 768{{$}}
+// OWN:     arena_bytes: 0 (no arena planned
+// JSON:    "peak_bytes": 768,
+// JSON:    "arena_bytes": 768,
+// JSON:    "rss_growth_bytes": {{[0-9]+}},
 
 // NOARENA: remark: remat plan: solver 'checkpoint-all' (min-compute) optimal, gap 0.0%; predicted peak 832 bytes (budget 832, checkpoint-all 832); recomputes 0 op(s), compute overhead 0.0%; solved in
 // NOARENA: remark: peak memory 832 bytes within the budget of 832 bytes (checkpoint-all 832 bytes)

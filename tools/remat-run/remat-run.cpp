@@ -143,6 +143,7 @@ RunStats<RematAllocStats> runOnce(const RunContext &context, PackedCall &call,
   auto stop = std::chrono::steady_clock::now();
   RunStats<RematAllocStats> stats;
   rematAllocTrackerGetStats(&stats.memory);
+  stats.rssGrowthBytes = rematAllocTrackerRSSGrowth();
   stats.seconds = std::chrono::duration<double>(stop - start).count();
   stats.returnedBytes = stats.memory.currentBytes - before.currentBytes;
 
@@ -211,6 +212,19 @@ llvm::Error runOnCPU(const RunContext &context, RunReport &report) {
   report.addFigure({samePeak ? "" : "note",
                     "the peak differed between runs; the maximum is shown",
                     {{"peak_bytes_same_every_run", samePeak}}});
+  addArenaFigure(report, context.arenaBytes);
+  // The first run usually grows the resident set most: later ones reuse
+  // what the system allocator kept.
+  int64_t rssGrowth = -1;
+  for (const RunStats<RematAllocStats> &r : measured->runs)
+    rssGrowth = std::max(rssGrowth, r.rssGrowthBytes);
+  report.addFigure(
+      {"rss_growth_bytes",
+       rssGrowth < 0 ? "unknown (/proc not readable)"
+                     : std::to_string(rssGrowth) +
+                           " (the process's peak resident set, most of the "
+                           "runs)",
+       {{"rss_growth_bytes", rssGrowth}}});
   addAllocationFigures(report, worst, measured->inputBytes,
                        "(allocated by remat-run, not counted)");
   SmallVector<double> times;
