@@ -19,7 +19,8 @@ For every step and budget (100 %, 70 % and the smallest feasible, `min`):
             lower bound), arguments added;
   measured  remat-run of the planned step in one arena and each buffer on
             its own: the tracker's peak + inputs, and the RSS growth of the
-            process during the step (REMAT_ALLOC_TRACKER_REPORT).
+            process during the step (remat-run --json: peak_bytes,
+            rss_growth_bytes, arena_bytes).
 
 Prints a Markdown table (docs/Arena.md, "Benchmark"). Usage:
 
@@ -28,6 +29,7 @@ Prints a Markdown table (docs/Arena.md, "Benchmark"). Usage:
 """
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -38,7 +40,6 @@ PLAN_RE = re.compile(r"remat\.plan = #remat\.plan<[^>]*budget = (\d+), "
 ARENA_RE = re.compile(r"remark: arena of (\d+) bytes for \d+ buffer\(s\) of "
                       r"'[^']*', ([a-z-]+)(, optimal)? \(the most they hold "
                       r"at once: (\d+) bytes\)")
-TRACKER_RE = re.compile(r"peak_bytes=(\d+) .*rss_growth_bytes=(-?\d+)")
 
 
 def run(cmd, env=None):
@@ -76,16 +77,18 @@ def lowering_arenas(args, planned, tmp):
 
 
 def measure(args, planned, arena):
-    env = dict(os.environ, REMAT_ALLOC_TRACKER_REPORT="1")
+    """(tracker peak + inputs, RSS growth, inputs, arena_bytes) of remat-run
+    --json, in one arena or each buffer on its own."""
     pipeline = "builtin.module(remat-lower-to-cpu{arena=%s})" % (
         "true" if arena else "false")
     result = run([args.remat_run, planned, "--json",
-                  "--pipeline=" + pipeline], env=env)
-    match = TRACKER_RE.search(result.stderr)
-    if result.returncode != 0 or not match:
+                  "--pipeline=" + pipeline])
+    if result.returncode != 0:
         return None
-    inputs = int(re.search(r'"input_bytes": (\d+)', result.stdout).group(1))
-    return int(match.group(1)) + inputs, int(match.group(2)), inputs
+    report = json.loads(result.stdout)
+    inputs = report["input_bytes"]
+    return (report["peak_bytes"] + inputs, report["rss_growth_bytes"],
+            inputs, report["arena_bytes"])
 
 
 def percent(value, base):
