@@ -425,11 +425,18 @@ def _functional_update(graph, n):
     functional = _IN_PLACE[n.target]
     if functional is None:
         dst, src = n.args[0].meta.get("val"), n.args[1].meta.get("val")
-        if (dst is None or src is None or dst.shape != src.shape or
-                dst.dtype != src.dtype):
-            raise ImportError_("%s: a copy_ that converts or broadcasts "
-                               "is not supported" % n.meta["remat_path"])
+        if dst is None or src is None or dst.shape != src.shape:
+            raise ImportError_("%s: a copy_ that broadcasts is not "
+                               "supported" % n.meta["remat_path"])
         value = n.args[1]
+        if dst.dtype != src.dtype:
+            # A bf16 batch norm's statistics, computed in float32, stored.
+            with graph.inserting_before(n):
+                value = graph.call_function(
+                    torch.ops.prims.convert_element_type.default,
+                    (value, dst.dtype))
+            value.meta.update(n.meta)
+            value.meta["val"] = dst
     else:
         with graph.inserting_before(n):
             value = graph.call_function(functional, n.args, n.kwargs)

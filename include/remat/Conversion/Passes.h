@@ -13,11 +13,13 @@
 #define REMAT_CONVERSION_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
@@ -48,6 +50,13 @@ unsigned wrapSerialLinalgOps(mlir::func::FuncOp func);
 /// rank-dependent color for OpenMPI.
 mlir::LogicalResult finishShardToMPI(mlir::ModuleOp module,
                                      llvm::StringRef implementation);
+
+/// Replaces every `shard.all_gather` and `shard.reduce_scatter` of `module`
+/// (f32, along dimension 0, over the whole of a 1-D grid) by a call of the
+/// runners' `remat_mpi_all_gather_f32` / `remat_mpi_reduce_scatter_f32` on
+/// flat buffers (see the pass description). Fails, after a located error for
+/// each one, on any other gather or scatter; the module is then unchanged.
+mlir::LogicalResult lowerGatherScatter(mlir::ModuleOp module);
 
 /// Replaces every single-result `scf.if` of `func` whose branches yield the
 /// same constant fill (upstream shard-partition's init of a partial sum on

@@ -48,7 +48,7 @@ class SourceMgrDiagnosticHandler;
 namespace remat {
 
 /// Scalar element kinds the runners can build and read.
-enum class ElemKind { F32, F64, I32, I64 };
+enum class ElemKind { BF16, F32, F64, I32, I64 };
 
 /// How one argument or result of the entry is passed: a scalar, or a ranked
 /// static memref (tensors become identity-layout memrefs when bufferized).

@@ -201,3 +201,12 @@ class TwoInputs(nn.Module):
 
     def forward(self, x, gain):
         return self.fc(torch.relu(self.conv(x)).mean((2, 3))) * gain
+
+
+class FrozenStem(TinyCNN):
+    """TinyCNN with its first convolution frozen (requires_grad=False): a
+    resident argument with no gradient, no update and no optimizer state."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1.weight.requires_grad_(False)

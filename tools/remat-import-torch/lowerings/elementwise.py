@@ -48,14 +48,15 @@ def binary(cx, n):
             rhs = b.op("arith.muli" if integer else "arith.mulf", [rhs, al], elt, "am")
         return b.op(instr, [s[0], rhs], elt)
 
-    return cx.e.elementwise([cx.val(n.args[0]), cx.val(n.args[1])], cx.shape, elt, pay)
+    return cx.e.elementwise([cx.val(n.args[0]), cx.val(n.args[1])], cx.shape, elt, pay,
+                            promote=None if integer else elt)
 
 
 @lowering("prims.div")
 def prims_div(cx, n):
     a, b = cx.val(n.args[0]), cx.val(n.args[1])
     return cx.e.elementwise([a, b if isinstance(b, Value) else float(b)], cx.shape,
-                            cx.elt, apply("arith.divf", cx.elt))
+                            cx.elt, apply("arith.divf", cx.elt), promote=cx.elt)
 
 
 @lowering(*UNARY_F)
@@ -69,10 +70,17 @@ def erf(cx, n):
     """remat-lower-to-cpu has no lowering of math.erf: the payload calls the
     C library's erff/erf (declared in the module; the JIT resolves it)."""
     elt = cx.elt
-    fn = "erff" if elt == "f32" else "erf"
-    cx.externs.add((fn, elt))
-    return cx.e.elementwise([cx.val(n.args[0])], cx.shape, elt,
-                            lambda b, s: b.call(fn, s, [elt], elt))
+    # bf16 through erff, as PyTorch computes it in float.
+    arg = "f64" if elt == "f64" else "f32"
+    fn = "erff" if arg == "f32" else "erf"
+    cx.externs.add((fn, arg))
+
+    def pay(b, s):
+        x = s[0] if elt == arg else b.cast("arith.extf", s[0], elt, arg, "w")
+        y = b.call(fn, [x], [arg], arg)
+        return y if elt == arg else b.cast("arith.truncf", y, arg, elt, "n")
+
+    return cx.e.elementwise([cx.val(n.args[0])], cx.shape, elt, pay)
 
 
 @lowering("aten.relu")
@@ -150,12 +158,10 @@ def where(cx, n):
 
 @lowering("prims.convert_element_type")
 def convert_element_type(cx, n):
-    """f32 <-> f64 (no-op for the same type)."""
-    src, elt = cx.val(n.args[0]), cx.elt
-    if src.elt == elt:
-        return src
-    if src.elt not in ("f32", "f64") or elt not in ("f32", "f64"):
-        raise Unsupported(cx.op + " (%s to %s)" % (src.elt, elt))
-    instr = "arith.extf" if elt == "f64" else "arith.truncf"
-    return cx.e.elementwise([src], cx.shape, elt, lambda b, s: b.cast(
-        instr, s[0], src.elt, elt, "r"))
+    """Between bf16, f32, f64 and the integers (mlir_emitter's convert;
+    no-op for the same type)."""
+    src = cx.val(n.args[0])
+    out = cx.e.convert(src, cx.elt)
+    if out is None:
+        raise Unsupported(cx.op + " (%s to %s)" % (src.elt, cx.elt))
+    return out

@@ -1,4 +1,7 @@
-"""Matrix products: linalg.matmul and linalg.batch_matmul."""
+"""Matrix products: linalg.matmul and linalg.batch_matmul (bf16 ones
+accumulate in float32, then round)."""
+
+from mlir_emitter import accumulator_type
 
 from .registry import lowering
 
@@ -8,5 +11,6 @@ NAMED = {"aten.mm": ("linalg.matmul", "mm"), "aten.bmm": ("linalg.batch_matmul",
 @lowering(*NAMED)
 def matmul(cx, n):
     opname, hint = NAMED[cx.op]
-    init = cx.e.filled(cx.shape, cx.elt, 0.0)
-    return cx.e.named_op(opname, [cx.val(n.args[0]), cx.val(n.args[1])], init, hint=hint)
+    init = cx.e.filled(cx.shape, accumulator_type(cx.elt), 0.0)
+    out = cx.e.named_op(opname, [cx.val(n.args[0]), cx.val(n.args[1])], init, hint=hint)
+    return cx.e.convert(out, cx.elt)

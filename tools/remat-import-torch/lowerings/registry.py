@@ -21,7 +21,8 @@ from torch_trace import op_name
 
 TABLE = {}
 
-DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.int64: "i64",
+DTYPES = {torch.bfloat16: "bf16", torch.float32: "f32", torch.float64: "f64",
+          torch.int64: "i64",
           torch.int32: "i32", torch.bool: "i1"}
 
 
@@ -50,6 +51,15 @@ def element_type(dtype, what):
     return DTYPES[dtype]
 
 
+class Deferred:
+    """A node's Value that is emitted where it is first used: `make(cx)`
+    emits it and returns the Value (a fully sharded parameter's all-gather,
+    shard_export.FullySharded)."""
+
+    def __init__(self, make):
+        self.make = make
+
+
 class Context:
     """What a lowering sees: the emitter `e`, the Values of the nodes
     lowered so far, the dropout masks and C functions the step needs, and
@@ -68,9 +78,12 @@ class Context:
     def val(self, a):
         """The Value of a node argument; other arguments (scalars, lists,
         None) as they are."""
-        if isinstance(a, torch.fx.Node):
-            return self.values[a]
-        return a
+        if not isinstance(a, torch.fx.Node):
+            return a
+        v = self.values[a]
+        if isinstance(v, Deferred):
+            v = self.values[a] = v.make(self)
+        return v
 
     @staticmethod
     def meta(node):

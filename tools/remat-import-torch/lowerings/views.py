@@ -18,11 +18,14 @@ def pass_through(cx, n):
 
 @lowering("aten._to_copy")
 def to_copy(cx, n):
-    """A copy without a change of element type (a value, as tensors are)."""
+    """A copy (a value, as tensors are), converted to its result's element
+    type (mlir_emitter's convert: bf16 statistics of a batch norm kept in
+    float32)."""
     src = cx.val(n.args[0])
-    if src.elt != cx.elt:
-        raise Unsupported(cx.op + " (dtype conversion)")
-    return src
+    out = cx.e.convert(src, cx.elt)
+    if out is None:
+        raise Unsupported(cx.op + " (%s to %s)" % (src.elt, cx.elt))
+    return out
 
 
 @lowering(*RESHAPES)
