@@ -305,11 +305,14 @@ std::optional<int64_t> MemoryAnalysis::getAllocationBytes(OpResult result) {
   Operation *op = result.getOwner();
   std::optional<int64_t> bytes = getCostBytes(op, result.getResultNumber());
   if (!bytes)
-    bytes = getStorageBytes(result.getType(), op);
+    bytes = getStorageBytes(result.getType(), op,
+                            options.dynamicSizeHint > 0
+                                ? std::optional<int64_t>(options.dynamicSizeHint)
+                                : std::nullopt);
   if (!bytes) {
     fail(op, llvm::formatv("allocates {0}, which has no static size: the "
-                           "memory analysis needs static shapes or a "
-                           "'remat.cost' size hint",
+                           "memory analysis needs static shapes, a "
+                           "'remat.cost' size hint or a dynamic-size hint",
                            result.getType()));
     return std::nullopt;
   }
@@ -472,6 +475,36 @@ void MemoryAnalysis::buildTimeline() {
       peakIndex = index;
     }
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Arena problems
+//===----------------------------------------------------------------------===//
+
+int64_t remat::getArenaLimit(Operation *scope) {
+  DataLayout layout = DataLayout::closest(scope);
+  uint64_t bits = layout.getTypeSizeInBits(IndexType::get(scope->getContext()));
+  if (bits == 0 || bits >= 64)
+    return kMaxTotalBytes;
+  return std::min<int64_t>(kMaxTotalBytes, (int64_t(1) << (bits - 1)) - 1);
+}
+
+ArenaProblem
+remat::getArenaProblem(const MemoryAnalysis &analysis, int64_t alignment,
+                       function_ref<bool(const BufferLiveRange &)> select,
+                       SmallVectorImpl<const BufferLiveRange *> *selected) {
+  ArenaProblem problem;
+  problem.alignment = alignment;
+  problem.maxBytes = getArenaLimit(analysis.getFunction());
+  for (const BufferLiveRange &buffer : analysis.getBuffers()) {
+    if (!select(buffer))
+      continue;
+    problem.buffers.push_back({buffer.bytes, static_cast<int>(buffer.begin),
+                               static_cast<int>(buffer.end)});
+    if (selected)
+      selected->push_back(&buffer);
+  }
+  return problem;
 }
 
 //===----------------------------------------------------------------------===//

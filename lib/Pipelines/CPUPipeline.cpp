@@ -19,6 +19,9 @@
 //  * optimize-allocation-liveness then moves each dealloc right after the
 //    last use of the buffer or of a view of it -- the model's "a value dies
 //    after its last use";
+//  * remat-plan-arena (arena=true) then places every buffer of known size in
+//    one arena at an offset planned over those live ranges; the heap then
+//    holds one allocation of the arena's size (docs/Arena.md);
 //  * finalize-memref-to-llvm{use-generic-functions} routes every allocation
 //    through _mlir_memref_to_llvm_alloc/_free, where the remat allocation
 //    tracker (lib/Runtime) counts live and peak bytes.
@@ -84,6 +87,17 @@ void remat::buildRematBufferizePipeline(
           bufferization::createOptimizeAllocationLivenessPass());
   }
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // One arena for every buffer of known size, at planned offsets
+  // (docs/Arena.md).
+  if (options.arena) {
+    RematPlanArenaOptions arena;
+    arena.alignment = options.arenaAlignment;
+    arena.remarks = options.arenaRemarks;
+    // A lowering does not refuse what it can run: a dynamic buffer of a
+    // function without a dynamic-size hint keeps its own allocation.
+    arena.requireHint = false;
+    pm.addPass(createRematPlanArena(arena));
+  }
 }
 
 void remat::buildRematLowerToCPUPipeline(

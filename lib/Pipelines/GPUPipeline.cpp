@@ -11,7 +11,10 @@
 //  * bufferization as in remat-lower-to-cpu (identity layouts at function
 //    boundaries, ownership-based deallocation moved right after last uses),
 //    so the device frees happen where remat's memory model frees values;
-//  * remat-host-alloc-to-gpu turns those buffers into gpu.alloc/gpu.dealloc;
+//  * remat-plan-arena (arena=true) places every buffer of known size in one
+//    arena at a planned offset (256-byte aligned, as cuMemAlloc aligns);
+//  * remat-host-alloc-to-gpu turns those buffers (the arena) into
+//    gpu.alloc/gpu.dealloc;
 //  * linalg -> scf.parallel -> tiles (blocks) of points (threads); linalg
 //    ops without parallel loops become one-thread kernels instead of host
 //    loops over device memory (remat-wrap-serial-linalg);
@@ -85,6 +88,9 @@ void remat::buildRematLowerToNVVMPipeline(
   bufferizeOptions.deallocate = true;
   bufferizeOptions.earlyDealloc = options.earlyDealloc;
   bufferizeOptions.bufferAlignment = 0;
+  bufferizeOptions.arena = options.arena;
+  bufferizeOptions.arenaAlignment = options.arenaAlignment;
+  bufferizeOptions.arenaRemarks = options.arenaRemarks;
   buildRematBufferizePipeline(pm, bufferizeOptions);
   // Folds the `scf.if %true` guards the deallocation lowering leaves.
   pm.addPass(createCanonicalizerPass());

@@ -58,6 +58,8 @@ void remat::buildRematPipeline(OpPassManager &pm,
   select.dataArgs = options.dataArgs;
   select.functions = functions;
   select.schedule = options.schedule;
+  select.arena = options.arena;
+  select.arenaAlignment = options.arenaAlignment;
   funcPm.addPass(createRematSelectCheckpoints(select));
 
   RematRematerializeOptions rematerialize;
@@ -67,6 +69,7 @@ void remat::buildRematPipeline(OpPassManager &pm,
 
   RematVerifyMemoryOptions verify;
   verify.functions = functions;
+  verify.arenaAlignment = options.arenaAlignment;
   funcPm.addPass(createRematVerifyMemory(verify));
 }
 

@@ -21,6 +21,14 @@ void RunReport::addCount(llvm::StringRef key, uint64_t value,
   addFigure({key.str(), text, {{key.str(), static_cast<int64_t>(value)}}});
 }
 
+void remat::addArenaFigure(RunReport &report, int64_t arenaBytes) {
+  report.addCount("arena_bytes", arenaBytes,
+                  arenaBytes ? "(one allocation, every planned buffer at its "
+                               "offset: docs/Arena.md)"
+                             : "(no arena planned: each buffer its own "
+                               "allocation)");
+}
+
 void RunReport::addMinMedian(
     llvm::StringRef key, llvm::ArrayRef<double> values, llvm::StringRef suffix,
     std::vector<std::pair<std::string, llvm::json::Value>> extra) {

@@ -6,6 +6,7 @@
 
 #include "remat/Runner/RunnerMain.h"
 
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/InitAllPasses.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -81,6 +82,8 @@ private:
   std::unique_ptr<RankSession> session;
   RankEntry ranked;
   std::string entryName;
+  /// remat.arena_bytes of the lowered entry (RunContext::arenaBytes).
+  int64_t arenaBytes = 0;
 };
 
 } // namespace
@@ -147,10 +150,14 @@ llvm::Error RunnerDriver::lower() {
 
 llvm::Expected<JITEntry> RunnerDriver::compile() {
   ModuleOp module = input->getModule();
-  if (!module.lookupSymbol<LLVM::LLVMFuncOp>(entryName))
+  auto lowered = module.lookupSymbol<LLVM::LLVMFuncOp>(entryName);
+  if (!lowered)
     return makeRunnerError(
         "after lowering, '" + entryName +
         "' is not an llvm.func: the pipeline must lower to the LLVM dialect");
+  if (auto arena = lowered->getAttrOfType<IntegerAttr>(
+          RematDialect::kArenaBytesAttrName))
+    arenaBytes = arena.getInt();
   llvm::Expected<JITLinkage> linkage = config.prepareJIT(*session);
   if (!linkage)
     return linkage.takeError();
@@ -172,7 +179,7 @@ llvm::Error RunnerDriver::runAndReport(JITEntry &jit, double compileMs) {
   }
   report.resultSpecs = ranked.resultSpecs;
   report.printValues = options.printResults;
-  RunContext context{jit, ranked, *session, options};
+  RunContext context{jit, ranked, *session, options, arenaBytes};
   if (llvm::Error error = config.runEntry(context, report))
     return error;
   report.addFigure({"compile_ms", llvm::formatv("{0:F1}", compileMs).str(),

@@ -65,6 +65,36 @@ Tracker &getTracker() {
   return *tracker;
 }
 
+/// The value in bytes of field `name` ("VmRSS", "VmHWM") of
+/// /proc/self/status, or -1.
+int64_t readStatusBytes(const char *name) {
+  std::FILE *file = std::fopen("/proc/self/status", "r");
+  if (!file)
+    return -1;
+  char line[256];
+  int64_t bytes = -1;
+  size_t length = std::strlen(name);
+  while (std::fgets(line, sizeof(line), file))
+    if (std::strncmp(line, name, length) == 0 && line[length] == ':') {
+      bytes = std::strtoll(line + length + 1, nullptr, 10) * 1024;
+      break;
+    }
+  std::fclose(file);
+  return bytes;
+}
+
+/// Resets the peak resident set to the current one; returns the latter.
+int64_t restartPeakRSS() {
+  if (std::FILE *file = std::fopen("/proc/self/clear_refs", "w")) {
+    std::fputs("5", file);
+    std::fclose(file);
+  }
+  return readStatusBytes("VmRSS");
+}
+
+/// The resident set the RSS growth is measured from.
+int64_t rssBase = readStatusBytes("VmRSS");
+
 /// Prints the counters at exit when REMAT_ALLOC_TRACKER_REPORT is set.
 struct ExitReporter {
   ~ExitReporter() {
@@ -123,6 +153,14 @@ extern "C" void rematAllocTrackerReset(void) {
   fresh.currentBuffers = tracker.stats.currentBuffers;
   fresh.peakBytes = fresh.currentBytes;
   tracker.stats = fresh;
+  rssBase = restartPeakRSS();
+}
+
+extern "C" int64_t rematAllocTrackerRSSGrowth(void) {
+  int64_t peak = readStatusBytes("VmHWM");
+  if (peak < 0 || rssBase < 0)
+    return -1;
+  return peak > rssBase ? peak - rssBase : 0;
 }
 
 extern "C" int64_t rematAllocTrackerSizeOf(const void *ptr) {
@@ -140,16 +178,16 @@ extern "C" void rematAllocTrackerPrint(int json) {
                  "{\"peak_bytes\": %" PRIu64 ", \"current_bytes\": %" PRIu64
                  ", \"num_allocs\": %" PRIu64 ", \"num_frees\": %" PRIu64
                  ", \"total_bytes\": %" PRIu64 ", \"unknown_frees\": %" PRIu64
-                 "}\n",
+                 ", \"rss_growth_bytes\": %" PRId64 "}\n",
                  s.peakBytes, s.currentBytes, s.numAllocs, s.numFrees,
-                 s.totalBytes, s.unknownFrees);
+                 s.totalBytes, s.unknownFrees, rematAllocTrackerRSSGrowth());
     return;
   }
   std::fprintf(stderr,
                "remat-alloc-tracker: peak_bytes=%" PRIu64
                " current_bytes=%" PRIu64 " num_allocs=%" PRIu64
                " num_frees=%" PRIu64 " total_bytes=%" PRIu64
-               " unknown_frees=%" PRIu64 "\n",
+               " unknown_frees=%" PRIu64 " rss_growth_bytes=%" PRId64 "\n",
                s.peakBytes, s.currentBytes, s.numAllocs, s.numFrees,
-               s.totalBytes, s.unknownFrees);
+               s.totalBytes, s.unknownFrees, rematAllocTrackerRSSGrowth());
 }

@@ -733,3 +733,23 @@ std::vector<int> remat::bestOrder(const Graph &graph,
   }
   return best;
 }
+
+const char *remat::getOrderPolicyName(OrderPolicy policy) {
+  switch (policy) {
+  case OrderPolicy::Given:
+    return "given";
+  case OrderPolicy::OnDemand:
+    return "on-demand";
+  case OrderPolicy::OnDemandLatestFirst:
+    return "on-demand-latest-first";
+  case OrderPolicy::OnDemandLargestLast:
+    return "on-demand-largest-last";
+  case OrderPolicy::OnDemandWorkingSet:
+    return "on-demand-working-set";
+  case OrderPolicy::MemoryGreedy:
+    return "memory-greedy";
+  case OrderPolicy::Best:
+    return "best";
+  }
+  return "unknown";
+}

@@ -24,6 +24,9 @@ namespace {
 struct Instance {
   int64_t bytes = 0;
   int refs = 0;
+  int node = -1;
+  size_t begin = 0;
+  size_t end = 0;
 };
 } // namespace
 
@@ -40,7 +43,20 @@ static std::string stepName(const Graph &graph, size_t index,
   return os.str();
 }
 
-Simulation remat::simulate(const Graph &graph, const Schedule &schedule) {
+/// The live range of every instance; those still referenced end after the
+/// last step.
+static void recordLifetimes(const std::vector<Instance> &instances,
+                            size_t steps,
+                            std::vector<StorageLifetime> &lifetimes) {
+  lifetimes.clear();
+  lifetimes.reserve(instances.size());
+  for (const Instance &instance : instances)
+    lifetimes.push_back({instance.node, instance.bytes, instance.begin,
+                         instance.refs > 0 ? steps : instance.end});
+}
+
+Simulation remat::simulate(const Graph &graph, const Schedule &schedule,
+                           std::vector<StorageLifetime> *lifetimes) {
   Simulation sim;
   const int n = graph.size();
   const int64_t resident = graph.residentBytes();
@@ -94,7 +110,7 @@ Simulation remat::simulate(const Graph &graph, const Schedule &schedule) {
           ++instances[inst].refs;
         instanceOf[step.node] = inst;
       } else {
-        instances.push_back({node.bytes, 1});
+        instances.push_back({node.bytes, 1, step.node, index, 0});
         instanceOf[step.node] = static_cast<int>(instances.size()) - 1;
         liveBytes += node.bytes;
       }
@@ -106,8 +122,10 @@ Simulation remat::simulate(const Graph &graph, const Schedule &schedule) {
       if (!live[step.node])
         return fail(index, step, "the value is not live");
       int inst = instanceOf[step.node];
-      if (inst >= 0 && --instances[inst].refs == 0)
+      if (inst >= 0 && --instances[inst].refs == 0) {
         liveBytes -= instances[inst].bytes;
+        instances[inst].end = index;
+      }
       instanceOf[step.node] = -1;
       live[step.node] = 0;
     }
@@ -131,6 +149,8 @@ Simulation remat::simulate(const Graph &graph, const Schedule &schedule) {
       return sim;
     }
   }
+  if (lifetimes)
+    recordLifetimes(instances, schedule.steps.size(), *lifetimes);
   return sim;
 }
 

@@ -416,6 +416,12 @@ void remat::stripBarriers(Operation *root, bool stripAttributes) {
     for (NamedAttribute attr : op->getDiscardableAttrs())
       if (attr.getName().getValue().starts_with("remat."))
         names.push_back(attr.getName());
+    // The dynamic-size hint describes the arguments, whose guards stay: the
+    // arena planner bounds dynamic buffers with it after bufferization.
+    if (isa<FunctionOpInterface>(op))
+      llvm::erase(names, StringAttr::get(
+                             op->getContext(),
+                             RematDialect::kDynamicSizeHintAttrName));
     for (StringAttr name : names)
       op->removeDiscardableAttr(name);
   });

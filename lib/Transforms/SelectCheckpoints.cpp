@@ -12,6 +12,7 @@
 #include "remat/Analysis/BatchAnalysis.h"
 #include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/MemoryAnalysis.h"
+#include "remat/Solver/ArenaFit.h"
 #include "remat/Solver/Budget.h"
 #include "remat/Solver/GraphJSON.h"
 #include "remat/Solver/Modes.h"
@@ -57,6 +58,9 @@ namespace {
 struct PlanProblem {
   FunctionGraph functionGraph;
   Simulation baseline;
+  /// With options.arena: the checkpoint-all order's arena, resident bytes
+  /// included (what percentage budgets are of); 0 otherwise.
+  int64_t baselineArena = 0;
 };
 
 /// A schedule to record on the IR and what it answers.
@@ -71,8 +75,21 @@ struct PlanAnswer {
   std::string schedulePath;
   /// Max-batch: the batch, in samples, the schedule is for; 0 otherwise.
   int64_t batch = 0;
+  /// The static memory plan fitted to the budget (options.arena).
+  std::optional<ArenaFit> arena;
 };
 } // namespace
+
+/// The options of fitArena for `options`.
+static ArenaFitOptions
+getArenaFitOptions(const SelectCheckpointsOptions &options) {
+  ArenaFitOptions fitOptions;
+  fitOptions.alignment = options.arenaAlignment;
+  // A quarter of the lowering's search: the lowering, searching harder on
+  // its own buffers, then tends to find an arena no larger than this one.
+  fitOptions.planner.searchWork /= 4;
+  return fitOptions;
+}
 
 /// Builds the problem graph of `func` and simulates its own order.
 static FailureOr<PlanProblem>
@@ -88,16 +105,27 @@ buildPlanProblem(func::FuncOp func, const SelectCheckpointsOptions &options) {
            << "internal error: the function's own order is "
               "not a valid schedule: "
            << problem.baseline.error;
+  if (options.arena) {
+    SolveResult own;
+    own.schedule = checkpointAllSchedule(graph);
+    ArenaFit fit = planScheduleArena(graph, own, kMaxTotalBytes,
+                                     getArenaFitOptions(options));
+    problem.baselineArena = fit.totalBytes;
+  }
   return problem;
 }
 
-/// The `budget` option in bytes, relative to the checkpoint-all peak.
+/// The `budget` option in bytes, relative to the checkpoint-all peak (with
+/// the arena in the budget: to the larger of it and the checkpoint-all
+/// order's arena, so that 100 % always fits).
 static FailureOr<int64_t> getBudget(func::FuncOp func,
                                     const SelectCheckpointsOptions &options,
                                     const PlanProblem &problem) {
   std::string error;
   std::optional<int64_t> budget =
-      parseBudget(options.budget, problem.baseline.peakBytes, error);
+      parseBudget(options.budget,
+                  std::max(problem.baseline.peakBytes, problem.baselineArena),
+                  error);
   if (!budget)
     return mlir::emitError(func.getLoc())
            << "invalid budget '" << options.budget << "': " << error;
@@ -280,6 +308,47 @@ getSolveOptions(func::FuncOp func, const SelectCheckpointsOptions &options) {
   return solveOptions;
 }
 
+/// The error for an arena over the budget whose sum-of-live peak fits it,
+/// with what was tried.
+static LogicalResult emitArenaOverBudget(func::FuncOp func, const ArenaFit &fit,
+                                         int64_t budget) {
+  InFlightDiagnostic diag = mlir::emitError(func.getLoc());
+  diag << "the arena of " << fit.totalBytes << " bytes exceeds the budget of "
+       << budget << " bytes, though the sum-of-live peak of "
+       << fit.result.peakBytes << " bytes fits it";
+  if (!fit.steps.empty())
+    diag << "; tried " << llvm::join(fit.steps, "; ");
+  diag << " (lower the budget, or plan without the arena: arena=false)";
+  return diag;
+}
+
+/// With `options.arena`, fits the static memory plan of the answer's
+/// schedule to its budget (fitArena: other offsets, other orders, lower
+/// targets for `solver`) and keeps the schedule it settles on.
+static LogicalResult fitAnswerArena(func::FuncOp func,
+                                    const PlanProblem &problem,
+                                    const SelectCheckpointsOptions &options,
+                                    const SolverInfo &solver, Mode mode,
+                                    const SolveOptions &solveOptions,
+                                    PlanAnswer &answer) {
+  // Without a budget given (100 % of checkpoint-all) nothing is fitted:
+  // the recorded budget grows to the arena instead (getRecordedArena).
+  if (!options.arena || answer.budget < 0 || options.budget.empty())
+    return success();
+  const Graph &graph = problem.functionGraph.graph;
+  ArenaFit fit = fitArena(graph, solver, mode, solveOptions, answer.result,
+                          getArenaFitOptions(options));
+  if (!fit.error.empty())
+    return mlir::emitError(func.getLoc())
+           << "cannot plan the arena of '" << func.getSymName()
+           << "': " << fit.error;
+  if (!fit.fits)
+    return emitArenaOverBudget(func, fit, answer.budget);
+  answer.result = fit.result;
+  answer.arena = std::move(fit);
+  return success();
+}
+
 /// Runs the solver of `options` on the problem.
 static FailureOr<PlanAnswer>
 solvePlan(func::FuncOp func, const PlanProblem &problem,
@@ -325,6 +394,9 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
   } else if (mode == Mode::MinBudget) {
     answer.budget = -1;
   }
+  if (failed(fitAnswerArena(func, problem, options, solver, mode, solveOptions,
+                            answer)))
+    return failure();
   return answer;
 }
 
@@ -463,30 +535,88 @@ static FailureOr<RematPlan> checkSchedule(func::FuncOp func,
   return plan;
 }
 
+/// The static memory plan of the answer (options.arena): the one fitted
+/// while solving, or else the schedule's own, which must fit a budget
+/// given. Fails with a located error.
+static FailureOr<std::optional<ArenaFit>>
+getRecordedArena(func::FuncOp func, const PlanProblem &problem,
+                 const SelectCheckpointsOptions &options,
+                 const PlanAnswer &answer) {
+  if (!options.arena)
+    return std::optional<ArenaFit>();
+  if (answer.arena)
+    return answer.arena;
+  bool budgetGiven = answer.budget >= 0 && !options.budget.empty();
+  int64_t budget = budgetGiven ? answer.budget : kMaxTotalBytes;
+  ArenaFit fit = planScheduleArena(problem.functionGraph.graph, answer.result,
+                                   budget, getArenaFitOptions(options));
+  if (!fit.error.empty())
+    return mlir::emitError(func.getLoc())
+           << "cannot plan the arena of '" << func.getSymName()
+           << "': " << fit.error;
+  if (!fit.fits)
+    return emitArenaOverBudget(func, fit, budget);
+  return std::optional<ArenaFit>(std::move(fit));
+}
+
+/// The part of the plan's remark about the arena: its size, its planner
+/// and gap to the most bytes live at once, and the steps that fitted it.
+static void reportArena(InFlightDiagnostic &remark, const ArenaFit &fit,
+                        bool recorded) {
+  const ArenaPlan &arena = fit.arena;
+  remark << "; arena " << fit.totalBytes << " bytes ";
+  if (!recorded)
+    remark << "(no budget given: not checked; " << arena.planner;
+  else
+    remark << "(" << arena.planner;
+  if (arena.bytes > arena.lowerBound)
+    remark << ", "
+           << formatPercent(
+                  static_cast<double>(arena.bytes - arena.lowerBound) /
+                  std::max<int64_t>(arena.bytes, 1))
+           << " above the sum-of-live bound";
+  remark << ")";
+  if (!fit.steps.empty())
+    remark << " after: " << llvm::join(fit.steps, "; ");
+}
+
 /// Records the answer on the IR (`remat.steps`, `remat.plan`) and reports it
 /// in a remark.
 static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
                                       const PlanProblem &problem,
+                                      const SelectCheckpointsOptions &options,
                                       const PlanAnswer &answer) {
   Simulation simulated;
   FailureOr<RematPlan> plan = checkSchedule(func, problem, answer, simulated);
   if (failed(plan))
+    return failure();
+  FailureOr<std::optional<ArenaFit>> arena =
+      getRecordedArena(func, problem, options, answer);
+  if (failed(arena))
     return failure();
   writeRematPlan(*plan);
 
   const SolveResult &result = answer.result;
   const Simulation &baseline = problem.baseline;
   int64_t budget = answer.budget >= 0 ? answer.budget : simulated.peakBytes;
+  // The arena is recorded (and so checked by remat-verify-memory) with a
+  // budget given, and with one the mode derives (min-budget, min-peak),
+  // which then grows to cover it; the default 100 % only reports it.
+  std::optional<int64_t> arenaBytes;
+  if (*arena && (!options.budget.empty() || answer.budget < 0)) {
+    arenaBytes = (*arena)->totalBytes;
+    budget = std::max(budget, *arenaBytes);
+  }
   std::optional<int64_t> lowerBound;
   if (result.lowerBound >= 0)
     lowerBound = static_cast<int64_t>(std::floor(result.lowerBound));
   StringRef status =
       result.status == SolveStatus::Optimal ? "optimal" : "feasible";
   StringRef modeName = toString(answer.mode);
-  auto attr = PlanAttr::get(func.getContext(), answer.solver, modeName, status,
-                            budget, simulated.peakBytes, baseline.peakBytes,
-                            std::llround(simulated.cost),
-                            std::llround(baseline.cost), lowerBound);
+  auto attr = PlanAttr::get(
+      func.getContext(), answer.solver, modeName, status, budget,
+      simulated.peakBytes, baseline.peakBytes, std::llround(simulated.cost),
+      std::llround(baseline.cost), lowerBound, arenaBytes);
   func->setAttr(RematDialect::kPlanAttrName, attr);
 
   // Every non-resident node is computed at least once.
@@ -520,6 +650,8 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
            << " s";
   if (answer.schedulePath.empty() && result.stoppedByTimeLimit)
     remark << "; " << kStoppedByTimeLimit;
+  if (*arena)
+    reportArena(remark, **arena, arenaBytes.has_value());
   return attr;
 }
 
@@ -535,7 +667,7 @@ recordBatchPlan(func::FuncOp func, const SelectCheckpointsOptions &options,
   FailureOr<PlanProblem> problem = buildPlanProblem(func, options);
   if (failed(problem))
     return failure();
-  FailureOr<PlanAttr> attr = recordPlan(func, *problem, answer);
+  FailureOr<PlanAttr> attr = recordPlan(func, *problem, options, answer);
   if (failed(attr))
     return failure();
   Builder builder(func.getContext());
@@ -561,7 +693,7 @@ remat::selectCheckpoints(func::FuncOp func,
   if (failed(answer))
     return failure();
   if (answer->batch == 0)
-    return recordPlan(func, *problem, *answer);
+    return recordPlan(func, *problem, options, *answer);
   return recordBatchPlan(func, options, *answer);
 }
 
@@ -580,6 +712,8 @@ struct SelectCheckpointsPass
     options.timeLimitSeconds = timeLimit;
     options.graph.numDataArgs = dataArgs;
     options.schedulePath = schedule;
+    options.arena = arena;
+    options.arenaAlignment = arenaAlignment;
     if (failed(selectCheckpoints(func, options)))
       return signalPassFailure();
     markAllAnalysesPreserved();

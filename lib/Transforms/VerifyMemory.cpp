@@ -21,6 +21,53 @@ namespace remat {
 using namespace mlir;
 using namespace remat;
 
+/// The static memory plan of the analysed function: its resident arguments
+/// plus one arena of every other buffer, planned over the analysis's live
+/// ranges. Fails with a located error when no arena can be planned.
+static FailureOr<ArenaPlan> planFunctionArena(const MemoryAnalysis &memory,
+                                              int64_t alignment,
+                                              int64_t &totalBytes) {
+  ArenaProblem problem =
+      getArenaProblem(memory, alignment, [](const BufferLiveRange &buffer) {
+        return buffer.kind != BufferLiveRange::Kind::Argument;
+      });
+  ArenaPlan arena = planArena(problem, ArenaOptions());
+  totalBytes = memory.getResidentBytes();
+  if (!arena.valid() || !addBytes(totalBytes, arena.bytes))
+    return mlir::emitError(memory.getFunction()->getLoc())
+           << "cannot plan the arena: "
+           << (arena.valid() ? "it exceeds 2^62 bytes" : arena.error);
+  return arena;
+}
+
+/// Checks the function's arena against `limit` when its plan records one;
+/// appends it to the remark's text.
+static LogicalResult verifyArena(func::FuncOp func,
+                                 const MemoryAnalysis &memory, PlanAttr plan,
+                                 int64_t alignment, int64_t limit,
+                                 std::string &text) {
+  if (!plan || !plan.getArena())
+    return success();
+  int64_t totalBytes = 0;
+  FailureOr<ArenaPlan> arena = planFunctionArena(memory, alignment, totalBytes);
+  if (failed(arena))
+    return failure();
+  if (totalBytes > limit) {
+    InFlightDiagnostic diag =
+        mlir::emitError(func.getLoc())
+        << "the arena of " << totalBytes << " bytes ("
+        << memory.getResidentBytes() << " bytes of arguments and "
+        << arena->bytes
+        << " of buffers at planned offsets) exceeds the budget of " << limit
+        << " bytes; the sum-of-live peak is " << memory.getPeakBytes()
+        << " bytes";
+    memory.attachPeakNotes(diag, "the sum-of-live peak");
+    return diag;
+  }
+  text = llvm::formatv("; arena {0} bytes", totalBytes).str();
+  return success();
+}
+
 namespace {
 struct VerifyMemoryPass
     : public BlankCheckedOptions<SelectedFunctionsPass<
@@ -72,6 +119,10 @@ struct VerifyMemoryPass
       memory.attachPeakNotes(diag, "the peak");
       return signalPassFailure();
     }
+    std::string arenaText;
+    if (failed(
+            verifyArena(func, memory, plan, arenaAlignment, limit, arenaText)))
+      return signalPassFailure();
 
     // Reported at the function's location, without dumping the function.
     InFlightDiagnostic remark = mlir::emitRemark(func.getLoc());
@@ -91,6 +142,7 @@ struct VerifyMemoryPass
              << recomputed << " recomputed op(s), compute "
              << "overhead " << llvm::formatv("{0:F1}%", overhead * 100.0).str();
     }
+    remark << arenaText;
   }
 };
 } // namespace

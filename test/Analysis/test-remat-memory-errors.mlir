@@ -5,7 +5,7 @@
 // Unsupported input is a located error, never a guess.
 
 func.func @dynamic_alloc(%n: index) {
-  // expected-error @below {{'memref.alloc' op allocates memref<?xf32>, which has no static size: the memory analysis needs static shapes or a 'remat.cost' size hint}}
+  // expected-error @below {{'memref.alloc' op allocates memref<?xf32>, which has no static size: the memory analysis needs static shapes, a 'remat.cost' size hint or a dynamic-size hint}}
   %a = memref.alloc(%n) : memref<?xf32>
   memref.dealloc %a : memref<?xf32>
   return

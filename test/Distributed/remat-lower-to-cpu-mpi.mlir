@@ -1,6 +1,7 @@
 // RUN: remat-opt %s --remat-lower-to-cpu | FileCheck %s --check-prefix=OMPI
 // RUN: remat-opt %s --remat-lower-to-cpu="mpi-implementation=MPICH" | FileCheck %s --check-prefix=MPICH
-// RUN: remat-opt %s --remat-bufferize | FileCheck %s --check-prefix=BUF
+// RUN: remat-opt %s --remat-bufferize=arena=false | FileCheck %s --check-prefix=BUF
+// RUN: remat-opt %s --remat-bufferize | FileCheck %s --check-prefix=ARENA
 // RUN: not remat-opt %s --remat-lower-to-cpu="mpi-implementation=LAM" 2>&1 | FileCheck %s --check-prefix=LAM
 
 // A per-rank step with one all-reduce: remat-lower-to-cpu converts it
@@ -44,3 +45,11 @@ func.func @grad_allreduce(%g: tensor<8xf32>) -> tensor<8xf32> {
 // BUF-NEXT:    %[[W:.*]] = mpi.comm_world
 // BUF-NEXT:    mpi.allreduce(%[[R]], %[[R]], MPI_SUM, %[[W]])
 // BUF-NEXT:    return %[[R]]
+// In one arena (the default), the collective reduces a view of it in
+// place: the exp temporary at 0, the all-reduce buffer at 32.
+// ARENA-LABEL: func.func @grad_allreduce
+// ARENA-SAME:      remat.arena_bytes = 64
+// ARENA:         %[[A:.*]] = memref.alloc() : memref<64xi8>
+// ARENA:         %[[R:.*]] = memref.view %[[A]][%c32][] : memref<64xi8> to memref<8xf32>
+// ARENA:         mpi.allreduce(%[[R]], %[[R]], MPI_SUM, %{{.*}})
+// ARENA-NEXT:    return %[[R]]

@@ -1,4 +1,5 @@
-// RUN: remat-opt %s --remat-lower-to-nvvm | FileCheck %s
+// RUN: remat-opt %s --remat-lower-to-nvvm=arena=false | FileCheck %s
+// RUN: remat-opt %s --remat-lower-to-nvvm | FileCheck %s --check-prefix=ARENA
 // RUN: remat-opt %s --remat-lower-to-nvvm="chip=sm_80 features=+ptx70 tile-sizes=16,4" | FileCheck %s --check-prefix=SM80
 // RUN: not remat-opt %s --remat-lower-to-nvvm="format=cubin" 2>&1 | FileCheck %s --check-prefix=BADFMT
 // cubin and fatbin need ptxas from the CUDA toolkit.
@@ -21,9 +22,26 @@
 //   fill of the rank-0 loss and the full reduction: no parallel loop, so
 //     remat-wrap-serial-linalg gives them a 1-iteration loop -> 32x1 threads
 //     (one active).
-// Device buffers: the matmul result (64*16*4 = 4096 B, freed after the bias
-// kernel), the ReLU result and the loss (returned, owned by the caller):
-//   3 mgpuMemAlloc, 1 mgpuMemFree.
+// Device buffers, each on its own (arena=false): the matmul result
+// (64*16*4 = 4096 B, freed after the bias kernel), the ReLU result and the
+// loss (returned, owned by the caller): 3 mgpuMemAlloc, 1 mgpuMemFree.
+//
+// In one arena (the default; docs/Arena.md), offsets 256-byte aligned as
+// cuMemAlloc aligns: the matmul result at 0 and the ReLU result at 4096
+// (both live in the bias kernel), the loss (4 bytes, 256 aligned) at 0 once
+// the matmul result is dead: 8192 bytes, one mgpuMemAlloc, no free (the
+// results are in the arena, which the caller frees once). The kernels get
+// the arena's pointer shifted by each buffer's offset.
+// ARENA-LABEL: llvm.func @step(
+// ARENA-SAME:    remat.arena_bytes = 8192 : i64
+// ARENA:         %[[BASE:.*]] = llvm.call @mgpuMemAlloc
+// ARENA-NOT:     llvm.call @mgpuMemAlloc
+// ARENA:         gpu.launch_func {{.*}}@step_kernel::@step_kernel {{.*}}args({{.*}}%[[BASE]] : !llvm.ptr, %[[BASE]] : !llvm.ptr
+// ARENA:         %[[RELU:.*]] = llvm.getelementptr %[[BASE]][4096] : (!llvm.ptr) -> !llvm.ptr, i8
+// ARENA:         gpu.launch_func {{.*}}@step_kernel_1::@step_kernel {{.*}}%[[BASE]] : !llvm.ptr, %[[RELU]] : !llvm.ptr
+// ARENA-NOT:     llvm.call @mgpuMemFree
+// ARENA:         llvm.return
+// ARENA:         gpu.binary @step_kernel [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, {{.*}}.version 8.0{{.*}}.target sm_90
 
 // CHECK-LABEL: llvm.func @step(
 //       CHECK:   llvm.call @mgpuStreamCreate()

@@ -14,7 +14,9 @@ and the rematerialized program with remat-run, and checks:
     docs/Rematerialization.md explains the difference: bufferization writes
     in place into dying operands, which the tensor model does not count, so
     the model errs on the safe side);
-  * nothing leaks.
+  * nothing leaks;
+  * the step itself computes the same bits in one arena (the default
+    lowering, docs/Arena.md) and with each buffer on its own.
 
 With --after, the rematerialized step is first run through more passes
 (e.g. --after="--canonicalize --cse"), as a compiler that cleans up after the
@@ -44,8 +46,10 @@ def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
-def remat_run(args, path):
+def remat_run(args, path, pipeline=None):
     cmd = [args.remat_run, path, "--json", "--repeat=%d" % args.repeat]
+    if pipeline:
+        cmd.append("--pipeline=" + pipeline)
     if args.opt_level is not None:
         cmd.append("--opt-level=%d" % args.opt_level)
     out = run(cmd)
@@ -94,6 +98,17 @@ def main():
     name = os.path.basename(args.step)
     original = remat_run(args, args.step)
     failures = []
+    # The step lowered into one arena (the default, docs/Arena.md) and with
+    # each buffer on its own computes the same bits.
+    own = remat_run(args, args.step,
+                    "builtin.module(remat-lower-to-cpu{arena=false})")
+    if [r["fnv1a64"] for r in own["results"]] != \
+            [r["fnv1a64"] for r in original["results"]]:
+        failures.append("the arena changes the results of the step")
+    elif not args.markdown:
+        print("%s: bitwise identical with and without the arena (heap %d "
+              "bytes in one arena, %d each buffer on its own)" %
+              (name, original["peak_bytes"], own["peak_bytes"]))
     with tempfile.TemporaryDirectory() as tmp:
         for budget in args.budgets.split(","):
             options = "solver=%s " % args.solver

@@ -1,7 +1,18 @@
-// RUN: remat-opt %s --split-input-file --remat-bufferize | FileCheck %s
-// RUN: remat-opt %s --split-input-file --remat-bufferize=early-dealloc=false | FileCheck %s --check-prefix=LATE
-// RUN: remat-opt %s --split-input-file --remat-bufferize=buffer-alignment=64 | FileCheck %s --check-prefix=ALIGN
-// RUN: remat-opt %s --split-input-file --remat-bufferize=deallocate=false | FileCheck %s --check-prefix=NODEALLOC
+// RUN: remat-opt %s --split-input-file --remat-bufferize=arena=false | FileCheck %s
+// RUN: remat-opt %s --split-input-file --remat-bufferize="early-dealloc=false arena=false" | FileCheck %s --check-prefix=LATE
+// RUN: remat-opt %s --split-input-file --remat-bufferize="buffer-alignment=64 arena=false" | FileCheck %s --check-prefix=ALIGN
+// RUN: remat-opt %s --split-input-file --remat-bufferize="deallocate=false arena=false" | FileCheck %s --check-prefix=NODEALLOC
+// RUN: remat-opt %s --split-input-file --remat-bufferize | FileCheck %s --check-prefix=ARENA
+
+// By default the buffers then move into one arena (remat-plan-arena,
+// docs/Arena.md; test/Transforms/remat-plan-arena.mlir tests it): a and c
+// at offset 0, b at 64, the deallocations gone, the arena returned with c.
+// ARENA-LABEL: func.func @chain(
+// ARENA-SAME:      remat.arena_bytes = 128
+// ARENA:         %[[ARENA:.*]] = memref.alloc() : memref<128xi8>
+// ARENA-COUNT-3: memref.view %[[ARENA]]
+// ARENA-NOT:     memref.dealloc
+// ARENA:         return
 
 // Every tensor result written into a tensor.empty becomes one exact-size
 // allocation (no alignment request by default), and each temporary is freed

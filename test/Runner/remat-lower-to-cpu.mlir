@@ -1,10 +1,23 @@
-// RUN: remat-opt %s --remat-lower-to-cpu | FileCheck %s
-// RUN: remat-opt %s --remat-lower-to-cpu=use-aligned-alloc=true | FileCheck %s --check-prefix=ALIGNED
-// RUN: remat-opt %s --remat-lower-to-cpu=use-generic-functions=false | FileCheck %s --check-prefix=LIBC
-// RUN: remat-opt %s --pass-pipeline='builtin.module(remat-lower-to-cpu{buffer-alignment=64 early-dealloc=false})' | FileCheck %s --check-prefix=OPTS
+// RUN: remat-opt %s --remat-lower-to-cpu=arena=false | FileCheck %s
+// RUN: remat-opt %s --remat-lower-to-cpu="arena=false use-aligned-alloc=true" | FileCheck %s --check-prefix=ALIGNED
+// RUN: remat-opt %s --remat-lower-to-cpu="arena=false use-generic-functions=false" | FileCheck %s --check-prefix=LIBC
+// RUN: remat-opt %s --pass-pipeline='builtin.module(remat-lower-to-cpu{buffer-alignment=64 early-dealloc=false arena=false})' | FileCheck %s --check-prefix=OPTS
+// RUN: remat-opt %s --remat-lower-to-cpu | FileCheck %s --check-prefix=ARENA
 
-// The whole module reaches the LLVM dialect, and every heap buffer goes
-// through the generic allocation functions that libremat_alloc_tracker
+// By default (docs/Arena.md) the three buffers are views into one arena of
+// 128 bytes (a and c at offset 0, b at 64): one allocation, returned with c
+// in it, never freed here; the function records the arena's size.
+// ARENA-LABEL: llvm.func @chain(
+// ARENA-SAME:    remat.arena_bytes = 128 : i64
+// ARENA:         llvm.mlir.constant(128 : index)
+// ARENA:         llvm.call @_mlir_memref_to_llvm_alloc
+// ARENA-NOT:     llvm.call @_mlir_memref_to_llvm_alloc
+// ARENA-NOT:     llvm.call @_mlir_memref_to_llvm_free
+// ARENA:         llvm.return
+
+// Each buffer on its own (arena=false), the whole module reaches the LLVM
+// dialect, and every heap buffer goes through the generic allocation
+// functions that libremat_alloc_tracker
 // defines: alloc(a), alloc(b), free(a), alloc(c), free(b); c is returned.
 
 // CHECK-NOT:   func.func

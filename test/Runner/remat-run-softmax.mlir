@@ -2,7 +2,8 @@
 // lowering decomposes it (remat-decompose-aggregated-ops) before
 // bufferization, since convert-linalg-to-loops cannot lower it.
 //
-// RUN: remat-run %s --print-results | FileCheck %s
+// RUN: remat-run %s --print-results --pipeline='remat-lower-to-cpu{arena=false}' | FileCheck %s
+// RUN: remat-run %s | FileCheck %s --check-prefix=ARENA
 // Planned and rematerialized first, the step computes the same bits.
 // RUN: remat-run %s | grep '^result' > %t.plain
 // RUN: remat-opt %s --remat-pipeline 2>/dev/null | remat-run - | grep '^result' | diff %t.plain -
@@ -20,7 +21,10 @@
 // Each row sums to 1: the result sums to 2 (up to float rounding).
 // Heap: the 2x3 result (24 bytes), which exp(x - max) and the division write
 // in place, plus one 2-element reduction at a time (the max dies before the
-// sum is made, 8 bytes each): 32 bytes, 8 more than the cost model's 24.
+// sum is made, 8 bytes each): 32 bytes, 8 more than the cost model's 24,
+// each buffer on its own. In one arena with 16-byte offsets the result
+// takes 32 and the reduction 16 (both reductions at one offset): 48.
+// ARENA: peak_bytes: 48{{$}}
 // CHECK:      entry: @softmax_step
 // CHECK-NEXT: result #0: tensor<2x3xf32> sum={{2|1.9999[0-9]*|2.0000[0-9]*}} abs_sum=
 // CHECK-NEXT:   values: [0.316895{{[0-9]*}}, 0.333114{{[0-9]*}}, 0.349990{{[0-9]*}}, 0.318027{{[0-9]*}}, 0.333314{{[0-9]*}}, 0.348657{{[0-9]*}}]

@@ -21,7 +21,7 @@
 // it without adding deallocations): the same bits and the same peak.
 // RUN: remat-opt %s --remat-bufferize | remat-run - --entry=sequential | FileCheck %s --check-prefix=MEMREF
 // MEMREF:      result #0: memref<f32> sum=[[SUM:.*]] fnv1a64=[[HASH:.*]]
-// MEMREF-NEXT: peak_bytes: 4100
+// MEMREF-NEXT: peak_bytes: 4112
 // MEMREF:      leaked_bytes: 0
 // RUN: remat-run %s --entry=sequential | FileCheck %s --check-prefix=TENSOR
 // TENSOR: result #0: tensor<f32> sum=1223.78076 abs_sum=1223.78076 fnv1a64=0xb7eff859ed200375
@@ -41,10 +41,14 @@
 
 // Pipeline options, on @sequential (hand-computed from the heap trace below):
 // RUN: remat-run %s --entry=sequential --pipeline='builtin.module(remat-lower-to-cpu{early-dealloc=false})' | FileCheck %s --check-prefix=LATE
-// RUN: remat-run %s --entry=sequential --pipeline='remat-lower-to-cpu{buffer-alignment=64}' | FileCheck %s --check-prefix=PAD
-// RUN: remat-run %s --entry=sequential --pipeline='remat-lower-to-cpu{buffer-alignment=64 use-aligned-alloc=true}' | FileCheck %s --check-prefix=ROUND
-// RUN: remat-run %s --entry=sequential --pipeline='remat-lower-to-cpu{deallocate=false}' | FileCheck %s --check-prefix=LEAK
+// RUN: remat-run %s --entry=sequential --pipeline='remat-lower-to-cpu{buffer-alignment=64 arena=false}' | FileCheck %s --check-prefix=PAD
+// RUN: remat-run %s --entry=sequential --pipeline='remat-lower-to-cpu{buffer-alignment=64 use-aligned-alloc=true arena=false}' | FileCheck %s --check-prefix=ROUND
+// RUN: remat-run %s --entry=sequential --pipeline='remat-lower-to-cpu{deallocate=false arena=false}' | FileCheck %s --check-prefix=LEAK
 // RUN: remat-run %s --entry=sequential --pipeline='remat-lower-to-cpu{use-generic-functions=false}' | FileCheck %s --check-prefix=LIBC
+// RUN: remat-run %s --entry=sequential --pipeline='remat-lower-to-cpu{buffer-alignment=64}' | FileCheck %s --check-prefix=PADARENA
+// Each buffer on its own (arena=false), @sequential's heap trace below.
+// RUN: remat-run %s --entry=sequential --pipeline='remat-lower-to-cpu{arena=false}' | FileCheck %s --check-prefix=OWN
+// RUN: remat-run %s --entry=simultaneous --pipeline='remat-lower-to-cpu{arena=false}' | FileCheck %s --check-prefix=SIMOWN
 
 // The default entry is the first public function with a body that is not
 // `main`: @matmul_i32 (the private @helper and the declaration are skipped).
@@ -61,6 +65,8 @@ func.func private @declared(tensor<4xf32>) -> tensor<4xf32>
 // MATMUL-NEXT: result #0: tensor<2x2xi32> sum=21 abs_sum=21 fnv1a64=0x56220570f2bf89e8
 // MATMUL-NEXT:   values: [5, 4, 4, 8]
 // MATMUL-NEXT: peak_bytes: 16
+// MATMUL-NEXT: arena_bytes: 16 (one allocation, every planned buffer at its offset: docs/Arena.md)
+// MATMUL-NEXT: rss_growth_bytes: {{[0-9]+}} (the process
 // MATMUL-NEXT: num_allocs: 1
 // MATMUL-NEXT: total_allocated_bytes: 16
 // MATMUL-NEXT: returned_bytes: 16
@@ -123,6 +129,8 @@ func.func @scalars(%a: f32, %b: i64) -> (f32, i64, tensor<2xf64>) {
 // TWICE:      result #0: tensor<4xf32> sum=12
 // TWICE-NEXT: result #1: tensor<4xf32> sum=12
 // TWICE-NEXT: peak_bytes: 16
+// TWICE-NEXT: arena_bytes: 16 (one allocation
+// TWICE-NEXT: rss_growth_bytes: {{[0-9]+}} (the process
 // TWICE-NEXT: num_allocs: 1
 // TWICE:      returned_bytes: 16
 // TWICE-NEXT: leaked_bytes: 0
@@ -136,17 +144,31 @@ func.func @same_result_twice() -> (tensor<4xf32>, tensor<4xf32>) {
 #id = affine_map<(d0) -> (d0)>
 #sum = affine_map<(d0) -> ()>
 
-// Two 4 KiB temporaries (1024 x f32) used one after the other. Heap:
+// Two 4 KiB temporaries (1024 x f32) used one after the other. In one arena
+// (the default, docs/Arena.md; offsets 16-byte aligned): a and b are never
+// live together and share offset 0; s (4 bytes, 16 with the alignment) is
+// live with both: at 4096. One allocation of 4112 bytes, returned with s
+// in it (the caller frees it once).
+// SEQ:      entry: @sequential
+// SEQ:      peak_bytes: 4112
+// SEQ-NOT:  note: the peak differed
+// SEQ-NEXT: arena_bytes: 4112 (one allocation
+// SEQ-NEXT: rss_growth_bytes: {{[0-9]+}} (the process
+// SEQ-NEXT: num_allocs: 1
+// SEQ-NEXT: total_allocated_bytes: 4112
+// SEQ-NEXT: returned_bytes: 4112
+// SEQ-NEXT: leaked_bytes: 0
+// Each buffer on its own:
 //   s (4)  -> 4;  a (4096) -> 4100;  sum a into s;  free a -> 4;
 //   b (4096) -> 4100;  sum b into s;  free b -> 4;  s is returned.
 // Peak 4 + 4096 = 4100, three allocations, 4 + 4096 + 4096 = 8196 in total.
-// SEQ:      entry: @sequential
-// SEQ:      peak_bytes: 4100
-// SEQ-NOT:  note: the peak differed
-// SEQ-NEXT: num_allocs: 3
-// SEQ-NEXT: total_allocated_bytes: 8196
-// SEQ-NEXT: returned_bytes: 4
-// SEQ-NEXT: leaked_bytes: 0
+// OWN:      peak_bytes: 4100
+// OWN-NEXT: arena_bytes: 0 (no arena planned: each buffer its own allocation)
+// OWN-NEXT: rss_growth_bytes: {{[0-9]+}} (the process
+// OWN-NEXT: num_allocs: 3
+// OWN-NEXT: total_allocated_bytes: 8196
+// OWN-NEXT: returned_bytes: 4
+// OWN-NEXT: leaked_bytes: 0
 // SEQ:      (repeat=3)
 func.func @sequential(%x: tensor<1024xf32>) -> tensor<f32> {
   %zero = arith.constant 0.0 : f32
@@ -183,23 +205,31 @@ func.func @sequential(%x: tensor<1024xf32>) -> tensor<f32> {
 
 // JSON:      "entry": "sequential",
 // JSON:      "type": "tensor<f32>",
-// JSON:      "peak_bytes": 4100,
+// JSON:      "peak_bytes": 4112,
 // JSON-NEXT: "peak_bytes_same_every_run": true,
-// JSON-NEXT: "num_allocs": 3,
-// JSON-NEXT: "total_allocated_bytes": 8196,
-// JSON-NEXT: "returned_bytes": 4,
+// JSON-NEXT: "arena_bytes": 4112,
+// JSON-NEXT: "rss_growth_bytes": {{[0-9]+}},
+// JSON-NEXT: "num_allocs": 1,
+// JSON-NEXT: "total_allocated_bytes": 4112,
+// JSON-NEXT: "returned_bytes": 4112,
 // JSON-NEXT: "leaked_bytes": 0,
 // JSON-NEXT: "unknown_frees": 0,
 // JSON-NEXT: "input_bytes": 4096,
 // JSON-NEXT: "repeat": 1,
 // JSON-NEXT: "time_ms_min":
 
-// Freed at the end of the block: s + a + b live together, 4 + 2 * 4096.
-// LATE: peak_bytes: 8196
+// Freed at the end of the block: s + a + b live together, so the arena
+// holds 16 + 2 * 4096.
+// LATE: peak_bytes: 8208
 // malloc path with alignment 64: every request padded by 64 bytes:
 // (4 + 64) + (4096 + 64) = 4228; returned 4 + 64 = 68.
 // PAD:      peak_bytes: 4228
 // PAD:      returned_bytes: 68
+// In one arena, buffers that ask for 64 bytes get every offset 64-byte
+// aligned: a and b at 0, s (64 bytes) at 4096: 4160; the arena asks for
+// alignment 64 too, which the malloc path pads: 4224, all of it returned.
+// PADARENA:      peak_bytes: 4224
+// PADARENA:      returned_bytes: 4224
 // aligned_alloc path: sizes rounded up to 64: 64 + 4096 = 4160.
 // ROUND:    peak_bytes: 4160
 // ROUND:    returned_bytes: 64
@@ -207,17 +237,27 @@ func.func @sequential(%x: tensor<1024xf32>) -> tensor<f32> {
 // LEAK:      peak_bytes: 8196
 // LEAK:      leaked_bytes: 8192
 // Plain malloc/free bypass the tracker: nothing is counted.
+// (The arena is planned all the same: malloc'd where the tracker cannot see.)
 // LIBC:      peak_bytes: 0
-// LIBC-NEXT: num_allocs: 0
+// LIBC-NEXT: arena_bytes: 4112
+// LIBC:      num_allocs: 0
 
 // The same computation with both temporaries built before either is summed:
 //   s (4) -> 4;  a -> 4100;  b -> 8196;  sum a, free a -> 4100;
 //   sum b, free b -> 4.
-// Peak 4 + 2 * 4096 = 8196; the same result as @sequential.
+// Peak 4 + 2 * 4096 = 8196; the same result as @sequential. In the arena
+// all three side by side: 16 + 2 * 4096 = 8208.
 // SIM:      entry: @simultaneous
-// SIM:      peak_bytes: 8196
-// SIM-NEXT: num_allocs: 3
-// SIM-NEXT: total_allocated_bytes: 8196
+// SIM:      peak_bytes: 8208
+// SIM-NEXT: arena_bytes: 8208
+// SIM-NEXT: rss_growth_bytes: {{[0-9]+}} (the process
+// SIM-NEXT: num_allocs: 1
+// SIM-NEXT: total_allocated_bytes: 8208
+// SIMOWN:      peak_bytes: 8196
+// SIMOWN-NEXT: arena_bytes: 0
+// SIMOWN-NEXT: rss_growth_bytes: {{[0-9]+}} (the process
+// SIMOWN-NEXT: num_allocs: 3
+// SIMOWN-NEXT: total_allocated_bytes: 8196
 func.func @simultaneous(%x: tensor<1024xf32>) -> tensor<f32> {
   %zero = arith.constant 0.0 : f32
   %s_init = tensor.empty() : tensor<f32>

@@ -24,7 +24,7 @@ func.func private @layer(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME:    remat.plan = #remat.plan<solver = "brute-force", mode = "min-compute", status = "optimal", budget = 96, predicted_peak = 96, baseline_peak = 112, cost = 28, baseline_cost = 24, lower_bound = 28>
+// CHECK-SAME:    remat.plan = #remat.plan<solver = "brute-force", mode = "min-compute", status = "optimal", budget = 96, predicted_peak = 96, baseline_peak = 112, cost = 28, baseline_cost = 24, lower_bound = 28, arena = 96>
 // CHECK-NOT:     func.call
 // CHECK:         %[[A:.*]] = math.tanh %arg0
 // CHECK-NEXT:    %[[B:.*]] = math.tanh %[[A]]

@@ -18,10 +18,10 @@ func.func @chain(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor
 }
 // The default solver is the portfolio, `auto`; on a graph this small it runs
 // the exhaustive solver and reports its optimum.
-// AUTO: remat.plan = #remat.plan<solver = "auto", mode = "min-compute", status = "optimal", budget = 96, predicted_peak = 96, baseline_peak = 112, cost = 28, baseline_cost = 24, lower_bound = 28>
+// AUTO: remat.plan = #remat.plan<solver = "auto", mode = "min-compute", status = "optimal", budget = 96, predicted_peak = 96, baseline_peak = 112, cost = 28, baseline_cost = 24, lower_bound = 28, arena = 96>
 
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME:    remat.plan = #remat.plan<solver = "brute-force", mode = "min-compute", status = "optimal", budget = 96, predicted_peak = 96, baseline_peak = 112, cost = 28, baseline_cost = 24, lower_bound = 28>
+// CHECK-SAME:    remat.plan = #remat.plan<solver = "brute-force", mode = "min-compute", status = "optimal", budget = 96, predicted_peak = 96, baseline_peak = 112, cost = 28, baseline_cost = 24, lower_bound = 28, arena = 96>
 // CHECK:         %[[A:.*]] = math.tanh %arg0
 // CHECK-NEXT:    %[[B:.*]] = math.tanh %[[A]]
 // CHECK-NEXT:    %[[C:.*]] = math.tanh %[[B]]

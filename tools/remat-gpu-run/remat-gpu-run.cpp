@@ -319,6 +319,10 @@ llvm::Error runOnGPU(Runtime &rt, const RunContext &context,
   report.addCount("peak_bytes", peak - measured.inputBytes,
                   "(inputs excluded)");
   report.addCount("pool_peak_bytes", worst.memory.poolPeakBytes);
+  report.addCount("pool_reserved_peak_bytes",
+                  worst.memory.poolReservedPeakBytes,
+                  "(what the pool took from the device)");
+  addArenaFigure(report, context.arenaBytes);
   addAllocationFigures(report, worst, measured.inputBytes, "");
   report.addCount("num_launches", worst.memory.numLaunches);
   SmallVector<double> times, kernelTimes;

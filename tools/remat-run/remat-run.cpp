@@ -30,10 +30,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Pipelines/Pipelines.h"
 #include "remat/Runner/RunnerMain.h"
 #include "remat/Runtime/AllocTracker.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -73,11 +75,19 @@ namespace {
 void buildCPUPipeline(PassManager &pm, ModuleOp module) {
   RematLowerToCPUPipelineOptions cpuOptions;
   // Ownership-based deallocation refuses input that already frees its
-  // buffers (bufferized IR written by hand or by another tool).
+  // buffers (bufferized IR written by hand or by another tool). Input whose
+  // arena is planned already must not go through it either: it cannot tell
+  // that a view at a nonzero offset shares the arena's allocation.
   bool hasDeallocs = false;
   module.walk([&](memref::DeallocOp) { hasDeallocs = true; });
-  if (hasDeallocs)
+  bool hasArena = false;
+  module.walk([&](func::FuncOp func) {
+    hasArena |= func->hasAttr(RematDialect::kArenaBytesAttrName);
+  });
+  if (hasDeallocs || hasArena)
     cpuOptions.deallocate = false;
+  if (hasArena)
+    cpuOptions.arena = false;
   buildRematLowerToCPUPipeline(pm, cpuOptions);
 }
 
@@ -133,6 +143,7 @@ RunStats<RematAllocStats> runOnce(const RunContext &context, PackedCall &call,
   auto stop = std::chrono::steady_clock::now();
   RunStats<RematAllocStats> stats;
   rematAllocTrackerGetStats(&stats.memory);
+  stats.rssGrowthBytes = rematAllocTrackerRSSGrowth();
   stats.seconds = std::chrono::duration<double>(stop - start).count();
   stats.returnedBytes = stats.memory.currentBytes - before.currentBytes;
 
@@ -201,6 +212,19 @@ llvm::Error runOnCPU(const RunContext &context, RunReport &report) {
   report.addFigure({samePeak ? "" : "note",
                     "the peak differed between runs; the maximum is shown",
                     {{"peak_bytes_same_every_run", samePeak}}});
+  addArenaFigure(report, context.arenaBytes);
+  // The first run usually grows the resident set most: later ones reuse
+  // what the system allocator kept.
+  int64_t rssGrowth = -1;
+  for (const RunStats<RematAllocStats> &r : measured->runs)
+    rssGrowth = std::max(rssGrowth, r.rssGrowthBytes);
+  report.addFigure(
+      {"rss_growth_bytes",
+       rssGrowth < 0 ? "unknown (/proc not readable)"
+                     : std::to_string(rssGrowth) +
+                           " (the process's peak resident set, most of the "
+                           "runs)",
+       {{"rss_growth_bytes", rssGrowth}}});
   addAllocationFigures(report, worst, measured->inputBytes,
                        "(allocated by remat-run, not counted)");
   SmallVector<double> times;

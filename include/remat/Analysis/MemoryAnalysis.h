@@ -15,6 +15,8 @@
 #ifndef REMAT_ANALYSIS_MEMORYANALYSIS_H
 #define REMAT_ANALYSIS_MEMORYANALYSIS_H
 
+#include "remat/Solver/Arena.h"
+
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Pass/AnalysisManager.h"
@@ -46,11 +48,16 @@ struct MemoryAnalysisOptions {
   /// Count an allocation carrying `alignment = A` as `bytes + A`, the size
   /// the upstream memref-to-LLVM lowering asks malloc for. Off: exact bytes.
   bool countAlignmentPadding = false;
+  /// Size of every dynamic dimension of an allocation that has no
+  /// `remat.cost` size (the function's dynamic-size hint); 0: such an
+  /// allocation is an error.
+  int64_t dynamicSizeHint = 0;
 
   bool operator==(const MemoryAnalysisOptions &other) const {
     return countArguments == other.countArguments &&
            requireCosts == other.requireCosts &&
-           countAlignmentPadding == other.countAlignmentPadding;
+           countAlignmentPadding == other.countAlignmentPadding &&
+           dynamicSizeHint == other.dynamicSizeHint;
   }
 };
 
@@ -230,6 +237,20 @@ private:
 /// `os`, pretty-printed. Analyses that failed are skipped.
 void writeMemoryReport(llvm::ArrayRef<const MemoryAnalysis *> analyses,
                        llvm::raw_ostream &os);
+
+/// The largest arena a function's data layout can address: kMaxTotalBytes,
+/// or less when its index type is narrower than 64 bits (2^(bits-1) - 1, so
+/// that every offset is a non-negative index).
+int64_t getArenaLimit(mlir::Operation *scope);
+
+/// The arena problem (Solver/Arena.h) of the buffers of `analysis` that
+/// `select` accepts, in definition order (appended to `selected` when
+/// given), live over their timeline ranges, offsets aligned to `alignment`
+/// and the arena limited by getArenaLimit.
+ArenaProblem getArenaProblem(
+    const MemoryAnalysis &analysis, int64_t alignment,
+    llvm::function_ref<bool(const BufferLiveRange &)> select,
+    llvm::SmallVectorImpl<const BufferLiveRange *> *selected = nullptr);
 
 } // namespace remat
 

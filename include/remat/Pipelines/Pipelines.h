@@ -66,6 +66,22 @@ struct RematLowerToCPUPipelineOptions
                      "alignment) instead of malloc (size padded by the "
                      "alignment)."),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> arena{
+      *this, "arena",
+      llvm::cl::desc("Place every buffer of known size in one arena at a "
+                     "planned offset (remat-plan-arena, docs/Arena.md) "
+                     "instead of allocating and freeing each on its own"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> arenaAlignment{
+      *this, "arena-alignment",
+      llvm::cl::desc("Alignment of every offset in the arena (a power of "
+                     "two; 16: what malloc gives each buffer)"),
+      llvm::cl::init(16)};
+  PassOptions::Option<bool> arenaRemarks{
+      *this, "arena-remarks",
+      llvm::cl::desc("Report the arena and every buffer left out of it in "
+                     "remarks"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> mpiImplementation{
       *this, "mpi-implementation",
       llvm::cl::desc("The MPI ABI that the collectives of a data-parallel "
@@ -80,7 +96,8 @@ struct RematLowerToCPUPipelineOptions
 ///   -> convert-shard-to-mpi -> remat-finish-shard-to-mpi
 ///   -> one-shot-bufferize (function boundaries, identity layouts)
 ///   -> buffer-deallocation-pipeline -> optimize-allocation-liveness
-///   -> convert-bufferization-to-memref -> convert-linalg-to-loops
+///   -> convert-bufferization-to-memref -> remat-plan-arena (with `arena`)
+///   -> convert-linalg-to-loops
 ///   -> convert-scf-to-cf -> expand-strided-metadata -> lower-affine
 ///   -> finalize-memref-to-llvm -> convert-to-llvm
 ///   -> reconcile-unrealized-casts.
@@ -94,9 +111,10 @@ void buildRematLowerToCPUPipeline(
 ///   remat-strip-barriers -> remat-decompose-aggregated-ops
 ///   -> convert-shard-to-mpi -> remat-finish-shard-to-mpi
 ///   -> one-shot-bufferize -> buffer-deallocation-pipeline
-///   -> optimize-allocation-liveness -> convert-bufferization-to-memref.
-/// Only `deallocate`, `early-dealloc`, `buffer-alignment` and
-/// `mpi-implementation` apply.
+///   -> optimize-allocation-liveness -> convert-bufferization-to-memref
+///   -> remat-plan-arena (with `arena`).
+/// Only `deallocate`, `early-dealloc`, `buffer-alignment`, the `arena`
+/// options and `mpi-implementation` apply.
 void buildRematBufferizePipeline(mlir::OpPassManager &pm,
                                  const RematLowerToCPUPipelineOptions &options);
 
@@ -199,6 +217,18 @@ struct RematPipelineOptions
       llvm::cl::desc("Apply this saved schedule (remat-solve's result JSON "
                      "for the exported graph) instead of solving"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> arena{
+      *this, "arena",
+      llvm::cl::desc("Make the budget cover the static memory plan: the "
+                     "resident arguments plus one arena holding every value "
+                     "at a planned offset (docs/Arena.md), fitted by other "
+                     "offsets, other orders or a lower solver target"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> arenaAlignment{
+      *this, "arena-alignment",
+      llvm::cl::desc("Alignment of every offset in that arena: 16 for "
+                     "remat-lower-to-cpu, 256 for remat-lower-to-nvvm"),
+      llvm::cl::init(16)};
 };
 
 /// Adds `inline` (unless disabled), then, nested on every func.func that
@@ -278,10 +308,26 @@ struct RematLowerToNVVMPipelineOptions
                      "optimize-allocation-liveness), as remat's memory "
                      "model assumes"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> arena{
+      *this, "arena",
+      llvm::cl::desc("Place every buffer of known size in one device arena "
+                     "at a planned offset (remat-plan-arena, docs/Arena.md)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> arenaAlignment{
+      *this, "arena-alignment",
+      llvm::cl::desc("Alignment of every offset in the arena (a power of "
+                     "two; 256: what cuMemAlloc gives each buffer)"),
+      llvm::cl::init(256)};
+  PassOptions::Option<bool> arenaRemarks{
+      *this, "arena-remarks",
+      llvm::cl::desc("Report the arena and every buffer left out of it in "
+                     "remarks"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the GPU lowering pipeline to `pm` (anchored on builtin.module):
-///   remat-bufferize (as in remat-lower-to-cpu) -> canonicalize
+///   remat-bufferize (as in remat-lower-to-cpu, with the `arena` options)
+///   -> canonicalize
 ///   -> remat-host-alloc-to-gpu
 ///   -> remat-wrap-serial-linalg -> convert-linalg-to-parallel-loops
 ///   -> scf-parallel-loop-tiling{tile-sizes, no-min-max-bounds}

@@ -89,6 +89,10 @@ struct RunReport {
   void printText(llvm::raw_ostream &os) const;
 };
 
+/// Adds arena_bytes, the bytes of the entry's arena (RunContext::arenaBytes;
+/// the text says when none was planned), next to the peak a runner measured.
+void addArenaFigure(RunReport &report, int64_t arenaBytes);
+
 /// Adds the allocation counts of `run` to `report`: num_allocs,
 /// total_allocated_bytes, returned_bytes, leaked_bytes, unknown_frees (a
 /// text line only when not 0), and `inputBytes` as input_bytes (followed by

@@ -39,6 +39,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,6 +67,10 @@ struct RunContext {
   const RankEntry &entry;
   RankSession &session;
   const RunnerOptions &options;
+  /// The bytes of the arena the lowering planned for the entry
+  /// (`remat.arena_bytes` on the lowered entry, docs/Arena.md); 0 when none
+  /// was planned (each buffer its own allocation).
+  int64_t arenaBytes = 0;
 };
 
 /// What differs between the runners.

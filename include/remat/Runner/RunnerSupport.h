@@ -366,6 +366,10 @@ template <typename MemoryStats> struct RunStats {
   uint64_t returnedBytes = 0;
   uint64_t leakedBytes = 0;
   double seconds = 0;
+  /// How far the process's peak resident set rose during the run
+  /// (rematAllocTrackerRSSGrowth: the system allocator's own footprint);
+  /// -1 when not measured.
+  int64_t rssGrowthBytes = -1;
 };
 
 /// The run with the largest peak (the first of equals) of `runs` (not empty).

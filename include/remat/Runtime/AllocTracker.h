@@ -53,13 +53,22 @@ void _mlir_memref_to_llvm_free(void *ptr);
 void rematAllocTrackerGetStats(RematAllocStats *stats);
 
 /* Starts a new measurement: zeroes the counters, keeps the live pointers
- * (their bytes stay in currentBytes, and peakBytes restarts from it). */
+ * (their bytes stay in currentBytes, and peakBytes restarts from it), and
+ * restarts the process's peak resident set from its current one (Linux:
+ * /proc/self/clear_refs). */
 void rematAllocTrackerReset(void);
+
+/* How far the process's peak resident set (VmHWM) rose above its resident
+ * set at the last rematAllocTrackerReset() (at load without one): what the
+ * system allocator took from the system for the measured run, with its own
+ * fragmentation and bookkeeping. -1 where /proc is not readable. */
+int64_t rematAllocTrackerRSSGrowth(void);
 
 /* The recorded size of a live tracked pointer, or -1 if it is not one. */
 int64_t rematAllocTrackerSizeOf(const void *ptr);
 
-/* Prints the counters to stderr, as text or as one JSON object. */
+/* Prints the counters and the RSS growth to stderr, as text or as one JSON
+ * object. */
 void rematAllocTrackerPrint(int json);
 
 #ifdef __cplusplus

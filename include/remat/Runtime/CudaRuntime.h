@@ -50,6 +50,9 @@ typedef struct RematCudaStats {
   uint64_t unknownFrees;  /* frees of pointers this library never returned */
   uint64_t poolPeakBytes; /* the memory pool's used-memory high watermark
                              (0 when allocations do not go through it) */
+  uint64_t poolReservedPeakBytes; /* the pool's reserved-memory high
+                                     watermark: what it took from the
+                                     device, fragmentation included */
   uint64_t numLaunches;   /* kernels launched */
   double kernelMs;        /* summed kernel time (CUDA events), when timing
                              is on; complete after a stream synchronize */

@@ -72,6 +72,9 @@ enum class OrderPolicy {
   Best,
 };
 
+/// The name of `policy` in reports ("on-demand", "memory-greedy", ...).
+const char *getOrderPolicyName(OrderPolicy policy);
+
 /// The positions of `order` as a DAG (see the file comment): `preds[p]` are
 /// the positions that must run before position `p`. `order` must be a valid
 /// compute order (every read computed at an earlier position).

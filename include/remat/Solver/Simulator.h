@@ -37,8 +37,24 @@ struct Simulation {
   bool valid() const { return error.empty(); }
 };
 
-/// Replays `schedule` on `graph` under the memory model of Problem.h.
-Simulation simulate(const Graph &graph, const Schedule &schedule);
+/// The live range of one storage the simulator allocated: computing a
+/// non-view node allocates one; its views share it.
+struct StorageLifetime {
+  /// The node whose computation allocated it.
+  int node = -1;
+  int64_t bytes = 0;
+  /// The index (in the schedule's steps) of that compute step.
+  size_t begin = 0;
+  /// The index of the free step that dropped its last reference, or the
+  /// number of steps when it is live at the end.
+  size_t end = 0;
+};
+
+/// Replays `schedule` on `graph` under the memory model of Problem.h. With
+/// `lifetimes`, also records the live range of every storage it allocates
+/// (in allocation order; only when the schedule is valid).
+Simulation simulate(const Graph &graph, const Schedule &schedule,
+                    std::vector<StorageLifetime> *lifetimes = nullptr);
 
 /// The schedule that computes nodes in `order` (a node may appear several
 /// times: recomputation) and frees eagerly: every computed copy right after

@@ -8,6 +8,7 @@
 #define REMAT_TRANSFORMS_PASSES_H
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Transforms/PlanArena.h"
 #include "remat/Transforms/Rematerialize.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -225,6 +225,12 @@ def RematSelectCheckpoints
     Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
            "Apply this saved schedule (remat-solve's result JSON) instead "
            "of solving; it must be for this function's graph">,
+    Option<"arena", "arena", "bool", /*default=*/"false",
+           "Make the budget cover the static memory plan too (resident "
+           "bytes plus one arena, docs/Arena.md) and record it in "
+           "remat.plan">,
+    Option<"arenaAlignment", "arena-alignment", "int64_t", /*default=*/"16",
+           "Alignment of every offset in that arena">,
   ];
   let dependentDialects = ["::remat::RematDialect"];
 }
@@ -339,10 +345,14 @@ def RematStripBarriers : Pass<"remat-strip-barriers"> {
     With `strip-attributes`, also drops every `remat.*` discardable attribute
     (costs, phases, pins, plans): they describe tensor values and become
     wrong once ops are bufferized (a bufferized op has no tensor results).
+    A function's `remat.dynamic_size_hint` stays: it describes the
+    arguments, whose guards stay too, and `remat-plan-arena` bounds dynamic
+    buffers with it.
   }];
   let options = [
     Option<"stripAttributes", "strip-attributes", "bool", /*default=*/"false",
-           "Also remove every remat.* discardable attribute">,
+           "Also remove every remat.* discardable attribute (but a "
+           "function's remat.dynamic_size_hint)">,
   ];
 }
 
@@ -389,17 +399,96 @@ def RematVerifyMemory : Pass<"remat-verify-memory", "::mlir::func::FuncOp"> {
     budget: the `budget` option when given, otherwise the budget of the
     function's `remat.plan`. A selected function with neither is an error
     (nothing to verify against); functions that `functions=` does not
-    select are skipped. Emits a
-    remark with the peak, the budget and, for a rematerialized function, the
-    peak before rematerialization and the recompute overhead.
+    select are skipped. When the plan records an arena (planned with
+    `arena=true`), the static memory plan of the function's values is
+    planned again on the memory analysis's live ranges and checked too: the
+    error names the arena, the sum-of-live peak and the budget. Emits a
+    remark with the peak, the budget, the arena if any and, for a
+    rematerialized function, the peak before rematerialization and the
+    recompute overhead.
   }];
   let options = [
     Option<"budget", "budget", "std::string", /*default=*/"\"\"",
            "Budget in bytes (KiB/MiB/GiB suffixes allowed; a percentage is "
            "relative to the plan's checkpoint-all peak); empty = the plan's">,
+    Option<"arenaAlignment", "arena-alignment", "int64_t", /*default=*/"16",
+           "Alignment of every offset of the arena checked when the plan "
+           "records one">,
     RematFunctionsOption,
   ];
   let dependentDialects = ["::remat::RematDialect"];
+}
+
+def RematPlanArena : Pass<"remat-plan-arena", "::mlir::ModuleOp"> {
+  let summary = "Place every sized buffer of a bufferized function in one "
+                "arena";
+  let description = [{
+    A static memory plan (docs/Arena.md): on bufferized IR (one block per
+    function), every `memref.alloc` whose size is known -- static, or
+    dynamic and bounded by the function's dynamic-size hint through the
+    guard on an argument's dimension -- becomes a `memref.view` into one
+    `memref.alloc` of i8 at an offset planned over the live ranges of the
+    memory analysis (greedy best fit by size and by lifetime, then branch
+    and bound while the greedy plan is above the most bytes live at once;
+    every plan is checked). Deallocations of those buffers disappear; the
+    arena is freed before the return, unless results live in it. The
+    arena's size goes on the function as `remat.arena_bytes`, and a remark
+    reports it with its lower bound.
+
+    ```mlir
+    %a = memref.alloc() : memref<16xf32>
+    linalg.add ins(%x, %x : ...) outs(%a : memref<16xf32>)
+    %b = memref.alloc() : memref<16xf32>
+    linalg.mul ins(%a, %a : ...) outs(%b : memref<16xf32>)
+    memref.dealloc %a : memref<16xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %arena = memref.alloc() : memref<128xi8>
+    %a = memref.view %arena[%c0][] : memref<128xi8> to memref<16xf32>
+    linalg.add ins(%x, %x : ...) outs(%a : memref<16xf32>)
+    %b = memref.view %arena[%c64][] : memref<128xi8> to memref<16xf32>
+    linalg.mul ins(%a, %a : ...) outs(%b : memref<16xf32>)
+    ```
+
+    Returned buffers live in the arena too (the arena then goes to the
+    caller: every result's allocated pointer is the arena's, to be freed
+    once); the frees of callers in the module are merged into one (a caller
+    that returns the results on keeps them out of the arena). Buffers
+    allocated in loops, with a layout or memory space, freed together with
+    other buffers or of a dynamic size the hint does not bound keep their
+    own allocation, and a remark at each says why. A dynamic size in a function without a dynamic-size hint
+    (unless `require-hint=false`, which the lowering pipelines pass: the
+    buffer then keeps its own allocation), and an arena beyond what the
+    index type addresses (or 2^62 bytes), are errors.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"16",
+           "Alignment of every offset (a power of two): 16, what malloc "
+           "guarantees, keeps each buffer's alignment; the GPU lowering "
+           "uses 256, cuMemAlloc's">,
+    Option<"effort", "effort", "::remat::ArenaEffort",
+           "::remat::ArenaEffort::Exact",
+           "How hard to plan: greedy, search (order searches), exact "
+           "(branch and bound too, while above the lower bound)",
+           "REMAT_ARENA_EFFORT_CL_VALUES">,
+    Option<"exactNodes", "exact-nodes", "int64_t", /*default=*/"10000",
+           "Branch-and-bound nodes of that search">,
+    Option<"resultsInArena", "results-in-arena", "bool", /*default=*/"true",
+           "Let returned buffers live in the arena (functions no function "
+           "of the module calls)">,
+    Option<"requireHint", "require-hint", "bool", /*default=*/"true",
+           "A dynamic size in a function that records no dynamic-size hint "
+           "is an error; false: its buffer keeps its own allocation">,
+    Option<"remarks", "remarks", "bool", /*default=*/"true",
+           "Report the arena and every buffer left out in remarks">,
+    RematFunctionsOption,
+  ];
+  let dependentDialects = ["::remat::RematDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def RematMemoryReport : Pass<"remat-memory-report", "::mlir::ModuleOp"> {

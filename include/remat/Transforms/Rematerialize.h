@@ -69,6 +69,13 @@ struct SelectCheckpointsOptions {
   /// `mode`, `effort` and `timeLimitSeconds` are then ignored, and `budget`,
   /// when set, is checked instead of the file's.
   std::string schedulePath;
+  /// Plan the schedule's static memory plan too (docs/Arena.md): resident
+  /// bytes plus one arena with every value at an offset, within the budget
+  /// (other offsets, another order of the same computations, a lower
+  /// target for the solver when it is not), recorded as the plan's `arena`.
+  bool arena = false;
+  /// Alignment of every offset in that arena (the lowering's).
+  int64_t arenaAlignment = 16;
 };
 
 /// Plans rematerialization of `func` and records the plan on it (see the

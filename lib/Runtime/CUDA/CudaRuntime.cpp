@@ -157,12 +157,13 @@ void collectTimingsLocked(State &s) {
   s.pendingTimings.clear();
 }
 
-uint64_t poolUsedHigh(State &s) {
+/// A high watermark of the pool (CU_MEMPOOL_ATTR_USED_MEM_HIGH or
+/// CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH); 0 without pools.
+uint64_t poolHigh(State &s, CUmemPool_attribute attribute) {
   if (!s.poolsSupported)
     return 0;
   cuuint64_t high = 0;
-  if (cuMemPoolGetAttribute(s.pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &high) !=
-      CUDA_SUCCESS)
+  if (cuMemPoolGetAttribute(s.pool, attribute, &high) != CUDA_SUCCESS)
     return 0;
   return high;
 }
@@ -194,7 +195,9 @@ extern "C" int rematCudaGetDeviceCount(int *count) {
 extern "C" void rematCudaGetStats(RematCudaStats *stats) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.stats.poolPeakBytes = poolUsedHigh(s);
+  s.stats.poolPeakBytes = poolHigh(s, CU_MEMPOOL_ATTR_USED_MEM_HIGH);
+  s.stats.poolReservedPeakBytes =
+      poolHigh(s, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH);
   *stats = s.stats;
 }
 
@@ -209,6 +212,7 @@ extern "C" void rematCudaReset(void) {
   if (s.poolsSupported) {
     cuuint64_t zero = 0;
     cuMemPoolSetAttribute(s.pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &zero);
+    cuMemPoolSetAttribute(s.pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &zero);
   }
 }
 

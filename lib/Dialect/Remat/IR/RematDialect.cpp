@@ -80,7 +80,8 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                StringRef status, int64_t budget,
                                int64_t predictedPeak, int64_t baselinePeak,
                                int64_t cost, int64_t baselineCost,
-                               std::optional<int64_t> lowerBound) {
+                               std::optional<int64_t> lowerBound,
+                               std::optional<int64_t> arena) {
   if (solver.empty())
     return emitError() << "remat.plan: solver must not be empty";
   if (!llvm::is_contained({"optimal", "feasible"}, status))
@@ -100,6 +101,9 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (lowerBound && *lowerBound < 0)
     return emitError() << "remat.plan: lower_bound must be non-negative, got "
                        << *lowerBound;
+  if (arena && *arena < 0)
+    return emitError() << "remat.plan: arena must be non-negative, got "
+                       << *arena;
   return success();
 }
 
@@ -175,6 +179,13 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
     if (!hint || !hint.getType().isInteger(64) || hint.getInt() <= 0)
       return op->emitError()
              << "'" << name << "' must be a positive i64, got " << value;
+    return success();
+  }
+  if (name == kArenaBytesAttrName) {
+    auto bytes = dyn_cast<IntegerAttr>(value);
+    if (!bytes || !bytes.getType().isInteger(64) || bytes.getInt() < 0)
+      return op->emitError()
+             << "'" << name << "' must be a non-negative i64, got " << value;
     return success();
   }
   return op->emitError() << "unknown remat dialect attribute '" << name

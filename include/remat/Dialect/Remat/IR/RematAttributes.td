@@ -137,7 +137,11 @@ def Remat_PlanAttr : Remat_Attr<"Plan", "plan"> {
       (checkpoint-all);
     * `cost`, `baseline_cost` — compute cost (FLOPs, or ns when profiled) of
       the schedule and of the original order;
-    * `lower_bound` (optional) — a proven lower bound on the objective.
+    * `lower_bound` (optional) — a proven lower bound on the objective;
+    * `arena` (optional) — bytes of the static memory plan of the schedule:
+      resident arguments plus one arena holding every other value at a
+      planned offset (docs/Arena.md); recorded when the plan was made with
+      `arena=true`, and then within the budget.
 
     ```mlir
     func.func @step(...) attributes {remat.plan = #remat.plan<solver = "chen",
@@ -155,7 +159,8 @@ def Remat_PlanAttr : Remat_Attr<"Plan", "plan"> {
     "int64_t":$baseline_peak,
     "int64_t":$cost,
     "int64_t":$baseline_cost,
-    OptionalParameter<"std::optional<int64_t>", "proven lower bound">:$lower_bound
+    OptionalParameter<"std::optional<int64_t>", "proven lower bound">:$lower_bound,
+    OptionalParameter<"std::optional<int64_t>", "arena bytes">:$arena
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -59,6 +59,10 @@ def Remat_Dialect : Dialect {
     /// On a function planned in max-batch mode: the batch (i64, positive,
     /// samples) the plan was made for, the largest that fits the budget.
     static constexpr ::llvm::StringLiteral kBatchAttrName = "remat.batch";
+    /// On a bufferized function: the bytes (i64, non-negative) of the arena
+    /// remat-plan-arena placed its buffers in (docs/Arena.md).
+    static constexpr ::llvm::StringLiteral kArenaBytesAttrName =
+        "remat.arena_bytes";
 
   private:
     void registerAttributes();

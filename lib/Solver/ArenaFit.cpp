@@ -1,0 +1,181 @@
+//===- ArenaFit.cpp - make a plan's arena meet the budget -----------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/ArenaFit.h"
+
+#include "remat/Solver/Ordering.h"
+#include "remat/Solver/ScheduleBuilder.h"
+#include "remat/Solver/Simulator.h"
+
+#include <algorithm>
+#include <sstream>
+
+using namespace remat;
+
+ArenaFit remat::planScheduleArena(const Graph &graph, const SolveResult &result,
+                                  int64_t budget,
+                                  const ArenaFitOptions &options) {
+  ArenaFit fit;
+  fit.result = result;
+  std::string error;
+  ArenaProblem problem =
+      arenaOfSchedule(graph, result.schedule, options.alignment, &error);
+  if (!error.empty()) {
+    fit.error = "internal error: the schedule does not simulate: " + error;
+    return fit;
+  }
+  fit.arena = planArena(problem, options.planner);
+  if (!fit.arena.valid()) {
+    fit.error = fit.arena.error;
+    return fit;
+  }
+  fit.totalBytes = graph.residentBytes();
+  if (!addBytes(fit.totalBytes, fit.arena.bytes)) {
+    fit.error = "the arena and the resident bytes exceed 2^62 bytes";
+    return fit;
+  }
+  fit.fits = fit.totalBytes <= budget;
+  return fit;
+}
+
+/// Whether `candidate` is better than `best`: it fits where `best` does not,
+/// or needs fewer bytes.
+static bool isBetterFit(const ArenaFit &candidate, const ArenaFit &best) {
+  if (!candidate.error.empty())
+    return false;
+  if (candidate.fits != best.fits)
+    return candidate.fits;
+  return candidate.totalBytes < best.totalBytes;
+}
+
+/// Step 1: the exact planner's offsets for the same buffers.
+static void tryExactOffsets(const Graph &graph, int64_t budget,
+                            const ArenaFitOptions &options, ArenaFit &fit) {
+  if (fit.arena.optimal)
+    return;
+  ArenaProblem problem =
+      arenaOfSchedule(graph, fit.result.schedule, options.alignment);
+  ArenaPlan exact = planArenaExact(problem, options.exactOptions, &fit.arena);
+  if (!exact.valid())
+    return;
+  if (exact.bytes >= fit.arena.bytes) {
+    // No better, and perhaps proven so.
+    fit.arena.optimal = exact.optimal;
+    return;
+  }
+  fit.totalBytes -= fit.arena.bytes - exact.bytes;
+  fit.arena = std::move(exact);
+  fit.fits = fit.totalBytes <= budget;
+}
+
+/// Step 2: the same computations in the order of each policy, within the
+/// budget in live bytes; the best arena among them (or `fit` itself).
+static ArenaFit tryOrders(const Graph &graph, int64_t budget,
+                          const ArenaFitOptions &options, const ArenaFit &fit,
+                          std::string &chosen) {
+  std::vector<int> order;
+  for (const Step &step : fit.result.schedule.steps)
+    if (step.kind == Step::Kind::Compute)
+      order.push_back(step.node);
+  ArenaFit best = fit;
+  for (OrderPolicy policy :
+       {OrderPolicy::OnDemand, OrderPolicy::OnDemandLatestFirst,
+        OrderPolicy::OnDemandLargestLast, OrderPolicy::OnDemandWorkingSet,
+        OrderPolicy::MemoryGreedy}) {
+    SolveResult reordered = fit.result;
+    reordered.schedule =
+        scheduleFromComputeOrder(graph, reorder(graph, order, policy));
+    Simulation sim = simulate(graph, reordered.schedule);
+    if (!sim.valid() || sim.peakBytes > budget)
+      continue;
+    reordered.peakBytes = sim.peakBytes;
+    reordered.cost = sim.cost;
+    ArenaFit candidate = planScheduleArena(graph, reordered, budget, options);
+    if (!candidate.fits)
+      tryExactOffsets(graph, budget, options, candidate);
+    if (isBetterFit(candidate, best)) {
+      best = std::move(candidate);
+      chosen = getOrderPolicyName(policy);
+    }
+  }
+  return best;
+}
+
+/// Steps 1 and 2 on `fit`, reporting each in `fit.steps`.
+static void tryOffsetsAndOrders(const Graph &graph, int64_t budget,
+                                const ArenaFitOptions &options, ArenaFit &fit) {
+  std::ostringstream os;
+  int64_t before = fit.totalBytes;
+  tryExactOffsets(graph, budget, options, fit);
+  os << "exact offsets: " << fit.totalBytes << " bytes"
+     << (fit.arena.optimal ? " (optimal)" : "")
+     << (fit.totalBytes == before ? ", no better" : "");
+  fit.steps.push_back(os.str());
+  if (fit.fits)
+    return;
+  std::string chosen;
+  std::vector<std::string> steps = fit.steps;
+  ArenaFit reordered = tryOrders(graph, budget, options, fit, chosen);
+  os.str("");
+  if (chosen.empty()) {
+    os << "other orders of the same computations: no smaller arena";
+  } else {
+    os << "order '" << chosen
+       << "' of the same computations: " << reordered.totalBytes << " bytes";
+    fit = std::move(reordered);
+  }
+  fit.steps = std::move(steps);
+  fit.steps.push_back(os.str());
+}
+
+ArenaFit remat::fitArena(const Graph &graph, const SolverInfo &solver,
+                         Mode mode, const SolveOptions &solveOptions,
+                         const SolveResult &result,
+                         const ArenaFitOptions &options) {
+  int64_t budget = solveOptions.budget;
+  ArenaFit best = planScheduleArena(graph, result, budget, options);
+  if (!best.error.empty() || best.fits)
+    return best;
+  std::ostringstream first;
+  first << "the first arena of " << best.totalBytes << " bytes ("
+        << best.arena.planner << ") over the budget of " << budget
+        << " bytes with a sum-of-live peak of " << result.peakBytes << " bytes";
+  best.steps.push_back(first.str());
+  tryOffsetsAndOrders(graph, budget, options, best);
+  int64_t target = budget;
+  for (int round = 0; round < options.retargets && !best.fits; ++round) {
+    // Aim below the budget by what the best arena so far exceeds it by.
+    target -= std::max<int64_t>(best.totalBytes - budget, options.alignment);
+    std::ostringstream os;
+    os << "solver target " << target << " bytes: ";
+    SolveOptions lower = solveOptions;
+    lower.budget = target;
+    SolveResult again =
+        target > 0 ? solveInMode(graph, solver, mode, lower) : SolveResult();
+    if (!again.feasible()) {
+      os << "no plan";
+      best.steps.push_back(os.str());
+      break;
+    }
+    // Optimal for the lower target only; the bound of the first answer
+    // (for the budget) still holds.
+    if (again.status == SolveStatus::Optimal)
+      again.status = SolveStatus::Feasible;
+    again.lowerBound = result.lowerBound;
+    ArenaFit candidate = planScheduleArena(graph, again, budget, options);
+    if (!candidate.error.empty())
+      break;
+    if (!candidate.fits)
+      tryOffsetsAndOrders(graph, budget, options, candidate);
+    os << "arena " << candidate.totalBytes << " bytes";
+    std::vector<std::string> steps = best.steps;
+    steps.push_back(os.str());
+    if (isBetterFit(candidate, best))
+      best = std::move(candidate);
+    best.steps = std::move(steps);
+  }
+  return best;
+}
