@@ -53,12 +53,13 @@ def trace_model(model, batch, resolution):
     min-cut partitioner saves, "merged": names its CSE pass merged into an
     equal node})."""
     import graph_export
+    import model_spec
     import torch_trace
     from functorch.compile import min_cut_rematerialization_partition
     args = types.SimpleNamespace(model=model, module=None, batch=batch,
                                  resolution=resolution, num_classes=None,
                                  name=None, dtype="f32")
-    spec = torch_trace.ModelSpec.create(args)
+    spec = model_spec.ModelSpec.create(args)
     joint = torch_trace.trace(spec, decompose=True)
     graph = graph_export.to_graph(joint, spec.name)
     twins = cse_twins(joint.gm.graph)

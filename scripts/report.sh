@@ -9,6 +9,8 @@
 #                     [--curves=a,b,...] [--points=8] [--time-limit=10]
 #                     [--depth=2] [--format=png|svg]
 #   scripts/report.sh --module=FILE.py:Class --input-shape=2x3x16x16 ...
+#   scripts/report.sh --module=FILE.py:Class [--module-args=JSON]
+#                     --input=NAME=DIMS[:DTYPE] ... [--loss=...] ...
 #
 # MODEL is a torchvision classification model. Needs the build (remat-solve
 # in $REMAT_BUILD_DIR/bin or build/bin) and scripts/install-deps.sh's
@@ -19,7 +21,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 python=/usr/bin/python3
 
 usage() {
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -32,6 +34,8 @@ for arg in "$@"; do
     -h|--help) usage ;;
     --out=*) out=${arg#--out=} ;;
     --batch=*|--resolution=*|--module=*|--input-shape=*|--num-classes=*)
+      import_args+=("$arg") ;;
+    --module-args=*|--input=*|--example-inputs=*|--loss=*|--dtype=*)
       import_args+=("$arg") ;;
     --decompose) import_args+=("$arg") ;;
     --budget=*|--solver=*|--curves=*|--points=*|--time-limit=*|--depth=*|--format=*|--remat-solve=*)

@@ -1,12 +1,16 @@
 #!/usr/bin/python3
 """Checks an imported training step against PyTorch.
 
-Runs the IR written by `remat-import-torch --emit-mlir` with remat-run on
-remat-run's deterministic inputs (docs/Running.md: argument k, element i is
-sin(0.1 i + k) / 2 for floats and (i + k) mod 4 for the int64 labels),
-computes the same step in PyTorch (train mode) on the same values in float64
-(the reference) and float32, and compares the loss and every parameter
-gradient with the reference. A quantity passes when our error is at most
+Takes the importer's options for what to trace (model_spec.add_arguments:
+--model or --module, --module-args, --input-shape, --input,
+--example-inputs, --loss, --dtype). Runs the IR written by
+`remat-import-torch --emit-mlir` (--mlir) with remat-run on remat-run's
+deterministic inputs (docs/Running.md: argument k, element i is
+sin(0.1 i + k) / 2 for floats and (i + k) mod 4 for integers: labels, token
+ids), computes the same step in PyTorch (train mode) on the same values in
+float64 (the reference) and float32, and compares the loss and every
+trainable parameter's gradient with the reference. Without --mlir it prints
+the reference only. A quantity passes when our error is at most
 rtol * scale + atol, or at most --slack (4) times PyTorch float32's own error
 (small batch norms are ill-conditioned: there float32 PyTorch itself is far
 from float64). With --perturb EPS, PyTorch's own error is instead how far its
@@ -38,8 +42,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-from torch.nn.utils import stateless  # noqa: E402
 
+import model_spec  # noqa: E402
 import torch_trace  # noqa: E402
 
 
@@ -55,8 +59,12 @@ def remat_run_value(k, shape, dtype, perturb=0.0):
             v = v * (1 + perturb * torch.cos(i))
         v = v.to(dtype)
     else:
-        v = ((torch.arange(n) + k) % 4).to(dtype)
+        v = ((torch.arange(n) + k) % RUN_INT_RANGE).to(dtype)
     return v.reshape(shape)
+
+
+# remat-run's integer inputs are (i + k) mod 4 (docs/Running.md).
+RUN_INT_RANGE = 4
 
 
 def buffer_values(model, first, spec_dtype, dtype):
@@ -71,61 +79,99 @@ def buffer_values(model, first, spec_dtype, dtype):
     return out
 
 
-def torch_step(spec, dtype, sgd_lr=None, perturb=0.0):
-    """Loss and parameter gradients (or, with sgd_lr, the parameters after
-    one SGD step), then the buffers the step updates, of PyTorch on
-    remat-run's inputs (perturbed by `perturb`, relative)."""
+def data_values(spec, first, dtype, perturb):
+    """The step's data arguments (spec.inputs: forward's inputs, then the
+    labels) as remat-run gives them from argument `first` on, float ones
+    converted to `dtype`. Raises ImportError_ for an input remat-run's
+    values do not fit: booleans, integers bounded below 4 (token ids of a
+    vocabulary smaller than remat-run's range)."""
+    values = []
+    for k, i in enumerate(spec.inputs, first):
+        if i.dtype == torch.bool:
+            raise torch_trace.ImportError_(
+                "input '%s' is bool: remat-run gives no boolean inputs"
+                % i.name)
+        if i.dtype.is_floating_point:
+            values.append(remat_run_value(k, i.shape, i.dtype, perturb)
+                          .to(dtype))
+            continue
+        if i.high is not None and i.high < RUN_INT_RANGE:
+            raise torch_trace.ImportError_(
+                "input '%s' takes values below %d only; remat-run's integer "
+                "inputs are (i + k) mod %d" % (i.name, i.high, RUN_INT_RANGE))
+        values.append(remat_run_value(k, i.shape, i.dtype))
+    return values
+
+
+class Dropout:
+    """F.dropout with remat-run's values for the masks: the imported step
+    takes each dropout mask as an argument after the data arguments, in
+    call order (docs/Importer.md, "Dropout")."""
+
+    def __init__(self, first, spec_dtype, dtype):
+        self.first, self.spec_dtype, self.dtype = first, spec_dtype, dtype
+        self.masks = 0
+
+    def __call__(self, input, p=0.5, training=True, inplace=False):
+        if not training or p == 0:
+            return input
+        k = self.first + self.masks
+        self.masks += 1
+        mask = remat_run_value(k, list(input.shape), self.spec_dtype)
+        return input * mask.to(self.dtype) / (1 - p)
+
+    def __enter__(self):
+        self.saved = F.dropout
+        F.dropout = self
+        return self
+
+    def __exit__(self, *exc):
+        F.dropout = self.saved
+        return False
+
+
+def torch_step(spec, dtype, args, perturb=0.0):
+    """The step's results in PyTorch on remat-run's inputs (perturbed by
+    `perturb`, relative), with their labels: the loss, the gradient of
+    every trainable parameter (or what an update rule makes of them,
+    `parameter_results`), then the buffers the step updates."""
     model = spec.model.to(dtype)
     model.train()
-    names = [n for n, _ in model.named_parameters()]
-    params = {n: remat_run_value(k, list(t.shape), spec.dtype, perturb).to(dtype)
-              .requires_grad_()
+    params = {n: remat_run_value(k, list(t.shape), spec.dtype, perturb)
+              .to(dtype).requires_grad_(t.requires_grad)
               for k, (n, t) in enumerate(model.named_parameters())}
-    buffers = buffer_values(model, len(names), spec.dtype, dtype)
+    names = [n for n, t in model.named_parameters() if t.requires_grad]
+    buffers = buffer_values(model, len(params), spec.dtype, dtype)
     # Updated in place: native_batch_norm's kernel writes the running
     # statistics without bumping the tensors' versions, so compare values.
     before = {n: t.clone() for n, t in buffers.items()}
-    first = len(names) + len(buffers)  # the input's argument index
-    x = remat_run_value(first, spec.input_shape, spec.dtype,
-                         perturb).to(dtype)
-    y = remat_run_value(first + 1, [spec.input_shape[0]], torch.int64)
-    # Dropout masks are arguments of the imported step, after the labels, in
-    # call order: give PyTorch's dropout the same masks.
-    masks = []
-
-    def dropout(input, p=0.5, training=True, inplace=False):
-        if not training or p == 0:
-            return input
-        k = first + 2 + len(masks)
-        mask = remat_run_value(k, list(input.shape), spec.dtype).to(dtype)
-        masks.append(mask)
-        return input * mask / (1 - p)
-
-    saved = F.dropout
-    F.dropout = dropout
-    try:
-        out = stateless.functional_call(model, {**params, **buffers}, (x,))
-    finally:
-        F.dropout = saved
-    loss = F.cross_entropy(out, y)
+    first = len(params) + len(buffers)  # the first data argument
+    data = data_values(spec, first, dtype, perturb)
+    tensors = {**params, **buffers}
+    tensors.update((a, tensors[n])
+                   for a, n in torch_trace.tied_names(model).items())
+    with Dropout(first + len(data), spec.dtype, dtype):
+        loss = spec.loss_of(spec.forward(tensors, data), data)
     grads = torch.autograd.grad(loss, [params[n] for n in names])
+    values, labels = parameter_results(params, names, grads, args)
     updated = [n for n, t in buffers.items() if not torch.equal(t, before[n])]
-    after = ([buffers[n].double() for n in updated],
-             ["b " + n for n in updated])
-    if sgd_lr is not None:
-        return ([loss.detach().double()] + sgd_step(params, names, grads, sgd_lr)
-                + after[0], ["loss"] + ["p " + n for n in names] + after[1])
-    return ([loss.detach().double()] + [g.detach().double() for g in grads]
-            + after[0], ["loss"] + ["d " + n for n in names] + after[1])
+    return ([loss.detach().double()] + values +
+            [buffers[n].double() for n in updated],
+            ["loss"] + labels + ["b " + n for n in updated])
 
 
-def sgd_step(params, names, grads, lr):
-    """The parameters after torch.optim.SGD's step with these gradients."""
+def parameter_results(params, names, grads, args):
+    """What the step returns per trainable parameter, with labels: its
+    gradient, or the parameter after the update rule the step was imported
+    with (--sgd-lr: torch.optim.SGD's step). Update rules belong here."""
+    if args.sgd_lr is None:
+        return ([g.detach().double() for g in grads],
+                ["d " + n for n in names])
     tensors = [params[n].detach().clone() for n in names]
     for t, g in zip(tensors, grads):
         t.grad = g.detach()
-    torch.optim.SGD(tensors, lr=lr).step()
-    return [t.double() for t in tensors]
+    torch.optim.SGD(tensors, lr=args.sgd_lr).step()
+    return [t.double() for t in tensors], ["p " + n for n in names]
 
 
 def within(ours_err, torch_err, scale, args):
@@ -135,19 +181,13 @@ def within(ours_err, torch_err, scale, args):
         ours_err <= args.slack * torch_err
 
 
-def main():
-    p = argparse.ArgumentParser()
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--model")
-    src.add_argument("--module")
-    p.add_argument("--batch", type=int, default=2)
-    p.add_argument("--resolution", type=int, default=32)
-    p.add_argument("--input-shape", type=lambda s: [int(d) for d in s.split("x")])
-    p.add_argument("--num-classes", type=int, default=None)
-    p.add_argument("--name")
-    p.add_argument("--dtype", choices=["f32", "f64"], default="f32",
-                   help="element type the step was imported with")
-    p.add_argument("--mlir", required=True, help="the imported step")
+def parse_args():
+    p = argparse.ArgumentParser(
+        description="Compare an imported training step, run by remat-run, "
+        "with PyTorch's. Takes the importer's options for what to trace.")
+    model_spec.add_arguments(p)
+    p.add_argument("--mlir", help="the imported step (without it, only "
+                   "PyTorch's reference results are printed)")
     p.add_argument("--sgd-lr", type=float,
                    help="the step was imported with --sgd-lr: compare the "
                    "updated parameters with torch.optim.SGD's")
@@ -165,18 +205,28 @@ def main():
                    "float64 step's change when every float input is scaled "
                    "by 1 + PERTURB cos(i), instead of its float32 error")
     args = p.parse_args()
+    model_spec.check_arguments(p, args)
+    return args
 
-    spec = torch_trace.ModelSpec.create(args)
-    expected, labels = torch_step(spec, torch.float64, args.sgd_lr)
-    # PyTorch's own error: its float32 step, or with --perturb its float64
-    # step on inputs perturbed at rounding level.
+
+def reference(args):
+    """(labels, PyTorch's float64 results, PyTorch's own error's results,
+    what those are): its float32 step (the step's type), or with --perturb
+    its float64 step on inputs perturbed at rounding level."""
+    spec = model_spec.ModelSpec.create(args)
+    expected, labels = torch_step(spec, torch.float64, args)
     other = "f32" if spec.dtype == torch.float32 else "f64"
     if args.perturb:
-        torch32, _ = torch_step(spec, torch.float64, args.sgd_lr, args.perturb)
+        theirs, _ = torch_step(spec, torch.float64, args, args.perturb)
         other = "f64 perturbed"
     else:
-        torch32, _ = torch_step(spec, spec.dtype, args.sgd_lr)
-    total = sum(t.numel() for t in expected)
+        theirs, _ = torch_step(spec, spec.dtype, args)
+    return labels, expected, theirs, other
+
+
+def run_ours(args, total):
+    """remat-run's results of the imported step (values printed when all
+    results hold at most --max-values elements)."""
     cmd = [args.remat_run, args.mlir, "--json"]
     if total <= args.max_values:
         cmd.append("--print-results")
@@ -187,39 +237,71 @@ def main():
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit("remat-run failed:\n" + run.stderr)
-    results = json.loads(run.stdout)["results"]
+    return json.loads(run.stdout)["results"]
+
+
+def errors(got, want, theirs, other, args):
+    """(relative error, PyTorch's own relative error, mismatches) of one
+    result: its sums, and its values when printed."""
+    w, t = want.flatten(), theirs.flatten()
+    floor = args.atol / args.rtol
+    checks = [("sum", got["sum"], float(w.sum()), float(t.sum()),
+               float(w.abs().sum())),
+              ("abs_sum", got["abs_sum"], float(w.abs().sum()),
+               float(t.abs().sum()), float(w.abs().sum()))]
+    rel = rel_torch = 0.0
+    errs = []
+    for what, ours, ref, torch_value, scale in checks:
+        e_ours, e_torch = abs(ours - ref), abs(torch_value - ref)
+        rel = max(rel, e_ours / (scale + floor))
+        rel_torch = max(rel_torch, e_torch / (scale + floor))
+        if not within(e_ours, e_torch, scale, args):
+            errs.append("%s %.9g vs %.9g (torch %s %.9g)"
+                        % (what, ours, ref, other, torch_value))
+    if "values" in got:
+        g = torch.tensor(got["values"], dtype=torch.float64)
+        maxabs = float(w.abs().max())
+        e_ours = float((g - w).abs().max())
+        e_torch = float((t - w).abs().max())
+        rel = max(rel, e_ours / (maxabs + floor))
+        rel_torch = max(rel_torch, e_torch / (maxabs + floor))
+        if not within(e_ours, e_torch, maxabs, args):
+            errs.append("max |diff| %.3g (torch %s %.3g)"
+                        % (e_ours, other, e_torch))
+    return rel, rel_torch, errs
+
+
+def shape_text(t):
+    return "x".join(map(str, t.shape)) or "scalar"
+
+
+def main():
+    args = parse_args()
+    try:
+        labels, expected, theirs, other = reference(args)
+    except torch_trace.ImportError_ as e:
+        sys.exit("check-numerics: error: %s" % e)
+    if not args.mlir:
+        # PyTorch only: the results the imported step must return.
+        for label, want, t in zip(labels, expected, theirs):
+            rel = float((t - want).abs().max()) / \
+                (float(want.abs().max()) + args.atol / args.rtol)
+            print("%-40s %-12s sum %.9g torch %s rel %.2e" % (
+                label, shape_text(want), float(want.sum()), other, rel))
+        print("reference only: %d results" % len(labels))
+        return 0
+    results = run_ours(args, sum(t.numel() for t in expected))
     if len(results) != len(expected):
-        sys.exit("remat-run returned %d results, PyTorch %d" % (len(results), len(expected)))
+        sys.exit("remat-run returned %d results, PyTorch %d"
+                 % (len(results), len(expected)))
     ok = True
     worst = worst_torch = 0.0
-    for label, want, t32, got in zip(labels, expected, torch32, results):
-        w = want.flatten()
-        t = t32.flatten()
-        scale = float(w.abs().sum())
-        errs = []
-        rel = 0.0
-        for what, ours, ref, theirs in (
-                ("sum", got["sum"], float(w.sum()), float(t.sum())),
-                ("abs_sum", got["abs_sum"], scale, float(t.abs().sum()))):
-            e_ours, e_torch = abs(ours - ref), abs(theirs - ref)
-            rel = max(rel, e_ours / (scale + args.atol / args.rtol))
-            worst_torch = max(worst_torch,
-                              e_torch / (scale + args.atol / args.rtol))
-            if not within(e_ours, e_torch, scale, args):
-                errs.append("%s %.9g vs %.9g (torch %s %.9g)" % (what, ours, ref, other, theirs))
-        if "values" in got:
-            g = torch.tensor(got["values"], dtype=torch.float64)
-            maxabs = float(w.abs().max())
-            e_ours = float((g - w).abs().max())
-            e_torch = float((t - w).abs().max())
-            rel = max(rel, e_ours / (maxabs + args.atol / args.rtol))
-            worst_torch = max(worst_torch,
-                              e_torch / (maxabs + args.atol / args.rtol))
-            if not within(e_ours, e_torch, maxabs, args):
-                errs.append("max |diff| %.3g (torch %s %.3g)" % (e_ours, other, e_torch))
-        worst = max(worst, rel)
+    for label, want, t, got in zip(labels, expected, theirs, results):
+        rel, rel_torch, errs = errors(got, want, t, other, args)
+        worst, worst_torch = max(worst, rel), max(worst_torch, rel_torch)
         status = "ok" if not errs else "MISMATCH " + "; ".join(errs)
-        print("%-40s %-12s rel %.2e %s" % (label, "x".join(map(str, want.shape)) or "scalar", rel, status))
+        print("%-40s %-12s rel %.2e %s" % (label, shape_text(want), rel,
+                                           status))
         ok = ok and not errs
     # rel: error / (scale + atol / rtol), so that a quantity within
     # rtol * scale + atol has rel <= rtol.

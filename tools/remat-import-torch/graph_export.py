@@ -57,8 +57,19 @@ PER_OUTPUT_ELEMENT = {
     "aten.avg_pool2d_backward": 1, "aten.leaky_relu": 1,
     "aten.leaky_relu_backward": 1, "aten._adaptive_avg_pool2d_backward": 1,
     "aten.bitwise_not": 1, "aten.logical_not": 1, "aten.bitwise_or": 1,
-    "aten.bitwise_and": 1, "aten.logical_and": 1, "aten.logical_or": 1, "aten.scatter": 1,
-    "aten.gather": 1,
+    "aten.bitwise_and": 1, "aten.logical_and": 1, "aten.logical_or": 1,
+    "aten.gather": 1, "aten.new_empty": 0, "aten.new_full": 0,
+    "aten.zero": 0, "aten.bernoulli": 1,
+    # Data movement into a new tensor (1 per element of the result, as
+    # `cat` and `slice_backward`): embedding rows gathered, scatters into a
+    # copy of their base, masks, shifts and stacks.
+    "aten.embedding": 1,
+    "aten.index": 1, "aten.index_select": 1, "aten.index_put": 1,
+    "aten.index_add": 1, "aten.scatter": 1, "aten.scatter_add": 1,
+    "aten.slice_scatter": 1, "aten.select_scatter": 1,
+    "aten.as_strided_scatter": 1, "aten.stack": 1, "aten.roll": 1,
+    "aten.tril": 1, "aten.triu": 1, "aten.lift_fresh_copy": 1,
+    "aten.cumsum": 1, "aten.mse_loss_backward": 3,
 }
 
 # FLOPs per element of operand 0 (reductions).
@@ -66,6 +77,9 @@ PER_INPUT_ELEMENT = {
     "aten.sum": 1, "aten.mean": 1, "aten.amax": 1, "aten.amin": 1,
     "aten.var": 2, "aten.var_mean": 3, "aten.argmax": 1,
     "aten._adaptive_avg_pool2d": 1, "prims.sum": 1, "prims.var": 2,
+    "aten.mse_loss": 3,
+    # The gradient rows added into a zeroed table (zeros are free).
+    "aten.embedding_dense_backward": 1,
 }
 
 
@@ -148,6 +162,9 @@ def flops(node):
     if name == "aten.bmm":
         a, b = shape_of(args[0]), shape_of(args[1])
         return 2 * a[0] * a[1] * a[2] * b[2]
+    if name == "aten.baddbmm":
+        a, b = shape_of(args[1]), shape_of(args[2])
+        return 2 * a[0] * a[1] * a[2] * b[2] + out_elems
     if name == "aten.max_pool2d_with_indices":
         k = args[1]
         return out_elems * numel(k)
@@ -162,14 +179,9 @@ def flops(node):
     raise KeyError(name)
 
 
-def to_graph(joint, name):
-    """The graph dict; raises UnknownOps naming every op without a cost
-    rule, with its module path."""
-    index = {}
-    nodes = []
-    unknown = {}
-    # Forward = ancestors of the loss and of the buffer updates (batch norm's
-    # running statistics: computed from forward values).
+def _forward_nodes(joint):
+    """Ancestors of the loss and of the buffer updates (batch norm's
+    running statistics: computed from forward values)."""
     forward = set()
     todo = [joint.loss] + [v for _, v in joint.buffer_updates]
     while todo:
@@ -178,6 +190,47 @@ def to_graph(joint, name):
             continue
         forward.add(n)
         todo.extend(n.all_input_nodes)
+    return forward
+
+
+def _op_entry(n, index, forward, unknown):
+    """The node fields of an aten call: bytes (0 for views and multi-result
+    ops), FLOPs, dependencies, phase, alias. An op without a cost rule
+    costs 0 and is added to `unknown` ({op: [module path]})."""
+    deps = []
+    for d in n.all_input_nodes:
+        if index[d] not in deps:
+            deps.append(index[d])
+    val = n.meta.get("val")
+    alias = None
+    if n.target is operator.getitem:
+        src = n.args[0]
+        nbytes = value_bytes(val)
+        if op_name(src) in VIEW_OPS:
+            alias, nbytes = index[src.args[0]], 0
+    elif isinstance(val, (tuple, list)):
+        nbytes = 0  # multi-result op: the getitems hold the bytes
+    elif op_name(n) in VIEW_OPS:
+        alias, nbytes = index[n.args[0]], 0
+    else:
+        nbytes = value_bytes(val)
+    try:
+        cost = flops(n)
+    except KeyError:
+        unknown.setdefault(op_name(n), []).append(n.meta.get("remat_path", ""))
+        cost = 0
+    return dict(bytes=nbytes, cost=float(cost), deps=deps,
+                kind="forward" if n in forward else "backward",
+                alias_of=alias)
+
+
+def to_graph(joint, name):
+    """The graph dict; raises UnknownOps naming every op without a cost
+    rule, with its module path."""
+    index = {}
+    nodes = []
+    unknown = {}
+    forward = _forward_nodes(joint)
     for n in joint.graph.nodes:
         if n.op == "output":
             continue
@@ -187,34 +240,13 @@ def to_graph(joint, name):
             entry.update(bytes=value_bytes(n.meta.get("val")), cost=0,
                          deps=[], kind="param" if kind == "param" else "input",
                          alias_of=None)
+        elif n.op == "get_attr":
+            # A tensor constant of the traced code (swin_t's relative
+            # position index): resident, never computed.
+            entry.update(bytes=value_bytes(getattr(joint.gm, n.target)),
+                         cost=0, deps=[], kind="input", alias_of=None)
         else:
-            deps = []
-            for d in n.all_input_nodes:
-                if index[d] not in deps:
-                    deps.append(index[d])
-            val = n.meta.get("val")
-            opn = op_name(n)
-            alias = None
-            if n.target is operator.getitem:
-                src = n.args[0]
-                nbytes = value_bytes(val)
-                if op_name(src) in VIEW_OPS:
-                    base = src.args[0]
-                    alias, nbytes = index[base], 0
-            elif isinstance(val, (tuple, list)):
-                nbytes = 0  # multi-result op: the getitems hold the bytes
-            elif opn in VIEW_OPS:
-                alias, nbytes = index[n.args[0]], 0
-            else:
-                nbytes = value_bytes(val)
-            try:
-                cost = flops(n)
-            except KeyError:
-                unknown.setdefault(opn, []).append(n.meta.get("remat_path", ""))
-                cost = 0
-            entry.update(bytes=nbytes, cost=float(cost), deps=deps,
-                         kind="forward" if n in forward else "backward",
-                         alias_of=alias)
+            entry.update(_op_entry(n, index, forward, unknown))
         entry["path"] = n.meta.get("remat_path", "")
         index[n] = len(nodes)
         nodes.append(entry)

@@ -15,26 +15,14 @@ python3-torchvision 0.14.
 """
 
 import argparse
-import importlib.util
 import json
-import operator
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import torch_trace  # noqa: E402  (after the path tweak)
-
-
-def parse_shape(text):
-    try:
-        shape = [int(d) for d in text.lower().split("x")]
-    except ValueError:
-        shape = []
-    if not shape or any(d <= 0 for d in shape):
-        raise argparse.ArgumentTypeError(
-            "expected a shape like 1x3x32x32, got '%s'" % text)
-    return shape
+import model_spec  # noqa: E402  (after the path tweak)
+import torch_trace  # noqa: E402
 
 
 def parse_lr(text):
@@ -52,28 +40,13 @@ def parse_lr(text):
 def main(argv=None):
     p = argparse.ArgumentParser(
         prog="remat-import-torch",
-        description="Trace one training step (forward, cross-entropy loss, "
-        "backward) of a PyTorch model into remat-opt's inputs.")
-    src = p.add_mutually_exclusive_group()
-    src.add_argument("--model", help="torchvision classification model name "
-                     "(resnet18, mobilenet_v2, vit_b_16, ...)")
-    src.add_argument("--module", help="FILE.py:ClassName, an nn.Module "
-                     "constructed without arguments")
-    p.add_argument("--batch", type=int, default=8)
-    p.add_argument("--resolution", type=int, default=224,
-                   help="image height and width for --model (default 224)")
-    p.add_argument("--input-shape", type=parse_shape,
-                   help="input shape for --module, batch first (1x3x32x32)")
-    p.add_argument("--num-classes", type=int, default=None,
-                   help="classes of a torchvision model (default: its own, "
-                   "1000); for --module, read from the output shape")
+        description="Trace one training step (forward, loss, backward) of "
+        "a PyTorch model into remat-opt's inputs.")
+    # Not required by argparse: --list-lowerings needs no model.
+    model_spec.add_arguments(p, require_source=False)
     p.add_argument("--decompose", action="store_true",
                    help="graph: decompose norms, activations, softmax and "
                    "losses into primitive aten ops (always done for --emit-mlir)")
-    p.add_argument("--dtype", choices=["f32", "f64"], default="f32",
-                   help="element type of parameters and input (f64: for "
-                   "checking the lowering without float32 rounding)")
-    p.add_argument("--name", help="name of the graph / function")
     p.add_argument("--emit-graph", metavar="FILE",
                    help="write the remat-solve JSON graph")
     p.add_argument("--emit-mlir", metavar="FILE",
@@ -97,8 +70,7 @@ def main(argv=None):
         p.error("one of the arguments --model --module is required")
     if not (args.emit_graph or args.emit_mlir or args.list_ops):
         p.error("nothing to do: give --emit-graph, --emit-mlir or --list-ops")
-    if args.module and not args.input_shape:
-        p.error("--module needs --input-shape")
+    model_spec.check_arguments(p, args)
     if args.shard is not None and (args.shard < 1 or not args.emit_mlir or
                                    args.emit_graph):
         p.error("--shard needs a positive number of ranks and --emit-mlir "
@@ -110,7 +82,7 @@ def main(argv=None):
                 "step returns all-reduced gradients)")
 
     try:
-        spec = torch_trace.ModelSpec.create(args)
+        spec = model_spec.ModelSpec.create(args)
     except torch_trace.ImportError_ as e:
         sys.stderr.write("remat-import-torch: error: %s\n" % e)
         return 1
@@ -134,12 +106,10 @@ def add_batch_scaling(graph, spec, args):
     """Traces the step again at twice the batch and gives `graph` its batch
     scaling; when that fails, warns and leaves the graph without (remat-solve
     --mode=max-batch then refuses it rather than guess)."""
-    import copy
     import graph_export
-    batch = spec.input_shape[0]
-    double = copy.copy(spec)
-    double.input_shape = [2 * batch] + spec.input_shape[1:]
+    batch = spec.batch
     try:
+        double = spec.with_batch(2 * batch)
         joint = torch_trace.trace(double, decompose=args.decompose)
         graph_export.add_batch_scaling(
             graph, graph_export.to_graph(joint, spec.name), batch)

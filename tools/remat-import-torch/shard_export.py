@@ -30,8 +30,6 @@ deviations from the global mean, and whose backward all-reduces the sums of
 dy and of dy * (x - mean). See docs/Distributed.md for the derivation.
 """
 
-import copy
-
 import torch_trace
 from mlir_emitter import Value, identity_map
 
@@ -39,14 +37,12 @@ from mlir_emitter import Value, identity_map
 def per_rank_spec(spec, ranks):
     """`spec` at the per-rank batch: batch / ranks samples. Raises
     ImportError_ when the batch does not split evenly."""
-    batch = spec.input_shape[0]
+    batch = spec.batch
     if ranks < 1 or batch % ranks:
         raise torch_trace.ImportError_(
             "--shard %d: the batch, %d, is not a multiple of %d ranks"
             % (ranks, batch, ranks))
-    local = copy.copy(spec)
-    local.input_shape = [batch // ranks] + spec.input_shape[1:]
-    return local
+    return spec.with_batch(batch // ranks)
 
 
 _LIBRARY = []

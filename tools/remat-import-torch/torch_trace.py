@@ -1,13 +1,14 @@
 """Tracing one training step into a joint forward+backward FX graph.
 
-`trace(spec)` runs functorch's AOT autograd (torch 1.13) on fake tensors and
-captures the joint graph the partitioner would receive: placeholders
-`primals_*` (parameters, then buffers, then the input and the labels) and
-`tangents_1` (the loss's incoming gradient), then aten ops in execution order,
-and an output list [loss, d(param_0), ..., new value of every buffer the step
-updates]. Every node gets meta['remat_path'], the module path
-("layer1.0.conv1"; "loss" for the loss) of the nn.Module whose forward
-produced it, or whose forward the backward node differentiates.
+`trace(spec)` (spec: a model_spec.ModelSpec) runs functorch's AOT autograd
+(torch 1.13) on fake tensors and captures the joint graph the partitioner
+would receive: placeholders `primals_*` (parameters, then buffers, then the
+data inputs and the labels) and `tangents_1` (the loss's incoming gradient),
+then aten ops in execution order, and an output list [loss, d(param_0), ...
+(None for a frozen parameter), new value of every buffer the step updates].
+Every node gets meta['remat_path'], the module path ("layer1.0.conv1";
+"loss" for the loss; empty for the placeholders) of the nn.Module whose
+forward produced it, or whose forward the backward node differentiates.
 
 Buffer updates (batch norm's running_mean, running_var and
 num_batches_tracked) are in-place ops in PyTorch, which AOT autograd 1.13 does
@@ -17,72 +18,15 @@ them (`copy_`, `add_`) into the values they store.
 """
 
 import collections
-import importlib.util
-import os
 
 import torch
 import torch.fx
-import torch.nn.functional as F
 from functorch.compile import aot_function, config as aot_config
 from torch._decomp import get_decompositions
-from torch.nn.utils import stateless
 
 
 class ImportError_(Exception):
     """A user-facing error (bad model name, bad module file...)."""
-
-
-class ModelSpec:
-    """What to trace: a module, its example input shape and labels."""
-
-    def __init__(self, name, model, input_shape):
-        self.name = name
-        self.model = model
-        self.input_shape = list(input_shape)
-        self.dtype = torch.float32
-
-    @staticmethod
-    def create(args):
-        spec = ModelSpec._create(args)
-        if getattr(args, "dtype", "f32") == "f64":
-            spec.dtype = torch.float64
-            spec.model = spec.model.double()
-        return spec
-
-    @staticmethod
-    def _create(args):
-        if args.model:
-            import torchvision
-            ctor = getattr(torchvision.models, args.model, None)
-            if ctor is None or not callable(ctor) or args.model.startswith("_"):
-                raise ImportError_("unknown torchvision model '%s'" % args.model)
-            kwargs = {}
-            if args.num_classes:
-                kwargs["num_classes"] = args.num_classes
-            if args.model.startswith("vit_"):
-                kwargs["image_size"] = args.resolution
-            torch.manual_seed(0)
-            model = ctor(**kwargs)
-            shape = [args.batch, 3, args.resolution, args.resolution]
-            name = args.name or "%s_b%d_r%d" % (args.model, args.batch,
-                                                args.resolution)
-            return ModelSpec(name, model, shape)
-        path, _, cls = args.module.rpartition(":")
-        if not path or not cls:
-            raise ImportError_("--module wants FILE.py:ClassName, got '%s'"
-                               % args.module)
-        if not os.path.exists(path):
-            raise ImportError_("no such file '%s'" % path)
-        modspec = importlib.util.spec_from_file_location("user_model", path)
-        mod = importlib.util.module_from_spec(modspec)
-        modspec.loader.exec_module(mod)
-        ctor = getattr(mod, cls, None)
-        if ctor is None:
-            raise ImportError_("'%s' defines no '%s'" % (path, cls))
-        torch.manual_seed(0)
-        model = ctor()
-        name = args.name or cls.lower()
-        return ModelSpec(name, model, args.input_shape)
 
 
 # Ops decomposed before lowering to MLIR (PyTorch's own decompositions into
@@ -121,6 +65,8 @@ MLIR_DECOMPOSITIONS = [
     torch.ops.aten.slice_backward,
     torch.ops.aten.addmm,
     torch.ops.aten.split,
+    torch.ops.aten.mse_loss,
+    torch.ops.aten.mse_loss_backward,
 ]
 
 # The "decomposed" graph set of the bench graphs (docs/Benchmarks-solvers.md): norms,
@@ -129,21 +75,25 @@ GRAPH_DECOMPOSITIONS = MLIR_DECOMPOSITIONS[:22]
 
 
 class Joint:
-    """The traced joint graph and what its placeholders mean."""
+    """The traced joint graph and what its placeholders mean: every
+    parameter (named_parameters order; a tied weight once), every buffer,
+    the data inputs (model_spec.InputSpec: forward's inputs, then the
+    labels of a named loss), then the tangent of the loss."""
 
-    def __init__(self, gm, param_names, buffer_names, input_shape,
+    def __init__(self, gm, param_names, buffer_names, inputs,
                  updated_buffers=()):
         self.gm = gm
         self.graph = gm.graph
         self.param_names = param_names
         self.buffer_names = buffer_names
-        self.input_shape = input_shape
+        self.inputs = list(inputs)
         nodes = list(self.graph.nodes)
         self.placeholders = [n for n in nodes if n.op == "placeholder"]
         self.output = [n for n in nodes if n.op == "output"][0]
         outs = self.output.args[0]
         self.loss = outs[0]
-        # Gradients of the parameters, in named_parameters order.
+        # Gradients of the parameters, in named_parameters order (None for
+        # a frozen one, requires_grad=False).
         self.grads = list(outs[1:1 + len(param_names)])
         # (name, new value) of every buffer the step updates, in
         # named_buffers order.
@@ -157,19 +107,24 @@ class Joint:
             return "param"
         if index < np_ + nb:
             return "buffer"
-        if index == np_ + nb:
-            return "input"
-        if index == np_ + nb + 1:
-            return "labels"
+        if index < np_ + nb + len(self.inputs):
+            role = self.inputs[index - np_ - nb].role
+            return "labels" if role == "labels" else "input"
         return "tangent"
 
     def placeholder_label(self, index):
+        """The parameter's or buffer's name, the input's name ('input' for
+        the one input of --input-shape and --model), 'labels' or
+        'tangent'."""
         kind = self.placeholder_kind(index)
         np_, nb = len(self.param_names), len(self.buffer_names)
         if kind == "param":
             return self.param_names[index]
         if kind == "buffer":
             return self.buffer_names[index - np_]
+        if kind == "input":
+            spec = self.inputs[index - np_ - nb]
+            return "input" if spec.role == "positional" else spec.name
         return kind
 
     def op_counts(self):
@@ -302,10 +257,31 @@ def register_meta_kernels():
     _META_LIBRARY.append(library)  # registrations live as long as it
 
 
+def all_named_tensors(model):
+    """(name, tensor) of every parameter and buffer under every name it
+    has: a tied weight (one tensor, two modules) appears under both."""
+    for prefix, m in model.named_modules(remove_duplicate=False):
+        for members in (m._parameters, m._buffers):
+            for name, t in members.items():
+                if t is not None:
+                    yield (prefix + "." if prefix else "") + name, t
+
+
+def tied_names(model):
+    """{other name: name in named_parameters/named_buffers} of every tensor
+    known under several names (a tied weight): stateless calls must
+    replace the tensor under each."""
+    canonical = {**dict(model.named_parameters()),
+                 **dict(model.named_buffers())}
+    by_id = {id(t): n for n, t in canonical.items()}
+    return {n: by_id[id(t)] for n, t in all_named_tensors(model)
+            if n not in canonical and id(t) in by_id}
+
+
 def trace(spec, decompose=False, for_mlir=False, decompositions=None):
-    """Returns the Joint of one training step of spec.model (train mode).
-    `decompositions` ({aten op: function}) replace PyTorch's own (the
-    synchronized batch norm of shard_export)."""
+    """Returns the Joint of one training step of spec (a model_spec
+    ModelSpec) in train mode. `decompositions` ({aten op: function})
+    replace PyTorch's own (the synchronized batch norm of shard_export)."""
     register_meta_kernels()
     model = spec.model
     model.train()
@@ -313,57 +289,72 @@ def trace(spec, decompose=False, for_mlir=False, decompositions=None):
     params = dict(model.named_parameters())
     buffers = dict(model.named_buffers())
     pnames, bnames = list(params), list(buffers)
+    tied = tied_names(model)
     rec = _PathRecorder()
 
     def step(*args):
         p = dict(zip(pnames, args[:len(pnames)]))
         b = dict(zip(bnames, args[len(pnames):len(pnames) + len(bnames)]))
-        x, y = args[-2:]
-        out = stateless.functional_call(model, {**p, **b}, (x,))
-        if isinstance(out, (tuple, list)):
-            out = out[0]
+        data = args[len(pnames) + len(bnames):]
+        tensors = {**p, **b}
+        tensors.update((a, tensors[n]) for a, n in tied.items())
+        out = spec.forward(tensors, data)
         rec.current = "loss"
-        loss = F.cross_entropy(out, y)
+        loss = spec.loss_of(out, data)
         rec.tag(loss, "loss")
         rec.hook_backward(loss)
         # The buffers after the forward: a batch norm's updates replaced
         # them in place (functionalize_buffer_updates).
         return (loss,) + tuple(b.values())
 
+    gm = _capture_joint(spec, step, rec, _decompositions(
+        decompose, for_mlir, decompositions),
+        list(params.values()) + list(buffers.values()))
+    updated = functionalize_buffer_updates(gm, len(pnames), bnames)
+    gm.graph.eliminate_dead_code()
+    _erase_unused_tangents(gm, len(pnames) + len(bnames) + len(spec.inputs))
+    return Joint(gm, pnames, bnames, spec.inputs, updated)
+
+
+def _decompositions(decompose, for_mlir, extra):
+    decomps = {}
+    if decompose:
+        decomps = get_decompositions(
+            MLIR_DECOMPOSITIONS if for_mlir else GRAPH_DECOMPOSITIONS)
+    decomps.update(extra or {})
+    return decomps
+
+
+def _capture_joint(spec, step, rec, decomps, tensors):
+    """The joint graph AOT autograd makes of `step` on the model's
+    `tensors` and fake data inputs (it stops at the partitioner)."""
     captured = {}
 
     def partition(joint, joint_inputs, **kwargs):
         captured["gm"] = joint
         raise _Done()
 
-    if decompose:
-        decomps = get_decompositions(
-            MLIR_DECOMPOSITIONS if for_mlir else GRAPH_DECOMPOSITIONS)
-    else:
-        decomps = {}
-    decomps.update(decompositions or {})
     aot_config.use_fake_tensor = True
     fn = aot_function(step, lambda g, inputs: g, partition_fn=partition,
                       decompositions=decomps)
-    x = torch.zeros(spec.input_shape, dtype=spec.dtype)
-    y = torch.zeros(spec.input_shape[0], dtype=torch.long)
     with rec:
-        rec.hook_modules(model)
+        rec.hook_modules(spec.model)
         try:
-            fn(*params.values(), *buffers.values(), x, y)
+            fn(*tensors, *[i.example() for i in spec.inputs])
         except _Done:
             pass
+        except ImportError_:
+            raise
         except Exception as err:  # the model's own error, e.g. a shape
-            raise ImportError_("tracing %s with input %s failed: %s: %s" % (
-                spec.name, "x".join(map(str, spec.input_shape)),
-                type(err).__name__, err))
+            raise ImportError_("tracing %s with %s failed: %s: %s" % (
+                spec.name, spec.describe(), type(err).__name__, err))
     if "gm" not in captured:
         raise ImportError_("AOT autograd produced no joint graph")
     gm = captured["gm"]
-    updated = functionalize_buffer_updates(gm, len(pnames), bnames)
-    gm.graph.eliminate_dead_code()
-    _erase_unused_tangents(gm, len(pnames) + len(bnames) + 2)
-    return Joint(gm, pnames, bnames, spec.input_shape, updated)
+    for n in gm.graph.nodes:
+        if n.op == "placeholder":  # arguments belong to no module's code
+            n.meta["remat_path"] = ""
+    return gm
 
 
 def _check_batch_norms(model):

@@ -2,6 +2,7 @@
 ReLU, max pool, a second conv with bias, global average pool, linear head."""
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 
 class TinyCNN(nn.Module):
@@ -168,3 +169,35 @@ class NameClash(nn.Module):
     def forward(self, inp):
         h = torch.sigmoid(inp.flatten(1) @ self.c1.t() + self.r)
         return h * self.a0 + self.x
+
+
+class TinySwin(nn.Module):
+    """swin_t's data movement: a cyclic shift (roll), padding
+    (constant_pad_nd), a gather with a constant index tensor built in
+    forward (a tensor constant of the traced code, aten.index), stochastic
+    depth (bernoulli_ on a new tensor), a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = nn.Linear(4 * 3 * 10, 10)
+
+    def forward(self, x):
+        x = torch.roll(self.conv(x), shifts=(2, 2), dims=(2, 3))
+        x = F.pad(x, (1, 1, 1, 1))
+        order = torch.tensor([9, 0, 4])
+        x = x[:, :, order]
+        keep = torch.empty(x.shape[0], 1, 1, 1).bernoulli_(0.8) / 0.8
+        return self.fc((x * keep).flatten(1))
+
+
+class TwoInputs(nn.Module):
+    """Two float inputs: an image and a gain per sample and class."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = nn.Linear(4, 10)
+
+    def forward(self, x, gain):
+        return self.fc(torch.relu(self.conv(x)).mean((2, 3))) * gain
