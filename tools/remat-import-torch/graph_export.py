@@ -1,17 +1,20 @@
 """The remat-solve JSON graph (docs/SolverFormat.md) of a traced joint graph.
 
 One node per placeholder and per aten call. Bytes come from the shapes and
-dtypes of the fake values; FLOPs from `flops()` (docs/Importer.md, "Cost
-model"): the conventions of docs/CostModel.md applied to aten ops.
+dtypes of the fake values; the cost is the FLOPs of `flops()` (docs/Importer.md,
+"Cost model"): the conventions of docs/CostModel.md applied to aten ops, or,
+for a device, the roofline time in picoseconds (roofline.py).
 `add_batch_scaling` splits both into a fixed and a per-sample part from the
 same step traced at two batch sizes (docs/Importer.md, "Batch scaling").
 """
 
+import math
 import operator
 
 import torch
 import torch.fx
 
+import roofline
 from torch_trace import op_name
 
 # Ops whose result aliases operand 0 (0 bytes, alias_of its base): PyTorch's
@@ -193,10 +196,11 @@ def _forward_nodes(joint):
     return forward
 
 
-def _op_entry(n, index, forward, unknown):
+def _op_entry(n, index, forward, unknown, device):
     """The node fields of an aten call: bytes (0 for views and multi-result
-    ops), FLOPs, dependencies, phase, alias. An op without a cost rule
-    costs 0 and is added to `unknown` ({op: [module path]})."""
+    ops), cost (FLOPs, or the roofline time on `device`), dependencies,
+    phase, alias. An op without a cost rule costs 0 and is added to
+    `unknown` ({op: [module path]})."""
     deps = []
     for d in n.all_input_nodes:
         if index[d] not in deps:
@@ -219,14 +223,18 @@ def _op_entry(n, index, forward, unknown):
     except KeyError:
         unknown.setdefault(op_name(n), []).append(n.meta.get("remat_path", ""))
         cost = 0
+    if device is not None:
+        cost = roofline.roofline_ps(op_name(n), n, cost, device,
+                                    runs_kernel=op_name(n) not in VIEW_OPS)
     return dict(bytes=nbytes, cost=float(cost), deps=deps,
                 kind="forward" if n in forward else "backward",
                 alias_of=alias)
 
 
-def to_graph(joint, name):
-    """The graph dict; raises UnknownOps naming every op without a cost
-    rule, with its module path."""
+def to_graph(joint, name, device=None):
+    """The graph dict, costs in FLOPs or, with a `device` (a
+    roofline.Device), in picoseconds on it; raises UnknownOps naming every
+    op without a cost rule, with its module path."""
     index = {}
     nodes = []
     unknown = {}
@@ -246,7 +254,7 @@ def to_graph(joint, name):
             entry.update(bytes=value_bytes(getattr(joint.gm, n.target)),
                          cost=0, deps=[], kind="input", alias_of=None)
         else:
-            entry.update(_op_entry(n, index, forward, unknown))
+            entry.update(_op_entry(n, index, forward, unknown, device))
         entry["path"] = n.meta.get("remat_path", "")
         index[n] = len(nodes)
         nodes.append(entry)
@@ -255,7 +263,11 @@ def to_graph(joint, name):
     outputs = [index[joint.loss]] + [index[g] for g in joint.grads
                                      if g is not None]
     outputs += [index[v] for _, v in joint.buffer_updates]
-    return {"name": name, "fixed_bytes": 0, "nodes": nodes, "outputs": outputs}
+    graph = {"name": name, "fixed_bytes": 0, "nodes": nodes,
+             "outputs": outputs}
+    if device is not None:
+        graph["device"] = device.name  # informational: costs are ps on it
+    return graph
 
 
 class NotLinear(Exception):
@@ -263,16 +275,24 @@ class NotLinear(Exception):
     a fixed part plus a part per sample."""
 
 
-def per_sample(node, key, at_batch, at_double, batch):
+def per_sample(node, key, at_batch, at_double, batch, exact=True):
     """The per-sample part of node[key] (bytes or FLOPs) that is `at_batch`
-    at `batch` samples and `at_double` at 2 * batch."""
+    at `batch` samples and `at_double` at 2 * batch. Not `exact` (a time):
+    it need not be a whole number per sample, and the fixed part 2 v - w,
+    >= 0 for the roofline's max of two affine functions with non-negative
+    intercepts (a convex function), may be below 0 by rounding only."""
     delta = at_double - at_batch
-    if delta < 0 or delta % batch or at_batch - delta < 0:
-        raise NotLinear("node %d (%s): %s %s at batch %d but %s at batch %d "
-                        "is not a fixed part plus a part per sample" % (
-                            node["id"], node["name"], key, at_batch, batch,
-                            at_double, 2 * batch))
-    return delta // batch
+    if exact and delta >= 0 and not delta % batch and at_batch - delta >= 0:
+        return delta // batch
+    if not exact and delta >= 0 and at_batch - delta >= -1e-9 * at_double:
+        part = min(delta, at_batch) / batch
+        while part * batch > at_batch:  # remat-solve checks this product
+            part = math.nextafter(part, 0.0)
+        return part
+    raise NotLinear("node %d (%s): %s %s at batch %d but %s at batch %d "
+                    "is not a fixed part plus a part per sample" % (
+                        node["id"], node["name"], key, at_batch, batch,
+                        at_double, 2 * batch))
 
 
 def add_batch_scaling(graph, double, batch):
@@ -295,7 +315,8 @@ def add_batch_scaling(graph, double, batch):
             raise NotLinear("node %d (%s) differs between batch %d and %d" % (
                 n["id"], n["name"], batch, 2 * batch))
         scaling.append((per_sample(n, "bytes", n["bytes"], m["bytes"], batch),
-                        per_sample(n, "cost", n["cost"], m["cost"], batch)))
+                        per_sample(n, "cost", n["cost"], m["cost"], batch,
+                                   exact="device" not in graph)))
     for n, (nbytes, cost) in zip(nodes, scaling):
         n["bytes_per_sample"] = nbytes
         n["cost_per_sample"] = float(cost)

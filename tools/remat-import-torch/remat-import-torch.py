@@ -22,6 +22,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import model_spec  # noqa: E402  (after the path tweak)
+import roofline  # noqa: E402
 import torch_trace  # noqa: E402
 
 
@@ -51,6 +52,10 @@ def main(argv=None):
                    help="write the remat-solve JSON graph")
     p.add_argument("--emit-mlir", metavar="FILE",
                    help="write linalg-on-tensors training IR")
+    p.add_argument("--device", choices=sorted(roofline.load_devices()),
+                   help="graph: costs are the roofline time on this device "
+                   "in picoseconds (max of FLOPs / peak and bytes moved / "
+                   "HBM bandwidth) instead of FLOPs (docs/CostModel.md)")
     p.add_argument("--sgd-lr", type=parse_lr, metavar="LR",
                    help="MLIR: return every parameter after one SGD step "
                    "(p - LR * dp) instead of its gradient")
@@ -77,6 +82,9 @@ def main(argv=None):
                 "(without --emit-graph)")
     if args.sgd_lr is not None and not args.emit_mlir:
         p.error("--sgd-lr applies to --emit-mlir only")
+    if args.device and not args.emit_graph:
+        p.error("--device applies to --emit-graph only (for the MLIR, "
+                "remat-opt --remat-annotate-costs=device=%s)" % args.device)
     if args.shard is not None and args.sgd_lr is not None:
         p.error("--shard and --sgd-lr cannot be combined (the per-rank "
                 "step returns all-reduced gradients)")
@@ -102,6 +110,11 @@ def list_lowerings():
     return 0
 
 
+def device_of(args):
+    """The roofline.Device of --device, or None."""
+    return roofline.load_devices()[args.device] if args.device else None
+
+
 def add_batch_scaling(graph, spec, args):
     """Traces the step again at twice the batch and gives `graph` its batch
     scaling; when that fails, warns and leaves the graph without (remat-solve
@@ -112,7 +125,8 @@ def add_batch_scaling(graph, spec, args):
         double = spec.with_batch(2 * batch)
         joint = torch_trace.trace(double, decompose=args.decompose)
         graph_export.add_batch_scaling(
-            graph, graph_export.to_graph(joint, spec.name), batch)
+            graph, graph_export.to_graph(joint, spec.name, device_of(args)),
+            batch)
     except (torch_trace.ImportError_, graph_export.UnknownOps,
             graph_export.NotLinear) as e:
         sys.stderr.write("remat-import-torch: warning: the graph carries no "
@@ -129,7 +143,8 @@ def emit(args, spec):
         if args.emit_graph:
             import graph_export
             try:
-                graph = graph_export.to_graph(joint, spec.name)
+                graph = graph_export.to_graph(joint, spec.name,
+                                              device_of(args))
             except graph_export.UnknownOps as e:
                 sys.stderr.write("remat-import-torch: error: %s\n" % e)
                 return 1

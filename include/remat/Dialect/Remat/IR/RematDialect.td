@@ -59,6 +59,10 @@ def Remat_Dialect : Dialect {
     /// On a function planned in max-batch mode: the batch (i64, positive,
     /// samples) the plan was made for, the largest that fits the budget.
     static constexpr ::llvm::StringLiteral kBatchAttrName = "remat.batch";
+    /// On a function: the device (a name of Analysis/Devices.h) its ops'
+    /// `roofline_ps` were predicted for (remat-annotate-costs{device}).
+    static constexpr ::llvm::StringLiteral kCostDeviceAttrName =
+        "remat.cost_device";
 
   private:
     void registerAttributes();
