@@ -31,7 +31,7 @@ void remat::buildRematPipeline(OpPassManager &pm,
   // Max-batch without a hint starts its search at one sample; the hint is
   // only where the search starts (the plan is costed again at the batch it
   // finds), so it warns at no op.
-  bool maxBatch = options.mode == PlanMode::MaxBatch;
+  bool maxBatch = options.mode == Mode::MaxBatch;
   annotate.dynamicSizeHint =
       options.dynamicSizeHint == 0 && maxBatch ? 1 : options.dynamicSizeHint;
   annotate.warnings = !maxBatch;

@@ -48,7 +48,7 @@ static bool neverRetain(const ReducedGraph &g, int t, int i) {
 /// Which R/S can be 1 (see the file comment), stage by stage from the end,
 /// with O(n) working memory. Stops as soon as there are more than
 /// `maxColumns` binaries: a graph over the cap costs about `maxColumns`
-/// steps and bytes, not n^2 (the 50,000-node chain: milliseconds).
+/// steps and bytes, not n^2.
 StageColumns checkmate::findStageColumns(const ReducedGraph &g,
                                          int64_t maxColumns) {
   const int n = g.size();

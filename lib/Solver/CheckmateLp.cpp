@@ -60,9 +60,9 @@ public:
   /// Solves; returns 0 optimal, 1 infeasible, 2 other (time, numerics).
   int solve(double seconds) {
     lp.setMaximumWallSeconds(std::max(seconds, 0.05));
-    // Dual simplex (from the slack basis the first time, then warm):
-    // measured 2x faster than CLP's default initialSolve (presolve + dual)
-    // on these degenerate LPs.
+    // Dual simplex (from the slack basis the first time, then warm), not
+    // CLP's default initialSolve (presolve + dual): faster on these
+    // degenerate LPs (docs/Solvers.md, "LP relaxation").
     lp.dual();
     if (lp.isProvenOptimal())
       return 0;
@@ -83,26 +83,19 @@ private:
 // LP rounding
 //===----------------------------------------------------------------------===//
 
-RoundingOutcome checkmate::runRounding(const Graph &graph,
-                                       const ReducedGraph &g,
-                                       const SolveOptions &options,
-                                       const CheckmateOptions &opts,
-                                       double seconds) {
-  Stopwatch watch;
-  ProgressReporter progress(options, kRoundingName, watch);
-  RoundingOutcome out;
-  const int n = g.size();
-  Spec spec;
-  double unit = memoryUnit(g);
-  spec.capUnits = capUnits(g, options.budget, unit);
-  if (spec.capUnits < 0) {
-    out.status = SolveStatus::Infeasible;
-    out.proven = true;
-    out.message = "the budget is below the always-resident bytes";
-    return out;
-  }
-  // Candidates are judged by the simulator on the original graph.
-  auto consider = [&](StagePlan plan) {
+namespace {
+/// The candidates of the rounding search: the LP solutions' roundings,
+/// judged by the simulator on the original graph; the best in `out`.
+class RoundingSearch {
+public:
+  RoundingSearch(const Graph &graph, const ReducedGraph &g,
+                 const SolveOptions &options, const CheckmateOptions &opts,
+                 const Formulation &f, RoundingOutcome &out)
+      : graph(graph), g(g), options(options), opts(opts), f(f), out(out) {}
+
+  /// Keeps `plan` when, made consistent, it is cheaper than the best and
+  /// fits the budget once expanded.
+  void consider(StagePlan plan) {
     normalizePlan(g, plan);
     if (!isConsistent(g, plan))
       return;
@@ -117,7 +110,102 @@ RoundingOutcome checkmate::runRounding(const Graph &graph,
     out.found = true;
     out.plan = std::move(plan);
     out.cost = sim.cost;
-  };
+  }
+
+  /// Every threshold's rounding of the LP solution `x`, then the
+  /// randomized ones.
+  void roundAll(const double *x) {
+    for (double tau : opts.thresholds)
+      roundAt(x, [&](double v) { return v >= tau - 1e-9; });
+    std::uniform_real_distribution<double> coin(0, 1);
+    for (int k = 0; k < opts.randomizedRoundings; ++k)
+      roundAt(x, [&](double v) { return coin(rng) < v; });
+  }
+
+  /// Local search on the best rounding within `seconds`.
+  void improveBest(double seconds) {
+    StagePlan better = out.plan;
+    if (!improvePlan(g, better, options.budget, seconds))
+      return;
+    Simulation sim = simulate(graph, expandPlan(g, better));
+    if (sim.valid() && sim.peakBytes <= options.budget && sim.cost < out.cost) {
+      out.plan = std::move(better);
+      out.cost = sim.cost;
+    }
+  }
+
+private:
+  /// S rounded by `decide` (R rebuilt by `consider`), in two variants.
+  template <typename Decide> void roundAt(const double *x, Decide decide) {
+    const int n = g.size();
+    StagePlan plan(n);
+    for (int t = 0; t < n; ++t)
+      for (int i = 0; i < t; ++i)
+        plan.s[t][i] = f.s(t, i) >= 0 && decide(x[f.s(t, i)]);
+    // An output is resident from some stage to the end: close gaps after
+    // its first retention. Without this, a weight gradient whose
+    // retention rounds down is computed in the last stage, together with
+    // every other such gradient and all their operands.
+    // A second variant keeps every delayable output from its own stage.
+    StagePlan early = plan;
+    for (int i = 0; i < n; ++i) {
+      if (!g.isOutput[i])
+        continue;
+      bool on = false;
+      for (int t = i + 1; t < n; ++t) {
+        on = on || plan.s[t][i];
+        if (on && f.s(t, i) >= 0)
+          plan.s[t][i] = 1;
+        if (g.delayable[i] && f.s(t, i) >= 0)
+          early.s[t][i] = 1;
+      }
+    }
+    consider(std::move(plan));
+    consider(std::move(early));
+  }
+
+  const Graph &graph;
+  const ReducedGraph &g;
+  const SolveOptions &options;
+  const CheckmateOptions &opts;
+  const Formulation &f;
+  RoundingOutcome &out;
+  std::mt19937_64 rng{0x5eed};
+};
+} // namespace
+
+/// Why the rounding found nothing, when it did not prove infeasibility;
+/// `bounded`: whether some LP was solved.
+static void explainNothingFound(RoundingOutcome &out, bool bounded) {
+  if (out.status == SolveStatus::Infeasible)
+    return;
+  if (bounded) {
+    // Like the other heuristics: found no schedule (not a proof).
+    out.status = SolveStatus::Infeasible;
+    out.message = "no rounding fit the budget (not a proof: the LP "
+                  "relaxation is feasible)";
+  } else {
+    out.message = "the LP relaxation was not solved within the time limit";
+  }
+}
+
+RoundingOutcome checkmate::runRounding(const Graph &graph,
+                                       const ReducedGraph &g,
+                                       const SolveOptions &options,
+                                       const CheckmateOptions &opts,
+                                       double seconds) {
+  Stopwatch watch;
+  ProgressReporter progress(options, kRoundingName, watch);
+  RoundingOutcome out;
+  Spec spec;
+  double unit = memoryUnit(g);
+  spec.capUnits = capUnits(g, options.budget, unit);
+  if (spec.capUnits < 0) {
+    out.status = SolveStatus::Infeasible;
+    out.proven = true;
+    out.message = "the budget is below the always-resident bytes";
+    return out;
+  }
   // The size cap first: the plans below take n^2 bytes.
   spec.maxColumns = opts.maxBinaries;
   Formulation f = buildFormulation(g, spec);
@@ -125,9 +213,9 @@ RoundingOutcome checkmate::runRounding(const Graph &graph,
     out.message = tooLargeMessage("LP", g, opts);
     return out;
   }
-  consider(checkpointAllPlan(g));
+  RoundingSearch search(graph, g, options, opts, f, out);
+  search.consider(checkpointAllPlan(g));
   LpRelaxation lp(f);
-  std::mt19937_64 rng(0x5eed);
   std::vector<double> allowances = opts.allowances;
   std::sort(allowances.begin(), allowances.end());
   bool bounded = false;
@@ -165,61 +253,17 @@ RoundingOutcome checkmate::runRounding(const Graph &graph,
                         std::to_string(static_cast<int>(eps * 100 + 0.5)) +
                         " % below the budget",
                     /*phase=*/eps == allowances.front());
-    const double *x = lp.solution();
-    auto roundAt = [&](auto decide) {
-      StagePlan plan(n);
-      for (int t = 0; t < n; ++t)
-        for (int i = 0; i < t; ++i)
-          plan.s[t][i] = f.s(t, i) >= 0 && decide(x[f.s(t, i)]);
-      // An output is resident from some stage to the end: close gaps after
-      // its first retention. Without this, a weight gradient whose
-      // retention rounds down is computed in the last stage, together with
-      // every other such gradient and all their operands.
-      // A second variant keeps every delayable output from its own stage.
-      StagePlan early = plan;
-      for (int i = 0; i < n; ++i) {
-        if (!g.isOutput[i])
-          continue;
-        bool on = false;
-        for (int t = i + 1; t < n; ++t) {
-          on = on || plan.s[t][i];
-          if (on && f.s(t, i) >= 0)
-            plan.s[t][i] = 1;
-          if (g.delayable[i] && f.s(t, i) >= 0)
-            early.s[t][i] = 1;
-        }
-      }
-      consider(std::move(plan));
-      consider(std::move(early));
-    };
-    for (double tau : opts.thresholds)
-      roundAt([&](double v) { return v >= tau - 1e-9; });
-    std::uniform_real_distribution<double> coin(0, 1);
-    for (int k = 0; k < opts.randomizedRoundings; ++k)
-      roundAt([&](double v) { return coin(rng) < v; });
+    search.roundAll(lp.solution());
   }
-  if (out.found) {
-    out.status = SolveStatus::Feasible;
-    progress.report(out.cost, -1, out.lowerBound,
-                    "roundings done; improving the best", /*phase=*/true);
-    // Local search on the best rounding, with what is left of the time.
-    StagePlan better = out.plan;
-    if (improvePlan(g, better, options.budget, seconds - watch.seconds())) {
-      Simulation sim = simulate(graph, expandPlan(g, better));
-      if (sim.valid() && sim.peakBytes <= options.budget &&
-          sim.cost < out.cost) {
-        out.plan = std::move(better);
-        out.cost = sim.cost;
-      }
-    }
-  } else if (out.status != SolveStatus::Infeasible && bounded) {
-    // Like the other heuristics: found no schedule (not a proof).
-    out.status = SolveStatus::Infeasible;
-    out.message = "no rounding fit the budget (not a proof: the LP "
-                  "relaxation is feasible)";
-  } else if (out.status != SolveStatus::Infeasible) {
-    out.message = "the LP relaxation was not solved within the time limit";
+  if (!out.found) {
+    explainNothingFound(out, bounded);
+    return out;
   }
+  out.status = SolveStatus::Feasible;
+  progress.report(out.cost, -1, out.lowerBound,
+                  "roundings done; improving the best", /*phase=*/true);
+  // Local search on the best rounding, with what is left of the time.
+  search.improveBest(seconds - watch.seconds());
   return out;
 }
 

@@ -217,9 +217,9 @@ static WarmStarts collectWarmStarts(const Graph &graph, const ReducedGraph &g,
   if (rounded.found)
     warm.plans.push_back(std::move(rounded.plan));
   // CBC solves this LP several times (MIP start, root, nodes) and checks
-  // its clock only between phases: skip it when the first LP was not solved
-  // within the rounding's share (resnet8 at batch 64, 360 nodes: CBC
-  // started with 3 s left took 150 s), or when it alone took more than a
+  // its clock only between phases, so it can overrun the limit many times
+  // over (docs/Solvers.md, "Formulation"): skip it when the first LP was not
+  // solved within the rounding's share, or when it alone took more than a
   // third of what is left (half, if it was infeasible).
   double remaining = limit - watch.seconds();
   if (!rounded.lpFinished)
@@ -275,23 +275,15 @@ struct CbcOutcome {
 } // namespace
 
 /// Runs CBC on `f` from `start` with the time left of the limit, less
-/// `reserve` seconds (CBC looks at its clock only between root cut passes,
-/// and its cut generators ran 3-7 s between two on densenet:80). Time
-/// limits are wall-clock (CBC's default counts CPU seconds). CBC 2.10's
-/// preprocessing crashed (CglPreProcess::postProcess) when the time limit
-/// hit on 100-node graphs: it is off. Assertions of Debian's CLP 1.17
-/// aborted the process on the property campaign's 12-node graphs
-/// (docs/Testing.md): `lowerValue <= upperValue` in ClpNonLinearCost, from
-/// CBC's diving heuristics (seed 101, graph 2057) and from its other primal
-/// heuristics once perturbation was off (seed 402, graph 2059), and
-/// `reducedCost(bestSequence) > 0.0` in CLP's steepest-edge pricing during
-/// the root's cut rounds with perturbation on (seed 305, graph 7174; also
-/// avoided with scaling off or partial pricing; the cause inside CLP was not
-/// found). CBC's primal heuristics and CLP's perturbation are off, which
-/// solves all three; our warm starts (the heuristic plans, the LP rounding)
-/// give CBC its incumbents, and no MILP measured got slower
-/// (docs/Testing.md). Another seed-402 graph still aborted with both off,
-/// so CBC runs in a child process besides (`runCbc`).
+/// `reserve` seconds: CBC looks at its clock only between passes of its
+/// root cut generators, which can run for seconds. Time limits are
+/// wall-clock (CBC's default counts CPU seconds). Off, because each made
+/// Debian's CBC 2.10 / CLP 1.17 crash or abort on small graphs
+/// (docs/Testing.md lists the graphs and assertions): CBC's preprocessing
+/// (when the time limit hit), its diving and other primal heuristics, and
+/// CLP's perturbation. Our warm starts (the heuristic plans, the LP
+/// rounding) give CBC its incumbents instead. CBC runs in a child process
+/// besides (`runCbc`), as not every abort is avoided.
 /// `opts.cbcArguments` go last and win.
 static CbcRaw solveWithCbc(const ReducedGraph &g, const Formulation &f,
                            const MipStart &start, const SolveOptions &options,

@@ -53,21 +53,112 @@ static void linkGroups(const Graph &graph, ReducedGraph &r) {
     r.position[r.order[p]] = p;
 }
 
-ReducedGraph checkmate::reduceGraph(const Graph &graph, bool mergeChains) {
-  ReducedGraph r;
-  const int n0 = graph.size();
-  r.groupOf.assign(n0, -1);
-  r.residentBytes = graph.residentBytes();
-  std::vector<char> needed = neededNodes(graph);
-  std::vector<std::vector<int>> users = graph.users();
-  std::vector<char> isOutput(n0, 0);
-  for (int out : graph.outputs)
-    isOutput[out] = 1;
-  std::vector<GroupKind> kinds;
-  // Largest bytes live inside a chain group while it is computed.
-  std::vector<int64_t> chainPeak;
+namespace {
+/// Builds the reduced graph of `reduceGraph` node by node.
+class Reducer {
+public:
+  Reducer(const Graph &graph, bool mergeChains)
+      : graph(graph), mergeChains(mergeChains), needed(neededNodes(graph)),
+        users(graph.users()), isOutput(graph.size(), 0) {
+    r.groupOf.assign(graph.size(), -1);
+    r.residentBytes = graph.residentBytes();
+    for (int out : graph.outputs)
+      isOutput[out] = 1;
+  }
 
-  auto newGroup = [&](int id, int64_t bytes, GroupKind kind) {
+  ReducedGraph run() {
+    for (int id = 0; id < graph.size(); ++id)
+      if (!graph.nodes[id].isResident() && needed[id])
+        add(id);
+    linkGroups(graph, r);
+    return std::move(r);
+  }
+
+private:
+  void add(int id) {
+    const Node &node = graph.nodes[id];
+    // The reduced groups this node reads.
+    std::set<int> depGroups;
+    std::vector<int> computedDeps;
+    for (int dep : node.deps) {
+      if (graph.nodes[dep].isResident())
+        continue;
+      computedDeps.push_back(dep);
+      depGroups.insert(r.groupOf[dep]);
+    }
+    if (node.isView()) {
+      if (addView(id, depGroups))
+        return;
+    } else if (mergeChains && computedDeps.size() == 1 &&
+               node.keep == KeepPolicy::Default) {
+      addToChain(id, computedDeps.front());
+    } else {
+      newGroup(id, node.bytes, GroupKind::Single);
+    }
+    int g = r.groupOf[id];
+    for (int dg : depGroups)
+      if (dg != g)
+        r.deps[g].push_back(dg);
+    if (isOutput[id])
+      r.isOutput[g] = 1;
+  }
+
+  /// Adds view `id`; true when that is all (it joined its base's group, or
+  /// it views resident storage and owns nothing).
+  bool addView(int id, const std::set<int> &depGroups) {
+    const Node &node = graph.nodes[id];
+    int storage = graph.storageOf(id);
+    if (graph.nodes[storage].isResident()) {
+      // A view of always-resident storage owns nothing.
+      newGroup(id, 0, GroupKind::Single);
+      return true;
+    }
+    int baseGroup = r.groupOf[node.aliasOf];
+    bool mergeable =
+        baseGroup >= 0 && node.cost == 0 && node.keep == KeepPolicy::Default &&
+        kinds[baseGroup] != GroupKind::Chain &&
+        (depGroups.empty() ||
+         (depGroups.size() == 1 && *depGroups.begin() == baseGroup));
+    if (mergeable) {
+      r.groupOf[id] = baseGroup;
+      r.members[baseGroup].push_back(id);
+      kinds[baseGroup] = GroupKind::View;
+      if (isOutput[id])
+        r.isOutput[baseGroup] = 1;
+      return true;
+    }
+    // Charge the view its base's storage: never under-counts memory.
+    newGroup(id, graph.nodes[storage].bytes, GroupKind::Single);
+    r.exact = false;
+    return false;
+  }
+
+  /// Adds `id`, whose one computed dependency is `prev`, to `prev`'s chain
+  /// group when it may join it, else to a group of its own.
+  void addToChain(int id, int prev) {
+    const Node &node = graph.nodes[id];
+    int g = r.groupOf[prev];
+    const Node &prevNode = graph.nodes[prev];
+    bool mergeable = g >= 0 && kinds[g] != GroupKind::View &&
+                     r.members[g].back() == prev && users[prev].size() == 1 &&
+                     !isOutput[prev] && prevNode.kind == node.kind &&
+                     prevNode.keep == KeepPolicy::Default;
+    if (!mergeable) {
+      newGroup(id, node.bytes, GroupKind::Single);
+      return;
+    }
+    r.groupOf[id] = g;
+    r.members[g].push_back(id);
+    r.internalMembers[g].push_back(prev);
+    kinds[g] = GroupKind::Chain;
+    chainPeak[g] = std::max(chainPeak[g], prevNode.bytes + node.bytes);
+    r.bytes[g] = node.bytes;
+    r.extraBytes[g] = chainPeak[g] - node.bytes;
+    r.cost[g] += node.cost;
+    r.exact = false;
+  }
+
+  void newGroup(int id, int64_t bytes, GroupKind kind) {
     const Node &node = graph.nodes[id];
     r.groupOf[id] = r.size();
     r.bytes.push_back(bytes);
@@ -81,81 +172,22 @@ ReducedGraph checkmate::reduceGraph(const Graph &graph, bool mergeChains) {
     r.isForward.push_back(node.kind == NodeKind::Forward);
     kinds.push_back(kind);
     chainPeak.push_back(bytes);
-  };
-
-  for (int id = 0; id < n0; ++id) {
-    const Node &node = graph.nodes[id];
-    if (node.isResident() || !needed[id])
-      continue;
-    // The reduced groups this node reads.
-    std::set<int> depGroups;
-    std::vector<int> computedDeps;
-    for (int dep : node.deps) {
-      if (graph.nodes[dep].isResident())
-        continue;
-      computedDeps.push_back(dep);
-      depGroups.insert(r.groupOf[dep]);
-    }
-
-    if (node.isView()) {
-      int storage = graph.storageOf(id);
-      if (graph.nodes[storage].isResident()) {
-        // A view of always-resident storage owns nothing.
-        newGroup(id, 0, GroupKind::Single);
-        continue;
-      }
-      int baseGroup = r.groupOf[node.aliasOf];
-      bool mergeable = baseGroup >= 0 && node.cost == 0 &&
-                       node.keep == KeepPolicy::Default &&
-                       kinds[baseGroup] != GroupKind::Chain &&
-                       (depGroups.empty() || (depGroups.size() == 1 &&
-                                              *depGroups.begin() == baseGroup));
-      if (mergeable) {
-        r.groupOf[id] = baseGroup;
-        r.members[baseGroup].push_back(id);
-        kinds[baseGroup] = GroupKind::View;
-        if (isOutput[id])
-          r.isOutput[baseGroup] = 1;
-        continue;
-      }
-      // Charge the view its base's storage: never under-counts memory.
-      newGroup(id, graph.nodes[storage].bytes, GroupKind::Single);
-      r.exact = false;
-    } else if (mergeChains && computedDeps.size() == 1 &&
-               node.keep == KeepPolicy::Default) {
-      int prev = computedDeps.front();
-      int g = r.groupOf[prev];
-      const Node &prevNode = graph.nodes[prev];
-      bool mergeable = g >= 0 && kinds[g] != GroupKind::View &&
-                       r.members[g].back() == prev && users[prev].size() == 1 &&
-                       !isOutput[prev] && prevNode.kind == node.kind &&
-                       prevNode.keep == KeepPolicy::Default;
-      if (mergeable) {
-        r.groupOf[id] = g;
-        r.members[g].push_back(id);
-        r.internalMembers[g].push_back(prev);
-        kinds[g] = GroupKind::Chain;
-        chainPeak[g] = std::max(chainPeak[g], prevNode.bytes + node.bytes);
-        r.bytes[g] = node.bytes;
-        r.extraBytes[g] = chainPeak[g] - node.bytes;
-        r.cost[g] += node.cost;
-        r.exact = false;
-      } else {
-        newGroup(id, node.bytes, GroupKind::Single);
-      }
-    } else {
-      newGroup(id, node.bytes, GroupKind::Single);
-    }
-    int g = r.groupOf[id];
-    for (int dg : depGroups)
-      if (dg != g)
-        r.deps[g].push_back(dg);
-    if (isOutput[id])
-      r.isOutput[g] = 1;
   }
 
-  linkGroups(graph, r);
-  return r;
+  const Graph &graph;
+  const bool mergeChains;
+  const std::vector<char> needed;
+  const std::vector<std::vector<int>> users;
+  std::vector<char> isOutput;
+  ReducedGraph r;
+  std::vector<GroupKind> kinds;
+  /// Largest bytes live inside a chain group while it is computed.
+  std::vector<int64_t> chainPeak;
+};
+} // namespace
+
+ReducedGraph checkmate::reduceGraph(const Graph &graph, bool mergeChains) {
+  return Reducer(graph, mergeChains).run();
 }
 
 //===----------------------------------------------------------------------===//

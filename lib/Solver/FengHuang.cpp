@@ -47,6 +47,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 
 using namespace remat;
 
@@ -226,6 +227,174 @@ SolveResult remat::solveFengHuangLinear(const Graph &graph,
 //===----------------------------------------------------------------------===//
 // Arbitrary graphs
 //===----------------------------------------------------------------------===//
+
+namespace {
+/// A subgraph of the complicate division in local indices: 0 = source,
+/// 1..k = the interior (topological order), k + 1 = sink; the interior's
+/// vertices without a predecessor (successor) inside hang off the source
+/// (sink). With reachability as bitsets.
+struct LocalDag {
+  std::vector<std::vector<int>> succ, pred, adj;
+  /// Descendants and ancestors of each vertex, one bit per vertex.
+  std::vector<std::vector<uint64_t>> desc, anc;
+
+  LocalDag(const Graph &graph, const std::vector<std::vector<int>> &users,
+           const std::vector<int> &interior) {
+    const int k = interior.size();
+    const int total = k + 2;
+    succ.resize(total);
+    pred.resize(total);
+    adj.resize(total);
+    std::map<int, int> local;
+    for (int i = 0; i < k; ++i)
+      local[interior[i]] = i + 1;
+    for (int i = 0; i < k; ++i) {
+      int id = interior[i];
+      bool hasIn = false, hasOut = false;
+      for (int dep : graph.nodes[id].deps) {
+        auto it = local.find(dep);
+        if (it != local.end()) {
+          addEdge(it->second, i + 1);
+          hasIn = true;
+        }
+      }
+      for (int u : users[id])
+        if (local.count(u))
+          hasOut = true;
+      if (!hasIn)
+        addEdge(0, i + 1);
+      if (!hasOut)
+        addEdge(i + 1, k + 1);
+    }
+    findReachability();
+  }
+
+  int size() const { return succ.size(); }
+  static bool has(const std::vector<uint64_t> &bits, int v) {
+    return bits[v / 64] >> (v % 64) & 1;
+  }
+
+private:
+  void addEdge(int u, int v) {
+    succ[u].push_back(v);
+    pred[v].push_back(u);
+    adj[u].push_back(v);
+    adj[v].push_back(u);
+  }
+
+  /// In topological (local index) order.
+  void findReachability() {
+    const int total = size();
+    const int words = (total + 63) / 64;
+    desc.assign(total, std::vector<uint64_t>(words, 0));
+    anc.assign(total, std::vector<uint64_t>(words, 0));
+    for (int v = total - 1; v >= 0; --v)
+      for (int w : succ[v]) {
+        desc[v][w / 64] |= uint64_t(1) << (w % 64);
+        for (int x = 0; x < words; ++x)
+          desc[v][x] |= desc[w][x];
+      }
+    for (int v = 0; v < total; ++v)
+      for (int u : pred[v]) {
+        anc[v][u / 64] |= uint64_t(1) << (u % 64);
+        for (int x = 0; x < words; ++x)
+          anc[v][x] |= anc[u][x];
+      }
+  }
+};
+
+/// An independent segment of a complicate division: its ends and the
+/// vertices between them (local indices).
+struct Segment {
+  int a, b;
+  std::vector<int> inner;
+};
+} // namespace
+
+/// Marks in `marked` what `edges` lead to from the vertices on `stack`
+/// through vertices `allowed`; returns how many it marked.
+static int flood(const std::vector<std::vector<int>> &edges,
+                 const std::vector<char> &allowed, std::vector<char> &marked,
+                 std::vector<int> stack) {
+  int count = 0;
+  while (!stack.empty()) {
+    int v = stack.back();
+    stack.pop_back();
+    for (int w : edges[v])
+      if (allowed[w] && !marked[w]) {
+        marked[w] = 1;
+        ++count;
+        stack.push_back(w);
+      }
+  }
+  return count;
+}
+
+/// The largest independent segment from `a` to `b`: descendants(a) ∩
+/// ancestors(b), pruned of the vertices that touch the outside and
+/// everything connected to them inside; none when nothing is left or `a`
+/// does not reach all of it.
+static std::optional<Segment> independentSegment(const LocalDag &dag, int a,
+                                                 int b) {
+  const int total = dag.size();
+  std::vector<int> inner;
+  for (int v = a + 1; v < b; ++v)
+    if (LocalDag::has(dag.desc[a], v) && LocalDag::has(dag.anc[b], v))
+      inner.push_back(v);
+  if (inner.empty())
+    return std::nullopt;
+  std::vector<char> in(total, 0), bad(total, 0);
+  for (int v : inner)
+    in[v] = 1;
+  std::vector<int> touching;
+  for (int v : inner)
+    for (int w : dag.adj[v])
+      if (!in[w] && w != a && w != b && !bad[v]) {
+        bad[v] = 1;
+        touching.push_back(v);
+      }
+  flood(dag.adj, in, bad, std::move(touching));
+  std::vector<int> kept;
+  for (int v : inner)
+    if (!bad[v])
+      kept.push_back(v);
+  if (kept.empty())
+    return std::nullopt;
+  // Connected with its ends: a reaches every kept vertex.
+  std::fill(in.begin(), in.end(), 0);
+  for (int v : kept)
+    in[v] = 1;
+  in[b] = 1;
+  std::vector<char> seen(total, 0);
+  seen[a] = 1;
+  int reached = flood(dag.succ, in, seen, {a}) - seen[b];
+  if (reached != static_cast<int>(kept.size()) || !seen[b])
+    return std::nullopt;
+  return Segment{a, b, std::move(kept)};
+}
+
+/// Greedy edge-disjoint choice among `segments` (largest first). Inner
+/// vertices of a taken segment belong to it alone (its edges touch nothing
+/// else), so two taken segments must have disjoint inner sets and not use
+/// each other's inner vertices as ends. Marks the inner vertices taken in
+/// `used`.
+static std::vector<const Segment *>
+takeDisjoint(const std::vector<Segment> &segments, std::vector<char> &used) {
+  std::vector<char> end(used.size(), 0);
+  std::vector<const Segment *> taken;
+  for (const Segment &seg : segments) {
+    bool ok = !used[seg.a] && !used[seg.b];
+    for (int v : seg.inner)
+      ok &= !used[v] && !end[v];
+    if (!ok)
+      continue;
+    for (int v : seg.inner)
+      used[v] = 1;
+    end[seg.a] = end[seg.b] = 1;
+    taken.push_back(&seg);
+  }
+  return taken;
+}
 
 namespace {
 /// One node of the division tree: a subgraph between `source` and `sink`
@@ -496,146 +665,25 @@ private:
     const int k = interior.size();
     if (k < 3 || k > kMaxComplicate)
       return false;
-    // Local vertices: 0 = source, 1..k = interior, k + 1 = sink.
-    const int total = k + 2;
-    std::map<int, int> local;
-    for (int i = 0; i < k; ++i)
-      local[interior[i]] = i + 1;
-    std::vector<std::vector<int>> succ(total), pred(total), adj(total);
-    auto addEdge = [&](int u, int v) {
-      succ[u].push_back(v);
-      pred[v].push_back(u);
-      adj[u].push_back(v);
-      adj[v].push_back(u);
-    };
-    for (int i = 0; i < k; ++i) {
-      int id = interior[i];
-      bool hasIn = false, hasOut = false;
-      for (int dep : graph.nodes[id].deps) {
-        auto it = local.find(dep);
-        if (it != local.end()) {
-          addEdge(it->second, i + 1);
-          hasIn = true;
-        }
-      }
-      for (int u : users[id])
-        if (local.count(u))
-          hasOut = true;
-      if (!hasIn)
-        addEdge(0, i + 1);
-      if (!hasOut)
-        addEdge(i + 1, k + 1);
-    }
-    // Reachability as bitsets, in topological (local index) order.
-    const int words = (total + 63) / 64;
-    std::vector<std::vector<uint64_t>> desc(total,
-                                            std::vector<uint64_t>(words, 0)),
-        anc(total, std::vector<uint64_t>(words, 0));
-    for (int v = total - 1; v >= 0; --v)
-      for (int w : succ[v]) {
-        desc[v][w / 64] |= uint64_t(1) << (w % 64);
-        for (int x = 0; x < words; ++x)
-          desc[v][x] |= desc[w][x];
-      }
-    for (int v = 0; v < total; ++v)
-      for (int u : pred[v]) {
-        anc[v][u / 64] |= uint64_t(1) << (u % 64);
-        for (int x = 0; x < words; ++x)
-          anc[v][x] |= anc[u][x];
-      }
+    LocalDag dag(graph, users, interior);
     std::vector<int> candidates;
-    for (int v = 0; v < total; ++v)
-      if (v == 0 || v == k + 1 || adj[v].size() > 2)
+    for (int v = 0; v < dag.size(); ++v)
+      if (v == 0 || v == k + 1 || dag.adj[v].size() > 2)
         candidates.push_back(v);
-
-    struct Segment {
-      int a, b;
-      std::vector<int> inner;
-    };
     std::vector<Segment> segments;
-    std::vector<char> in(total), bad(total);
     for (int a : candidates)
       for (int b : candidates) {
         if (b <= a || (a == 0 && b == k + 1))
           continue;
-        std::vector<int> inner;
-        for (int v = a + 1; v < b; ++v)
-          if ((desc[a][v / 64] >> (v % 64) & 1) &&
-              (anc[b][v / 64] >> (v % 64) & 1))
-            inner.push_back(v);
-        if (inner.empty())
-          continue;
-        std::fill(in.begin(), in.end(), 0);
-        std::fill(bad.begin(), bad.end(), 0);
-        for (int v : inner)
-          in[v] = 1;
-        std::vector<int> stack;
-        for (int v : inner)
-          for (int w : adj[v])
-            if (!in[w] && w != a && w != b && !bad[v]) {
-              bad[v] = 1;
-              stack.push_back(v);
-            }
-        while (!stack.empty()) {
-          int v = stack.back();
-          stack.pop_back();
-          for (int w : adj[v])
-            if (in[w] && !bad[w]) {
-              bad[w] = 1;
-              stack.push_back(w);
-            }
-        }
-        std::vector<int> kept;
-        for (int v : inner)
-          if (!bad[v])
-            kept.push_back(v);
-        if (kept.empty())
-          continue;
-        // Connected with its ends: a reaches every kept vertex.
-        std::fill(in.begin(), in.end(), 0);
-        for (int v : kept)
-          in[v] = 1;
-        in[b] = 1;
-        std::vector<char> seen(total, 0);
-        stack = {a};
-        seen[a] = 1;
-        int reached = 0;
-        while (!stack.empty()) {
-          int v = stack.back();
-          stack.pop_back();
-          for (int w : succ[v])
-            if (in[w] && !seen[w]) {
-              seen[w] = 1;
-              reached += w != b;
-              stack.push_back(w);
-            }
-        }
-        if (reached == static_cast<int>(kept.size()) && seen[b])
-          segments.push_back({a, b, std::move(kept)});
+        if (std::optional<Segment> seg = independentSegment(dag, a, b))
+          segments.push_back(std::move(*seg));
       }
-    if (segments.empty())
-      return false;
     std::stable_sort(segments.begin(), segments.end(),
                      [](const Segment &x, const Segment &y) {
                        return x.inner.size() > y.inner.size();
                      });
-    // Greedy edge-disjoint choice. Inner vertices of a taken segment belong
-    // to it alone (its edges touch nothing else), so two taken segments
-    // must have disjoint inner sets and not use each other's inner vertices
-    // as ends.
-    std::vector<char> used(total, 0), end(total, 0);
-    std::vector<const Segment *> taken;
-    for (const Segment &seg : segments) {
-      bool ok = !used[seg.a] && !used[seg.b];
-      for (int v : seg.inner)
-        ok &= !used[v] && !end[v];
-      if (!ok)
-        continue;
-      for (int v : seg.inner)
-        used[v] = 1;
-      end[seg.a] = end[seg.b] = 1;
-      taken.push_back(&seg);
-    }
+    std::vector<char> used(dag.size(), 0);
+    std::vector<const Segment *> taken = takeDisjoint(segments, used);
     if (taken.empty())
       return false;
     auto global = [&](int v) {

@@ -71,7 +71,7 @@ static constexpr int kTightenProbes = 6;
 static constexpr int kBisectProbes = 7;
 /// The part of the time limit the min-cut sweep of the large blocks' sets
 /// may take (its prices spread over the range when cut short): the whole
-/// sweep takes 6 s on a 20,005-op step, far over a 0.1 s limit.
+/// sweep takes seconds on large steps (docs/Solvers.md, "Time limits").
 static constexpr double kSweepShare = 1.0 / 8;
 static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 

@@ -94,7 +94,8 @@ startingSets(const Graph &graph, const std::vector<int> &nodes,
              double timeLimit) {
   std::vector<std::vector<char>> sets;
   // Feng & Huang's search and the min-cut sweep each take at most an eighth
-  // of the limit (on 20,000 ops, unbounded, 16 s and 2.5 s).
+  // of the limit (unbounded, they take seconds on large steps:
+  // docs/Solvers.md, "Time limits").
   sets.push_back(fengHuangKeep(graph, timeLimit / 8));
   sets.push_back(std::vector<char>(graph.size(), 0));
   for (int id : nodes)

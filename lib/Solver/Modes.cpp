@@ -17,31 +17,38 @@
 
 using namespace remat;
 
+const std::vector<ModeInfo> &remat::allModes() {
+  static const std::vector<ModeInfo> modes = {
+      {Mode::MinCompute, "min-compute", "least compute within the budget"},
+      {Mode::MinPeak, "min-peak",
+       "least peak within a compute overhead (default: one extra forward "
+       "pass)"},
+      {Mode::MinBudget, "min-budget",
+       "the smallest budget the solver meets, then least compute"},
+      {Mode::MaxBatch, "max-batch",
+       "the largest batch that fits the budget, planned at it"},
+      {Mode::Pareto, "pareto", "the budget -> peak, compute curve"},
+  };
+  return modes;
+}
+
 const char *remat::toString(Mode mode) {
-  switch (mode) {
-  case Mode::MinCompute:
-    return "min-compute";
-  case Mode::MinPeak:
-    return "min-peak";
-  case Mode::MinBudget:
-    return "min-budget";
-  case Mode::MaxBatch:
-    return "max-batch";
-  case Mode::Pareto:
-    return "pareto";
-  }
+  for (const ModeInfo &info : allModes())
+    if (info.mode == mode)
+      return info.name;
   return "unknown";
 }
 
 bool remat::parseMode(const std::string &name, Mode &mode) {
-  for (Mode m : {Mode::MinCompute, Mode::MinPeak, Mode::MinBudget,
-                 Mode::MaxBatch, Mode::Pareto})
-    if (name == toString(m)) {
-      mode = m;
+  for (const ModeInfo &info : allModes())
+    if (name == info.name) {
+      mode = info.mode;
       return true;
     }
   return false;
 }
+
+bool remat::isPlanMode(Mode mode) { return mode != Mode::Pareto; }
 
 std::string remat::batchScalingProblem(const Graph &graph) {
   if (graph.hasBatchScaling())

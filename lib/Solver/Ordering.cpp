@@ -6,7 +6,6 @@
 
 #include "remat/Solver/Ordering.h"
 
-#include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
 

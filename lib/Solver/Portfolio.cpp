@@ -17,10 +17,11 @@
 // limit and 9 s in all (each member before the local search at most a tenth):
 // local search gets what the others leave. The Checkmate MILP is not a member:
 // it runs only on the small graphs where no member found a plan, with what
-// is left of the caller's time limit (a hand-written CNN step at 83.8 % of
-// its checkpoint-all peak: only the MILP has a plan, found in 15-60 s), and
-// only for a single solve (`SolveOptions::lastResort`): the probes of the
-// mode searches skip it, or each infeasible one could take the whole limit.
+// is left of the caller's time limit (it may find plans there that no member
+// can, but needs far more than the members' seconds: docs/Solvers.md, "Why
+// the MILP is not a member"), and only for a single solve
+// (`SolveOptions::lastResort`): the probes of the mode searches skip it, or
+// each infeasible one could take the whole limit.
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,6 +3,13 @@
 // Part of the remat-opt project.
 //
 //===----------------------------------------------------------------------===//
+//
+// Every solver by name (`allSolvers`), and what the registry hands the
+// solvers that run others: the Checkmate MILP's warm starts
+// (`withRegisteredWarmStarts`). The top of lib/Solver's layers: it calls the
+// solvers, none of them calls it (docs/Solvers.md).
+//
+//===----------------------------------------------------------------------===//
 
 #include "remat/Solver/Checkmate.h"
 #include "remat/Solver/Solver.h"

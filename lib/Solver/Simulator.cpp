@@ -133,3 +133,80 @@ Simulation remat::simulate(const Graph &graph, const Schedule &schedule) {
   }
   return sim;
 }
+
+Schedule remat::scheduleFromComputeOrder(const Graph &graph,
+                                         const std::vector<int> &order,
+                                         std::string *error) {
+  const int n = graph.size();
+  const size_t len = order.size();
+  // One instance per compute event: the event that created it and the last
+  // event that read it.
+  std::vector<int> current(n, -1); // node -> position that computed it
+  std::vector<size_t> lastRead(len, 0);
+  std::vector<char> lastCopy(len, 0);
+  std::vector<char> isOutput(n, 0);
+  for (int out : graph.outputs)
+    if (out >= 0 && out < n)
+      isOutput[out] = 1;
+  for (size_t pos = 0; pos < len; ++pos) {
+    int id = order[pos];
+    if (id < 0 || id >= n || graph.nodes[id].isResident()) {
+      if (error) {
+        std::ostringstream os;
+        os << "compute order position " << pos << " names node " << id
+           << ", which cannot be computed";
+        *error = os.str();
+      }
+      return {};
+    }
+    bool ok = true;
+    forEachRead(graph.nodes[id], [&](int dep) {
+      if (graph.nodes[dep].isResident())
+        return;
+      if (current[dep] < 0) {
+        ok = false;
+        return;
+      }
+      lastRead[current[dep]] = pos;
+    });
+    if (!ok) {
+      if (error) {
+        std::ostringstream os;
+        os << "node " << id << " is computed at position " << pos
+           << " before one of its dependencies";
+        *error = os.str();
+      }
+      return {};
+    }
+    current[id] = static_cast<int>(pos);
+    lastRead[pos] = pos;
+  }
+  for (int id = 0; id < n; ++id)
+    if (current[id] >= 0)
+      lastCopy[current[id]] = 1;
+
+  // Frees to emit after each position, flat: `freeStart[pos]` indexes
+  // `frees` (counted, then filled in position order).
+  std::vector<int> freeStart(len + 1, 0);
+  auto freed = [&](size_t pos) {
+    return !(lastCopy[pos] && isOutput[order[pos]]);
+  };
+  for (size_t pos = 0; pos < len; ++pos)
+    if (freed(pos))
+      ++freeStart[lastRead[pos] + 1];
+  for (size_t pos = 0; pos < len; ++pos)
+    freeStart[pos + 1] += freeStart[pos];
+  std::vector<int> frees(freeStart[len]);
+  std::vector<int> fill(freeStart.begin(), freeStart.end() - 1);
+  for (size_t pos = 0; pos < len; ++pos)
+    if (freed(pos))
+      frees[fill[lastRead[pos]]++] = order[pos];
+  Schedule schedule;
+  schedule.steps.reserve(len + frees.size());
+  for (size_t pos = 0; pos < len; ++pos) {
+    schedule.steps.push_back(Step::compute(order[pos]));
+    for (int i = freeStart[pos]; i < freeStart[pos + 1]; ++i)
+      schedule.steps.push_back(Step::free(frees[i]));
+  }
+  return schedule;
+}

@@ -7,7 +7,6 @@
 #include "remat/Solver/SolverSupport.h"
 
 #include "remat/Solver/Ordering.h"
-#include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 
 #include <algorithm>

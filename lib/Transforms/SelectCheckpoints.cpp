@@ -37,20 +37,6 @@ namespace remat {
 using namespace mlir;
 using namespace remat;
 
-StringRef remat::getPlanModeName(PlanMode mode) {
-  switch (mode) {
-  case PlanMode::MinCompute:
-    return "min-compute";
-  case PlanMode::MinPeak:
-    return "min-peak";
-  case PlanMode::MinBudget:
-    return "min-budget";
-  case PlanMode::MaxBatch:
-    return "max-batch";
-  }
-  llvm_unreachable("unknown plan mode");
-}
-
 static std::string formatPercent(double fraction) {
   return llvm::formatv("{0:F1}%", fraction * 100.0).str();
 }
@@ -66,20 +52,6 @@ static FailureOr<const SolverInfo *> lookupSolver(func::FuncOp func,
          << "'; the registered solvers are: " << solverNames();
 }
 
-static Mode toSolverMode(PlanMode mode) {
-  switch (mode) {
-  case PlanMode::MinCompute:
-    return Mode::MinCompute;
-  case PlanMode::MinPeak:
-    return Mode::MinPeak;
-  case PlanMode::MinBudget:
-    return Mode::MinBudget;
-  case PlanMode::MaxBatch:
-    return Mode::MaxBatch;
-  }
-  llvm_unreachable("unknown plan mode");
-}
-
 namespace {
 /// The problem built from a function, and its checkpoint-all reference.
 struct PlanProblem {
@@ -92,7 +64,7 @@ struct PlanAnswer {
   SolveResult result;
   /// The solver and mode recorded in `remat.plan`.
   std::string solver;
-  PlanMode mode = PlanMode::MinCompute;
+  Mode mode = Mode::MinCompute;
   /// The budget recorded; -1: the schedule's own peak.
   int64_t budget = -1;
   /// The schedule file it was read from; empty when just solved.
@@ -252,7 +224,7 @@ solveMaxBatch(func::FuncOp func, const PlanProblem &problem,
     return emitBelowOneSample(func, graph, solver, solveOptions, search.result);
   PlanAnswer answer;
   answer.solver = solver.name;
-  answer.mode = PlanMode::MaxBatch;
+  answer.mode = Mode::MaxBatch;
   answer.budget = solveOptions.budget;
   answer.result = std::move(search.result);
   answer.batch = search.batch;
@@ -276,9 +248,9 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
   solveOptions.budget = *budget;
   if (std::string error = checkSolveOptions(solveOptions); !error.empty())
     return mlir::emitError(func.getLoc()) << "invalid option: " << error;
-  if (options.mode == PlanMode::MaxBatch)
+  if (options.mode == Mode::MaxBatch)
     return solveMaxBatch(func, problem, options, solver, solveOptions);
-  Mode mode = toSolverMode(options.mode);
+  Mode mode = options.mode;
   PlanAnswer answer;
   answer.solver = solver.name;
   answer.mode = options.mode;
@@ -306,18 +278,20 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
   return answer;
 }
 
-/// The plan mode named `name`, if any.
-static std::optional<PlanMode> parsePlanMode(StringRef name) {
-  for (PlanMode mode :
-       {PlanMode::MinCompute, PlanMode::MinPeak, PlanMode::MinBudget})
-    if (getPlanModeName(mode) == name)
-      return mode;
-  return std::nullopt;
+/// The mode of a schedule file named `name`, when its plan applies to the
+/// IR as it is (max-batch plans are for another batch).
+static std::optional<Mode> parseSavedMode(StringRef name) {
+  Mode mode;
+  if (!parseMode(name.str(), mode) ||
+      (mode != Mode::MinCompute && mode != Mode::MinPeak &&
+       mode != Mode::MinBudget))
+    return std::nullopt;
+  return mode;
 }
 
 /// Checks that `saved` (read from `path`) holds a plan for this function's
 /// graph; returns its mode.
-static FailureOr<PlanMode> checkSavedResult(func::FuncOp func, StringRef path,
+static FailureOr<Mode> checkSavedResult(func::FuncOp func, StringRef path,
                                             const SavedResult &saved,
                                             const PlanProblem &problem) {
   GraphFingerprint actual = fingerprintGraph(problem.functionGraph.graph);
@@ -336,7 +310,7 @@ static FailureOr<PlanMode> checkSavedResult(func::FuncOp func, StringRef path,
            << toString(saved.result.status) << "'"
            << (saved.result.message.empty() ? "" : ": ")
            << saved.result.message;
-  std::optional<PlanMode> mode = parsePlanMode(saved.mode);
+  std::optional<Mode> mode = parseSavedMode(saved.mode);
   if (!mode)
     return mlir::emitError(func.getLoc())
            << "schedule '" << path << "' was solved in mode '" << saved.mode
@@ -362,7 +336,7 @@ static FailureOr<PlanAnswer> loadPlan(func::FuncOp func,
   if (!parseResultJSON((*buffer)->getBuffer().str(), saved, error))
     return mlir::emitError(func.getLoc())
            << "malformed schedule '" << path << "': " << error;
-  FailureOr<PlanMode> mode = checkSavedResult(func, path, saved, problem);
+  FailureOr<Mode> mode = checkSavedResult(func, path, saved, problem);
   if (failed(mode))
     return failure();
 
@@ -379,7 +353,7 @@ static FailureOr<PlanAnswer> loadPlan(func::FuncOp func,
     answer.budget = *budget;
   } else if (saved.budget >= 0) {
     answer.budget = saved.budget;
-  } else if (*mode == PlanMode::MinCompute) {
+  } else if (*mode == Mode::MinCompute) {
     answer.budget = problem.baseline.peakBytes;
   }
   return answer;
@@ -458,7 +432,7 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
     lowerBound = static_cast<int64_t>(std::floor(result.lowerBound));
   StringRef status =
       result.status == SolveStatus::Optimal ? "optimal" : "feasible";
-  StringRef modeName = getPlanModeName(answer.mode);
+  StringRef modeName = toString(answer.mode);
   auto attr = PlanAttr::get(func.getContext(), answer.solver, modeName, status,
                             budget, simulated.peakBytes, baseline.peakBytes,
                             std::llround(simulated.cost),
@@ -480,7 +454,7 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
   remark << "solver '" << answer.solver << "' (" << modeName << ") " << status;
   if (result.lowerBound >= 0) {
     // The bound is on the objective: compute for min-compute, bytes else.
-    double objective = answer.mode == PlanMode::MinCompute
+    double objective = answer.mode == Mode::MinCompute
                            ? simulated.cost
                            : static_cast<double>(simulated.peakBytes);
     double gap =

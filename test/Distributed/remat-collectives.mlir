@@ -1,4 +1,6 @@
-// RUN: remat-opt %s --remat-pipeline="budget=96" --verify-diagnostics | FileCheck %s
+// Only Checkmate's solvers find the plan at 96 bytes (the checkpoint-set
+// solvers stop at 112), so the plan needs COIN-OR; the costs do not.
+// RUN: %if coinor %{ remat-opt %s --remat-pipeline="budget=96" --verify-diagnostics | FileCheck %s %}
 // RUN: remat-opt %s --remat-annotate-costs | FileCheck %s --check-prefix=COST
 
 // Collectives of a per-rank step are pinned nodes: never recomputed, never

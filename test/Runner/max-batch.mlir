@@ -10,7 +10,10 @@
 // @main runs the step at 987654321 rows, a placeholder replaced by the batch.
 //
 // The budget, 12 KiB = 12288 bytes, is below the checkpoint-all peak at the
-// batch found, so the plan recomputes.
+// batch found, so the plan recomputes. That batch and plan come from auto's
+// Checkmate members (without COIN-OR the largest batch fits without
+// recomputing).
+// REQUIRES: coinor
 //
 // RUN: remat-opt %s --remat-pipeline="mode=max-batch budget=12KiB functions=mlp inline=false" -o %t.planned.mlir 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK --input-file=%t.remarks

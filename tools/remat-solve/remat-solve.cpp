@@ -19,6 +19,7 @@
 #include "remat/Solver/Budget.h"
 #include "remat/Solver/Generators.h"
 #include "remat/Solver/GraphJSON.h"
+#include "remat/Solver/ModeOption.h"
 #include "remat/Solver/Modes.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
@@ -49,19 +50,9 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file (JSON)"),
 static cl::opt<std::string>
     solverName("solver", cl::desc("Solver to run (see --list-solvers)"),
                cl::init("auto"), cl::cat(category));
-static cl::opt<Mode>
-    modeOpt("mode", cl::desc("What to ask of the solver"),
-            cl::values(clEnumValN(Mode::MinCompute, "min-compute",
-                                  "least compute under --budget"),
-                       clEnumValN(Mode::MinPeak, "min-peak",
-                                  "least peak within --overhead"),
-                       clEnumValN(Mode::MinBudget, "min-budget",
-                                  "smallest budget the solver meets"),
-                       clEnumValN(Mode::MaxBatch, "max-batch",
-                                  "largest batch that fits --budget"),
-                       clEnumValN(Mode::Pareto, "pareto",
-                                  "budget -> peak, compute curve")),
-            cl::init(Mode::MinCompute), cl::cat(category));
+static cl::opt<Mode> modeOpt("mode", cl::desc("What to ask of the solver"),
+                             allModeValues(), cl::init(Mode::MinCompute),
+                             cl::cat(category));
 static cl::opt<std::string>
     budgetText("budget",
                cl::desc("Memory budget: bytes, or a percentage of the "

@@ -142,9 +142,9 @@ struct RematPipelineOptions
       llvm::cl::desc("Name of the registered checkpoint solver (see "
                      "remat-solve --list-solvers); auto = the portfolio"),
       llvm::cl::init("auto")};
-  PassOptions::Option<PlanMode> mode{
+  PassOptions::Option<Mode> mode{
       *this, "mode", llvm::cl::desc("What the plan optimizes"),
-      llvm::cl::init(PlanMode::MinCompute), REMAT_PLAN_MODE_CL_VALUES};
+      llvm::cl::init(Mode::MinCompute), planModeValues()};
   PassOptions::Option<double> timeLimit{
       *this, "time-limit", llvm::cl::desc("Solver wall-clock limit in seconds"),
       llvm::cl::init(60.0)};

@@ -31,8 +31,8 @@
 // upper bound is the paper's FREE, and a smaller F only over-counts memory,
 // so every MILP solution expands to a schedule within the budget. The MILP
 // still declares F binary (`Spec::binaryFrees`): CBC's probing and clique
-// cuts then work on the free rows, which measured 3.5x less CPU on the
-// 17-node chain at 50 % (7.4 s -> 2.1 s). The LP relaxation is the same.
+// cuts then work on the free rows and solve faster (docs/Solvers.md,
+// "Formulation"). The LP relaxation is the same.
 //
 // Variables that cannot be 1 are never created: S[t,i] and R[t,i] (i < t)
 // exist only when i can be needed in stage t (a user computed in t, or
@@ -160,7 +160,7 @@ struct StageColumns {
 /// Which R/S can be 1 (see the file comment), stage by stage from the end,
 /// with O(n) working memory. Stops as soon as there are more than
 /// `maxColumns` binaries: a graph over the cap costs about `maxColumns`
-/// steps and bytes, not n^2 (the 50,000-node chain: milliseconds).
+/// steps and bytes, not n^2.
 StageColumns findStageColumns(const ReducedGraph &g, int64_t maxColumns);
 
 /// Checkmate's formulation of `g` (the file comment), or one with

@@ -40,12 +40,29 @@
 
 namespace remat {
 
+/// What to ask of a solver: the one mode enum of remat-solve's `--mode`, the
+/// passes' `mode=` and the result JSON's "mode".
 enum class Mode { MinCompute, MinPeak, MinBudget, MaxBatch, Pareto };
+
+/// A mode's name (as `--mode`, `mode=` and the JSON spell it) and a
+/// one-line description for `--help`.
+struct ModeInfo {
+  Mode mode;
+  const char *name;
+  const char *description;
+};
+
+/// Every mode, in the order `--help` lists them: the one table that
+/// `toString`, `parseMode` and the command-line values (ModeOption.h) read.
+const std::vector<ModeInfo> &allModes();
 
 /// "min-compute", "min-peak", "min-budget", "max-batch", "pareto".
 const char *toString(Mode mode);
 /// Parses a mode name; false when unknown.
 bool parseMode(const std::string &name, Mode &mode);
+/// Whether `mode` answers with one plan that the IR can record: every mode
+/// but pareto, whose answer is a curve. These are the passes' modes.
+bool isPlanMode(Mode mode);
 
 /// Why max-batch cannot run on `graph` (it carries no batch scaling, naming
 /// the JSON fields that give it), or "" when it can.

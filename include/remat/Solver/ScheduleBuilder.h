@@ -7,10 +7,10 @@
 // The one place that turns a solver's decision into a schedule, so that no
 // solver writes its own compute/free bookkeeping:
 //
-//   * `scheduleFromComputeOrder` takes the order in which nodes are computed
-//     (a node may appear several times: recomputation) and adds the frees:
-//     every computed copy is freed right after its last read before the node
-//     is computed again, and the final copy of an output is never freed.
+//   * `scheduleFromComputeOrder` (Simulator.h, next to the memory model it
+//     follows, so that the orderings and the answer checks below this file
+//     can use it) takes the order in which nodes are computed (a node may
+//     appear several times: recomputation) and adds the frees.
 //   * `computeOrderFromCheckpoints` derives that order from a checkpoint set
 //     (which recomputable nodes are kept from the forward pass to their last
 //     backward use). Recomputable are the forward nodes and the backward
@@ -43,6 +43,7 @@
 
 #include "remat/Solver/Ordering.h"
 #include "remat/Solver/Problem.h"
+#include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
 
 #include <cstdint>
@@ -50,13 +51,6 @@
 #include <vector>
 
 namespace remat {
-
-/// Adds the frees to a compute order (see the file comment). Sets `error`
-/// (when non-null) and returns an empty schedule if a node is computed
-/// before one of its dependencies ever was.
-Schedule scheduleFromComputeOrder(const Graph &graph,
-                                  const std::vector<int> &order,
-                                  std::string *error = nullptr);
 
 struct CheckpointOptions {
   /// Let the first backward run reuse forward values of its segment.

@@ -3,6 +3,12 @@
 // Part of the remat-opt project.
 //
 //===----------------------------------------------------------------------===//
+//
+// The one simulator every solver's answer is verified by, and the eager
+// schedule of a compute order under the same memory model (which the
+// orderings, the answer checks and the schedule builder all start from).
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef REMAT_SOLVER_SIMULATOR_H
 #define REMAT_SOLVER_SIMULATOR_H
@@ -33,6 +39,16 @@ struct Simulation {
 
 /// Replays `schedule` on `graph` under the memory model of Problem.h.
 Simulation simulate(const Graph &graph, const Schedule &schedule);
+
+/// The schedule that computes nodes in `order` (a node may appear several
+/// times: recomputation) and frees eagerly: every computed copy right after
+/// its last read before the node is computed again; the final copy of an
+/// output never. Sets `error` (when non-null) and returns an empty schedule
+/// if a node is computed before one of its dependencies ever was, or a
+/// position names a node that cannot be computed.
+Schedule scheduleFromComputeOrder(const Graph &graph,
+                                  const std::vector<int> &order,
+                                  std::string *error = nullptr);
 
 } // namespace remat
 

@@ -4,10 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Every solver as a free function with the `SolverFn` signature. Each comment
-// says what the solver does and when it fails. All of them return schedules
-// verified by `finishSolve` (SolverSupport.h); the registry (`allSolvers`)
-// lists them by name. docs/Solvers.md has the longer story.
+// Every solver as a free function with the `SolverFn` signature (the
+// Checkmate MILP and LP rounding, which take options of their own, are in
+// Checkmate.h). Each comment says what the solver does and when it fails.
+// All of them return schedules verified by `finishSolve` (SolverSupport.h);
+// the registry (`allSolvers`, Registry.cpp) lists them by name.
+// docs/Solvers.md has the longer story.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,24 +66,26 @@ SolveResult solveFengHuangLinear(const Graph &graph,
                                  const SolveOptions &options);
 
 /// Feng & Huang (2021), arbitrary graphs: division tree (linear division at
-/// splitting vertices, branch division into weakly connected components;
-/// the complicate division is not implemented, such subgraphs are
-/// indivisible leaves), solved per candidate m. Infeasible when the result
+/// splitting vertices, branch division into weakly connected components,
+/// complicate division into independent segments; a subgraph of more than
+/// 1,024 vertices, or without an independent segment, stays an indivisible
+/// leaf, as do those not yet divided when the tree's share of the time
+/// limit runs out), solved per candidate m. Infeasible when the result
 /// misses the constraints.
 SolveResult solveFengHuang(const Graph &graph, const SolveOptions &options);
 
 /// Exhaustive exact solver: Dijkstra over sets of live values. Exact for the
 /// model because the live set alone determines which steps are allowed and
-/// the live bytes, and cost is additive. Unsupported with views or more
-/// than 20 needed non-resident nodes.
+/// the live bytes, and cost is additive. Unsupported with views, keep pins,
+/// or more than 20 needed non-resident nodes.
 SolveResult solveBruteForce(const Graph &graph, const SolveOptions &options);
 
 /// Ours: local search over the checkpoint set (toggle a node, shift a
 /// checkpoint to a neighbour, drop the largest values held across the peak
-/// alone or several at once, toggle the nodes around the peak first), started from the best of the Chen, Feng &
-/// Huang, min-cut and hierarchical sets and checkpoint-all, each move
-/// verified by simulation, stopping before the time limit (at most 10 s)
-/// would be passed. Infeasible when nothing found fits.
+/// alone or several at once, toggle the nodes around the peak first), started
+/// from the best of the Chen, Feng & Huang, min-cut and hierarchical sets and
+/// checkpoint-all, each move verified by simulation, stopping before the time
+/// limit (at most 10 s) would be passed. Infeasible when nothing found fits.
 SolveResult solveLocalSearch(const Graph &graph, const SolveOptions &options);
 /// The local search's peak-aimed toggles: the `candidates` (by node id)
 /// around the first compute step at `schedule`'s peak: the values live
@@ -116,9 +120,16 @@ SolveResult solveMinCut(const Graph &graph, const SolveOptions &options);
 /// Infeasible when no plan it probes meets the constraints.
 SolveResult solveHierarchical(const Graph &graph, const SolveOptions &options);
 
-/// The best verified answer of the fast solvers (exhaustive on tiny graphs,
-/// checkpoint-all, Chen greedy, Feng & Huang, revolve, DTR, local search).
-/// Optimal when the winner is proven optimal; Infeasible when none fits.
+/// The best verified answer of the fast solvers: the exhaustive one on tiny
+/// graphs, checkpoint-all, Chen greedy (both candidate rules), Feng & Huang,
+/// revolve, DTR, min-cut, hierarchical and the local search; with COIN-OR,
+/// Checkmate's LP rounding on graphs of at most 150 nodes (min-compute);
+/// DTR and the local search on the graph with outputs deferred (Deferral.h)
+/// when no member meets the budget; the Checkmate MILP as the last resort of
+/// a single solve (`SolveOptions::lastResort`) on those small graphs when
+/// nothing else found a plan. Portfolio.cpp has the time split. Optimal when
+/// the winner is proven optimal; Infeasible at once when the exhaustive
+/// solver proves it, or when none fits.
 SolveResult solvePortfolio(const Graph &graph, const SolveOptions &options);
 
 /// The checkpoint sets behind the heuristics, for reuse (local search, the

@@ -208,10 +208,8 @@ def RematSelectCheckpoints
     Option<"solver", "solver", "std::string", /*default=*/"\"auto\"",
            "Name of the registered solver that chooses the schedule (see "
            "remat-solve --list-solvers); auto = the portfolio">,
-    Option<"mode", "mode", "::remat::PlanMode",
-           "::remat::PlanMode::MinCompute",
-           "What the plan optimizes",
-           "REMAT_PLAN_MODE_CL_VALUES">,
+    Option<"mode", "mode", "::remat::Mode", "::remat::Mode::MinCompute",
+           "What the plan optimizes", "::remat::planModeValues()">,
     Option<"budget", "budget", "std::string", /*default=*/"\"\"",
            "Peak-memory budget: bytes, bytes with a KiB/MiB/GiB suffix, or "
            "a percentage of the checkpoint-all peak (e.g. 70%); empty = 100%">,

@@ -28,6 +28,8 @@
 #define REMAT_TRANSFORMS_REMATERIALIZE_H
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Solver/ModeOption.h"
+#include "remat/Solver/Modes.h"
 #include "remat/Solver/Problem.h"
 #include "remat/Transforms/GraphBuilder.h"
 
@@ -45,38 +47,12 @@ namespace remat {
 // Plan selection
 //===----------------------------------------------------------------------===//
 
-/// What the plan optimizes.
-enum class PlanMode {
-  /// Least recomputation with a peak within the budget.
-  MinCompute,
-  /// Least peak with at most one extra forward pass of recomputation.
-  MinPeak,
-  /// The smallest budget the solver can meet, then least recomputation.
-  MinBudget,
-  /// The largest batch whose plan fits the budget, planned at that batch
-  /// (a step with a dynamic batch dimension; docs/Rematerialization.md).
-  MaxBatch,
-};
-
-llvm::StringRef getPlanModeName(PlanMode mode);
-
-/// The `llvm::cl::values` of a PlanMode option.
-#define REMAT_PLAN_MODE_CL_VALUES                                              \
-  ::llvm::cl::values(                                                          \
-      clEnumValN(::remat::PlanMode::MinCompute, "min-compute",                 \
-                 "least recomputation within the budget"),                     \
-      clEnumValN(::remat::PlanMode::MinPeak, "min-peak",                       \
-                 "least peak with at most one extra forward pass"),            \
-      clEnumValN(::remat::PlanMode::MinBudget, "min-budget",                   \
-                 "the smallest feasible budget, then least recomputation"),    \
-      clEnumValN(::remat::PlanMode::MaxBatch, "max-batch",                     \
-                 "the largest batch that fits the budget, planned at it"))
-
 struct SelectCheckpointsOptions {
   /// Name of a registered solver (`allSolvers()` in Solver.h); `auto` is the
   /// portfolio. Checked by `selectCheckpoints`.
   std::string solver = "auto";
-  PlanMode mode = PlanMode::MinCompute;
+  /// What the plan optimizes: a plan mode (`isPlanMode`, Modes.h).
+  Mode mode = Mode::MinCompute;
   /// Budget: bytes (`4096`), bytes with a binary suffix (`64KiB`, `1.5MiB`,
   /// `2GiB`), or a percentage of the checkpoint-all peak (`70%`). Empty means
   /// 100 % of the checkpoint-all peak.

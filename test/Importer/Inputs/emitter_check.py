@@ -73,6 +73,7 @@ def emitter_check():
 def table_check():
     import lowerings
     import mlir_export
+    import model_spec
     import torch_trace
     from lowerings import TABLE
 
@@ -85,7 +86,7 @@ def table_check():
                and n.value.startswith(("aten.", "prims."))]
     assert not strings, strings
 
-    spec = torch_trace.ModelSpec.create(argparse.Namespace(
+    spec = model_spec.ModelSpec.create(argparse.Namespace(
         model=None, module=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                         "tiny_cnn.py") + ":TinyCNN",
         input_shape=[2, 3, 16, 16], num_classes=None, name=None, dtype="f32"))
