@@ -69,7 +69,7 @@ def trace_spec(spec, devices=(None,)):
     import torch_trace
     from functorch.compile import min_cut_rematerialization_partition
     joint = torch_trace.trace(spec, decompose=True)
-    graphs = [graph_export.to_graph(joint, spec.name, d) for d in devices]
+    graphs = [graph_export.to_graph(joint, spec.name, device=d) for d in devices]
     twins = cse_twins(joint.gm.graph)
     if not joint.buffer_updates:
         # The partitioner takes the first leaves of the output spec's first

@@ -11,6 +11,7 @@
 #   scripts/report.sh --module=FILE.py:Class --input-shape=2x3x16x16 ...
 #   scripts/report.sh --module=FILE.py:Class [--module-args=JSON]
 #                     --input=NAME=DIMS[:DTYPE] ... [--loss=...] ...
+#   scripts/report.sh ... --optimizer=adamw [--lr=...] ...   (its state resident)
 #
 # MODEL is a torchvision classification model. Needs the build (remat-solve
 # in $REMAT_BUILD_DIR/bin or build/bin) and scripts/install-deps.sh's
@@ -21,7 +22,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 python=/usr/bin/python3
 
 usage() {
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -36,6 +37,8 @@ for arg in "$@"; do
     --batch=*|--resolution=*|--module=*|--input-shape=*|--num-classes=*)
       import_args+=("$arg") ;;
     --module-args=*|--input=*|--example-inputs=*|--loss=*|--dtype=*)
+      import_args+=("$arg") ;;
+    --optimizer=*|--lr=*|--momentum=*|--dampening=*|--betas=*|--eps=*|--weight-decay=*|--nesterov)
       import_args+=("$arg") ;;
     --decompose) import_args+=("$arg") ;;
     --budget=*|--solver=*|--curves=*|--points=*|--time-limit=*|--depth=*|--format=*|--remat-solve=*)

@@ -55,6 +55,10 @@ def _preloading_wrappers(runtime):
 
 if config.sanitizer_runtime:
     tool_dirs.insert(0, _preloading_wrappers(config.sanitizer_runtime))
+    # Slow tests (whole language models run several times) skip the
+    # instrumented run, ten times slower: `UNSUPPORTED: sanitizer`. Their
+    # ops run instrumented in the small tests (docs/Testing.md).
+    config.available_features.add("sanitizer")
 tools = [
     "remat-opt",
     ToolSubst("mlir-opt", unresolved="ignore"),
@@ -94,6 +98,13 @@ if config.enable_mpi and config.mpiexec and os.path.exists(config.mpiexec):
     config.substitutions.append(("%mpirun", mpirun))
 if config.ptxas_executable and os.path.exists(config.ptxas_executable):
     config.available_features.add("ptxas")
+    # The toolkit around ptxas, when it has libdevice: a test that needs the
+    # math functions linked into the PTX names it (`toolkit=%cuda_toolkit`),
+    # as lit hides CUDA_HOME and friends from the tools it runs.
+    toolkit = os.path.dirname(os.path.dirname(config.ptxas_executable))
+    if os.path.isdir(os.path.join(toolkit, "nvvm", "libdevice")):
+        config.available_features.add("libdevice")
+        config.substitutions.append(("%cuda_toolkit", toolkit))
 
 
 def _has_cuda_gpu():

@@ -56,9 +56,12 @@ void remat::buildRematBufferizePipeline(
   // tensor<...>`, which other front ends emit and the planning passes cost)
   // do not bufferize: make them linalg.generic ops first.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  // Collectives of a data-parallel step: shard -> mpi on buffers, with the
+  // Collectives of a data-parallel step: all_gather and reduce_scatter ->
+  // calls of the runners' MPI wrappers (remat-lower-gather-scatter), then
+  // the rest: shard -> mpi on buffers, with the
   // MPI ABI selected and the mpi ops given memory effects, so that
   // deallocation and convert-to-llvm accept them (no-ops without shard).
+  pm.addPass(createRematLowerGatherScatter());
   pm.addPass(createConvertShardToMPIPass());
   RematFinishShardToMPIOptions finish;
   finish.mpiImplementation = options.mpiImplementation;
@@ -93,7 +96,8 @@ void remat::buildRematLowerToCPUPipeline(
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
 
-  // -> LLVM dialect.
+  // -> LLVM dialect; the C library computes what LLVM has no intrinsic for.
+  pm.addPass(createRematMathToLibm());
   FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
   memrefOptions.useGenericFunctions = options.useGenericFunctions;
   memrefOptions.useAlignedAlloc = options.useAlignedAlloc;

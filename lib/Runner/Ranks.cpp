@@ -204,7 +204,7 @@ void remat::fillRankInput(const RankEntry &ranked, unsigned arg,
 }
 
 SmallVector<std::pair<StringRef, void *>> remat::getMPISymbols() {
-  SmallVector<std::pair<StringRef, void *>> symbols;
+  SmallVector<std::pair<StringRef, void *>> symbols = getCollectiveSymbols();
 #if REMAT_ENABLE_MPI && defined(OPEN_MPI)
 #define REMAT_OMPI_OP(name)                                                    \
   symbols.push_back({"ompi_mpi_" #name, &ompi_mpi_op_##name});

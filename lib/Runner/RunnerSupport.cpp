@@ -24,6 +24,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/FileSystem.h"
@@ -51,7 +52,17 @@ int64_t ValueSpec::numElements() const {
 }
 
 unsigned ValueSpec::elemBytes() const {
-  return kind == ElemKind::F32 || kind == ElemKind::I32 ? 4 : 8;
+  switch (kind) {
+  case ElemKind::BF16:
+    return 2;
+  case ElemKind::F32:
+  case ElemKind::I32:
+    return 4;
+  case ElemKind::F64:
+  case ElemKind::I64:
+    return 8;
+  }
+  return 8;
 }
 
 FailureOr<ValueSpec> remat::getValueSpec(Type type, const DataLayout &layout,
@@ -80,7 +91,9 @@ FailureOr<ValueSpec> remat::getValueSpec(Type type, const DataLayout &layout,
     spec.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
     elementType = shaped.getElementType();
   }
-  if (elementType.isF32())
+  if (elementType.isBF16())
+    spec.kind = ElemKind::BF16;
+  else if (elementType.isF32())
     spec.kind = ElemKind::F32;
   else if (elementType.isF64())
     spec.kind = ElemKind::F64;
@@ -89,7 +102,7 @@ FailureOr<ValueSpec> remat::getValueSpec(Type type, const DataLayout &layout,
   else if (elementType.isSignlessInteger(64))
     spec.kind = ElemKind::I64;
   else {
-    reason = "element type must be f32, f64, i32 or i64";
+    reason = "element type must be bf16, f32, f64, i32 or i64";
     return failure();
   }
   // The storage model saturates instead of wrapping: a value this large
@@ -128,12 +141,48 @@ func::FuncOp remat::findEntry(ModuleOp module, StringRef name, StringRef source,
   return nullptr;
 }
 
+/// The bfloat16 nearest to `f` (ties to even), as PyTorch rounds a float.
+static uint16_t toBFloat16(float f) {
+  llvm::APFloat value(f);
+  bool lost = false;
+  value.convert(llvm::APFloat::BFloat(), llvm::APFloat::rmNearestTiesToEven,
+                &lost);
+  return static_cast<uint16_t>(value.bitcastToAPInt().getZExtValue());
+}
+
+/// The value of the bfloat16 with bits `bits`.
+static double fromBFloat16(uint16_t bits) {
+  uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &wide, sizeof(f));
+  return f;
+}
+
+uint64_t remat::randomBits(unsigned arg, int64_t i) {
+  uint64_t z = (static_cast<uint64_t>(arg) << 32) + static_cast<uint64_t>(i) +
+               0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
 void remat::fillInput(const ValueSpec &spec, unsigned arg, void *data) {
   int64_t n = spec.isMemRef ? spec.numElements() : 1;
   for (int64_t i = 0; i < n; ++i) {
     double f = std::sin(0.1 * static_cast<double>(i) + arg) * 0.5;
     int64_t k = (i + arg) % 4;
+    if (spec.bernoulli)
+      f = std::ldexp(static_cast<double>(randomBits(arg, i) >> 11), -53) <
+                  *spec.bernoulli
+              ? 1.0
+              : 0.0;
+    if (spec.high)
+      k = static_cast<int64_t>(randomBits(arg, i) %
+                               static_cast<uint64_t>(*spec.high));
     switch (spec.kind) {
+    case ElemKind::BF16:
+      static_cast<uint16_t *>(data)[i] = toBFloat16(static_cast<float>(f));
+      break;
     case ElemKind::F32:
       static_cast<float *>(data)[i] = static_cast<float>(f);
       break;
@@ -309,6 +358,11 @@ template <typename T> static double load(const char *p) {
 
 static double loadAsDouble(ElemKind kind, const char *p) {
   switch (kind) {
+  case ElemKind::BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, p, sizeof(bits));
+    return fromBFloat16(bits);
+  }
   case ElemKind::F32:
     return load<float>(p);
   case ElemKind::F64:
@@ -477,6 +531,36 @@ llvm::Expected<std::unique_ptr<RunnerInput>> RunnerInput::open(
 
 RunnerInput::~RunnerInput() = default;
 
+/// Reads how argument `arg` of `entry` is drawn (kBernoulliAttrName,
+/// kHighAttrName) into `spec`; sets `reason` and fails on a malformed or
+/// misplaced attribute.
+static LogicalResult readDrawAttributes(func::FuncOp entry, unsigned arg,
+                                        ValueSpec &spec, std::string &reason) {
+  bool isFloat = spec.kind == ElemKind::F32 || spec.kind == ElemKind::F64;
+  if (Attribute attr = entry.getArgAttr(arg, kBernoulliAttrName)) {
+    auto p = dyn_cast<FloatAttr>(attr);
+    if (!p || !isFloat || !(p.getValueAsDouble() >= 0.0) ||
+        p.getValueAsDouble() > 1.0) {
+      reason = ("'" + kBernoulliAttrName +
+                "' must be a float probability in [0, 1] on a float argument")
+                   .str();
+      return failure();
+    }
+    spec.bernoulli = p.getValueAsDouble();
+  }
+  if (Attribute attr = entry.getArgAttr(arg, kHighAttrName)) {
+    auto high = dyn_cast<IntegerAttr>(attr);
+    if (!high || isFloat || high.getInt() <= 0) {
+      reason = ("'" + kHighAttrName +
+                "' must be a positive integer on an integer argument")
+                   .str();
+      return failure();
+    }
+    spec.high = high.getInt();
+  }
+  return success();
+}
+
 llvm::Error remat::getSignatureSpecs(StringRef tool, func::FuncOp entry,
                                      SmallVectorImpl<ValueSpec> &argSpecs,
                                      SmallVectorImpl<ValueSpec> &resultSpecs) {
@@ -487,6 +571,10 @@ llvm::Error remat::getSignatureSpecs(StringRef tool, func::FuncOp entry,
     for (auto [i, type] : llvm::enumerate(types)) {
       std::string reason;
       FailureOr<ValueSpec> spec = getValueSpec(type, layout, tool, reason);
+      if (succeeded(spec) && !isResult &&
+          failed(readDrawAttributes(entry, i, *spec, reason)))
+        return makeRunnerError("argument #" + Twine(i) + " of '" +
+                               entry.getName() + "': " + reason);
       if (failed(spec)) {
         std::string typeString;
         llvm::raw_string_ostream os(typeString);

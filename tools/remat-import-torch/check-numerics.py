@@ -8,12 +8,12 @@ Takes the importer's options for what to trace (model_spec.add_arguments:
 deterministic inputs (docs/Running.md: argument k, element i is
 sin(0.1 i + k) / 2 for floats and (i + k) mod 4 for integers: labels, token
 ids), computes the same step in PyTorch (train mode) on the same values in
-float64 (the reference) and float32, and compares the loss and every
-trainable parameter's gradient with the reference. Without --mlir it prints
-the reference only. A quantity passes when our error is at most
-rtol * scale + atol, or at most --slack (4) times PyTorch float32's own error
-(small batch norms are ill-conditioned: there float32 PyTorch itself is far
-from float64). With --perturb EPS, PyTorch's own error is instead how far its
+float64 (the reference) and in the step's type (--dtype: f32, f64, bf16),
+and compares the loss and every trainable parameter's gradient with the
+reference. Without --mlir it prints the reference only. A quantity passes
+when our error is at most rtol * scale + atol, or at most --slack (4) times
+PyTorch's own error in the step's type (small batch norms are
+ill-conditioned: there float32 PyTorch itself is far from float64). With --perturb EPS, PyTorch's own error is instead how far its
 float64 step moves when every float input is scaled by 1 + EPS cos(i): the
 conditioning of the step at rounding level, for float64 steps that amplify
 rounding beyond any fixed rtol (resnet50 at 64x64: 1e-15 moves its gradients
@@ -23,13 +23,20 @@ by 2e-5). Measured per quantity:
     --max-values elements in all): max |ours - ref|, scale max |ref|;
   * always: the sum and the sum of magnitudes, scale sum |ref|.
 
-With --sgd-lr the results compared are the parameters after
-torch.optim.SGD's step (the step imported with --sgd-lr). The buffers
-(arguments after the parameters) get remat-run's values too, and the buffers
-PyTorch's step updates in place (batch norm's running statistics) are
-compared after the loss and the parameters' results, in named_buffers order.
+With --optimizer (the importer's options, optimizer_spec.py) the results
+compared are the parameters after torch.optim's step and the optimizer's
+new state, which PyTorch starts from remat-run's values for the state
+arguments (AdamW's step count an integer, its exp_avg_sq non-negative:
+remat-run runs a copy of the step that reads those arguments through |x|,
+--save-run-input keeps it). The buffers (arguments after the parameters)
+get remat-run's values too, and the buffers PyTorch's step updates in place
+(batch norm's running statistics) are compared after the loss and the
+parameters' results, in named_buffers order; the new optimizer state last.
 
-Prints one line per result and 'numerics PASS' or 'numerics FAIL'.
+Prints one line per result, the worst relative error (ours and PyTorch's
+own in the step's type, both against float64), the worst relative
+difference between ours and PyTorch's step in the same type, and 'numerics
+PASS' or 'numerics FAIL'.
 """
 
 import argparse
@@ -37,26 +44,51 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import numpy  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import model_spec  # noqa: E402
+import optimizer_spec  # noqa: E402
 import torch_trace  # noqa: E402
+from mlir_emitter import (Emitter, Value, parse_tensor_type,  # noqa: E402
+                          read_signatures, rename_values, tokens)
 
 
-def remat_run_value(k, shape, dtype, perturb=0.0):
-    """remat-run's input k; floats times (1 + perturb cos(i)) if asked."""
+def random_bits(k, n):
+    """remat-run's pseudo-random stream of argument k, elements 0..n-1
+    (docs/Running.md): SplitMix64's first output for the state k * 2^32 + i,
+    as uint64."""
+    with numpy.errstate(over="ignore"):
+        z = (numpy.uint64(k) << numpy.uint64(32)) + numpy.arange(n, dtype=numpy.uint64)
+        z = z + numpy.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> numpy.uint64(30))) * numpy.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> numpy.uint64(27))) * numpy.uint64(0x94D049BB133111EB)
+        return z ^ (z >> numpy.uint64(31))
+
+
+def remat_run_value(k, shape, dtype, perturb=0.0, high=None, bernoulli=None):
+    """remat-run's input k; floats times (1 + perturb cos(i)) if asked;
+    with `high` (remat.high) integers in [0, high), with `bernoulli`
+    (remat.bernoulli) a 0/1 mask of that probability of a 1."""
     n = 1
     for d in shape:
         n *= d
     i = torch.arange(n, dtype=torch.float64)
-    if dtype.is_floating_point:
+    if bernoulli is not None:
+        u = (random_bits(k, n) >> numpy.uint64(11)).astype(numpy.float64) * 2.0 ** -53
+        v = torch.from_numpy((u < bernoulli).astype(numpy.float64)).to(dtype)
+    elif dtype.is_floating_point:
         v = torch.sin(0.1 * i + k) * 0.5
         if perturb:
             v = v * (1 + perturb * torch.cos(i))
+        v = v.to(dtype)
+    elif high is not None:
+        v = torch.from_numpy((random_bits(k, n) % numpy.uint64(high)).astype(numpy.int64))
         v = v.to(dtype)
     else:
         v = ((torch.arange(n) + k) % RUN_INT_RANGE).to(dtype)
@@ -95,46 +127,54 @@ def data_values(spec, first, dtype, perturb):
             values.append(remat_run_value(k, i.shape, i.dtype, perturb)
                           .to(dtype))
             continue
-        if i.high is not None and i.high < RUN_INT_RANGE:
-            raise torch_trace.ImportError_(
-                "input '%s' takes values below %d only; remat-run's integer "
-                "inputs are (i + k) mod %d" % (i.name, i.high, RUN_INT_RANGE))
-        values.append(remat_run_value(k, i.shape, i.dtype))
+        values.append(remat_run_value(k, i.shape, i.dtype, high=i.high))
     return values
 
 
 class Dropout:
-    """F.dropout with remat-run's values for the masks: the imported step
-    takes each dropout mask as an argument after the data arguments, in
-    call order (docs/Importer.md, "Dropout")."""
+    """F.dropout and Tensor.bernoulli_ (stochastic depth's draw) with
+    remat-run's values for the masks: the imported step takes each mask as
+    an argument after the data arguments, in call order, marked
+    remat.bernoulli = the probability of a 1 (docs/Importer.md,
+    "Dropout")."""
 
     def __init__(self, first, spec_dtype, dtype):
         self.first, self.spec_dtype, self.dtype = first, spec_dtype, dtype
         self.masks = 0
 
+    def mask(self, shape, keep):
+        k = self.first + self.masks
+        self.masks += 1
+        return remat_run_value(k, list(shape), self.spec_dtype,
+                               bernoulli=keep).to(self.dtype)
+
     def __call__(self, input, p=0.5, training=True, inplace=False):
         if not training or p == 0:
             return input
-        k = self.first + self.masks
-        self.masks += 1
-        mask = remat_run_value(k, list(input.shape), self.spec_dtype)
-        return input * mask.to(self.dtype) / (1 - p)
+        return input * self.mask(input.shape, 1 - p) / (1 - p)
+
+    def bernoulli_(self, tensor, p=0.5, generator=None):
+        if isinstance(p, torch.Tensor):
+            raise ValueError("bernoulli_ with probabilities from a tensor")
+        with torch.no_grad():
+            return tensor.copy_(self.mask(tensor.shape, float(p)))
 
     def __enter__(self):
-        self.saved = F.dropout
+        self.saved = F.dropout, torch.Tensor.bernoulli_
         F.dropout = self
+        torch.Tensor.bernoulli_ = lambda t, *a, **k: self.bernoulli_(t, *a, **k)
         return self
 
     def __exit__(self, *exc):
-        F.dropout = self.saved
+        F.dropout, torch.Tensor.bernoulli_ = self.saved
         return False
 
 
 def torch_step(spec, dtype, args, perturb=0.0):
     """The step's results in PyTorch on remat-run's inputs (perturbed by
     `perturb`, relative), with their labels: the loss, the gradient of
-    every trainable parameter (or what an update rule makes of them,
-    `parameter_results`), then the buffers the step updates."""
+    every trainable parameter (or the parameter after the optimizer's
+    step), the buffers the step updates, then the optimizer's new state."""
     model = spec.model.to(dtype)
     model.train()
     params = {n: remat_run_value(k, list(t.shape), spec.dtype, perturb)
@@ -145,7 +185,9 @@ def torch_step(spec, dtype, args, perturb=0.0):
     # Updated in place: native_batch_norm's kernel writes the running
     # statistics without bumping the tensors' versions, so compare values.
     before = {n: t.clone() for n, t in buffers.items()}
-    first = len(params) + len(buffers)  # the first data argument
+    state = state_values(args.opt, [params[n] for n in names],
+                         len(params) + len(buffers), spec.dtype, dtype)
+    first = len(params) + len(buffers) + len(state)  # the first data argument
     data = data_values(spec, first, dtype, perturb)
     tensors = {**params, **buffers}
     tensors.update((a, tensors[n])
@@ -153,25 +195,72 @@ def torch_step(spec, dtype, args, perturb=0.0):
     with Dropout(first + len(data), spec.dtype, dtype):
         loss = spec.loss_of(spec.forward(tensors, data), data)
     grads = torch.autograd.grad(loss, [params[n] for n in names])
-    values, labels = parameter_results(params, names, grads, args)
+    values, labels, new_state = parameter_results(params, names, grads,
+                                                  state, args.opt)
     updated = [n for n, t in buffers.items() if not torch.equal(t, before[n])]
+    state_labels = ["s " + n for n in args.opt.state_names(names)] \
+        if args.opt else []
     return ([loss.detach().double()] + values +
-            [buffers[n].double() for n in updated],
-            ["loss"] + labels + ["b " + n for n in updated])
+            [buffers[n].double() for n in updated] +
+            [t.double() for t in new_state],
+            ["loss"] + labels + ["b " + n for n in updated] + state_labels)
 
 
-def parameter_results(params, names, grads, args):
-    """What the step returns per trainable parameter, with labels: its
-    gradient, or the parameter after the update rule the step was imported
-    with (--sgd-lr: torch.optim.SGD's step). Update rules belong here."""
-    if args.sgd_lr is None:
+def state_values(opt, params, first, spec_dtype, dtype):
+    """The optimizer's state as remat-run gives it from argument `first`
+    on (optimizer_spec's order): the step count an integer in [0, 4), a
+    slot of its parameter's type; exp_avg_sq through |x| (see
+    `nonnegative_state`)."""
+    if opt is None:
+        return []
+    names = opt.state_names(["p%d" % i for i in range(len(params))])
+    shapes = [list(p.shape) for p in params for _ in opt.slots]
+    out = []
+    if opt.has_step:
+        out.append(remat_run_value(first, [], torch.int64))
+    for k, (name, shape) in enumerate(zip(names[len(out):], shapes),
+                                      first + len(out)):
+        v = remat_run_value(k, shape, spec_dtype).to(dtype)
+        out.append(v.abs() if name.endswith(".exp_avg_sq") else v)
+    return out
+
+
+def parameter_results(params, names, grads, state, opt):
+    """What the step returns per trainable parameter, with labels, and the
+    new optimizer state: the gradients, or the parameters after
+    torch.optim's step from `state` (optimizer_spec.Optimizer.torch_step)."""
+    if opt is None:
         return ([g.detach().double() for g in grads],
-                ["d " + n for n in names])
+                ["d " + n for n in names], [])
     tensors = [params[n].detach().clone() for n in names]
-    for t, g in zip(tensors, grads):
-        t.grad = g.detach()
-    torch.optim.SGD(tensors, lr=args.sgd_lr).step()
-    return [t.double() for t in tensors], ["p " + n for n in names]
+    new_state = opt.torch_step(tensors, [g.detach() for g in grads], state)
+    return [t.double() for t in tensors], ["p " + n for n in names], new_state
+
+
+def nonnegative_state(text, opt, first):
+    """The step `text` with every exp_avg_sq argument (AdamW's, from
+    argument `first` on) read through |x|: remat-run's values are negative
+    half the time, a second moment never is. The copy remat-run runs."""
+    if opt is None or "exp_avg_sq" not in opt.slots:
+        return text
+    sig = read_signatures(text)[0]
+    e = Emitter()
+    e.names.reserve(t.text for t in tokens(text[sig.start:sig.body_end])
+                    if t.text.startswith("%"))
+    e.loc = "check-numerics/abs"
+    renames = {}
+    slot = first + int(opt.has_step) + opt.slots.index("exp_avg_sq")
+    for name, type_ in sig.args[slot::len(opt.slots)]:
+        if not name.endswith("_exp_avg_sq"):
+            break  # past the state: the data arguments
+        shape, elt = parse_tensor_type(type_)
+        v = Value("%" + name, shape, elt)
+        renames[v.name] = e.elementwise([v], shape, elt, lambda b, s: b.op(
+            "math.absf", s, elt)).name
+    body_start = text.index("\n", sig.body_start) + 1
+    return (text[:body_start] + "\n".join(e.lines) + "\n" +
+            rename_values(text[body_start:sig.body_end], renames) +
+            text[sig.body_end:])
 
 
 def within(ours_err, torch_err, scale, args):
@@ -188,9 +277,10 @@ def parse_args():
     model_spec.add_arguments(p)
     p.add_argument("--mlir", help="the imported step (without it, only "
                    "PyTorch's reference results are printed)")
-    p.add_argument("--sgd-lr", type=float,
-                   help="the step was imported with --sgd-lr: compare the "
-                   "updated parameters with torch.optim.SGD's")
+    optimizer_spec.add_arguments(p)
+    p.add_argument("--save-run-input", metavar="FILE",
+                   help="write the IR remat-run runs (with --optimizer "
+                   "adamw: exp_avg_sq read through |x|) to FILE")
     p.add_argument("--remat-run", default="remat-run")
     p.add_argument("--pipeline", help="remat-run --pipeline")
     p.add_argument("--opt-level", type=int,
@@ -199,6 +289,10 @@ def parse_args():
     p.add_argument("--rtol", type=float, default=1e-4)
     p.add_argument("--atol", type=float, default=1e-6)
     p.add_argument("--slack", type=float, default=4.0)
+    p.add_argument("--rtol-torch", type=float,
+                   help="also fail where a result differs from PyTorch's "
+                   "step in the same type (--dtype) by more than this, "
+                   "relative as rtol (bf16: both comparisons matter)")
     p.add_argument("--max-values", type=int, default=1 << 20)
     p.add_argument("--perturb", type=float, default=0.0,
                    help="measure PyTorch's own error (for --slack) as its "
@@ -206,28 +300,55 @@ def parse_args():
                    "by 1 + PERTURB cos(i), instead of its float32 error")
     args = p.parse_args()
     model_spec.check_arguments(p, args)
+    args.opt = optimizer_spec.from_arguments(p, args)
     return args
 
 
 def reference(args):
     """(labels, PyTorch's float64 results, PyTorch's own error's results,
-    what those are): its float32 step (the step's type), or with --perturb
-    its float64 step on inputs perturbed at rounding level."""
+    what those are, the first argument after the parameters and buffers):
+    PyTorch's own is its step in the step's type, or with --perturb its
+    float64 step on inputs perturbed at rounding level."""
     spec = model_spec.ModelSpec.create(args)
+    first_state = len(list(spec.model.named_parameters())) + \
+        len(list(spec.model.named_buffers()))
     expected, labels = torch_step(spec, torch.float64, args)
-    other = "f32" if spec.dtype == torch.float32 else "f64"
+    other = model_spec.DTYPE_NAMES[spec.dtype]
     if args.perturb:
         theirs, _ = torch_step(spec, torch.float64, args, args.perturb)
         other = "f64 perturbed"
     else:
-        theirs, _ = torch_step(spec, spec.dtype, args)
-    return labels, expected, theirs, other
+        try:
+            theirs, _ = torch_step(spec, spec.dtype, args)
+        except RuntimeError as err:  # an op without a kernel of that type
+            raise torch_trace.ImportError_(
+                "PyTorch's own %s step fails, so there is no error of "
+                "PyTorch's to compare ours with: %s" % (other, err))
+    return labels, expected, theirs, other, first_state
 
 
-def run_ours(args, total):
+def run_ours(args, total, first_state):
     """remat-run's results of the imported step (values printed when all
-    results hold at most --max-values elements)."""
-    cmd = [args.remat_run, args.mlir, "--json"]
+    results hold at most --max-values elements); the optimizer's state
+    starts at argument `first_state`."""
+    with open(args.mlir) as f:
+        text = nonnegative_state(f.read(), args.opt, first_state)
+    path = args.save_run_input
+    if path is None:
+        tmp = tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False)
+        path = tmp.name
+        tmp.close()
+    with open(path, "w") as f:
+        f.write(text)
+    try:
+        return run_remat_run(args, path, total)
+    finally:
+        if args.save_run_input is None:
+            os.unlink(path)
+
+
+def run_remat_run(args, path, total):
+    cmd = [args.remat_run, path, "--json"]
     if total <= args.max_values:
         cmd.append("--print-results")
     if args.pipeline:
@@ -241,10 +362,12 @@ def run_ours(args, total):
 
 
 def errors(got, want, theirs, other, args):
-    """(relative error, PyTorch's own relative error, mismatches) of one
-    result: its sums, and its values when printed."""
+    """(relative error, PyTorch's own relative error, mismatches, relative
+    difference from PyTorch's own step) of one result: its sums, and its
+    values when printed."""
     w, t = want.flatten(), theirs.flatten()
     floor = args.atol / args.rtol
+    rel_same = 0.0
     checks = [("sum", got["sum"], float(w.sum()), float(t.sum()),
                float(w.abs().sum())),
               ("abs_sum", got["abs_sum"], float(w.abs().sum()),
@@ -255,6 +378,7 @@ def errors(got, want, theirs, other, args):
         e_ours, e_torch = abs(ours - ref), abs(torch_value - ref)
         rel = max(rel, e_ours / (scale + floor))
         rel_torch = max(rel_torch, e_torch / (scale + floor))
+        rel_same = max(rel_same, abs(ours - torch_value) / (scale + floor))
         if not within(e_ours, e_torch, scale, args):
             errs.append("%s %.9g vs %.9g (torch %s %.9g)"
                         % (what, ours, ref, other, torch_value))
@@ -265,10 +389,15 @@ def errors(got, want, theirs, other, args):
         e_torch = float((t - w).abs().max())
         rel = max(rel, e_ours / (maxabs + floor))
         rel_torch = max(rel_torch, e_torch / (maxabs + floor))
+        rel_same = max(rel_same,
+                       float((g - t).abs().max()) / (maxabs + floor))
         if not within(e_ours, e_torch, maxabs, args):
             errs.append("max |diff| %.3g (torch %s %.3g)"
                         % (e_ours, other, e_torch))
-    return rel, rel_torch, errs
+    if args.rtol_torch is not None and rel_same > args.rtol_torch:
+        errs.append("%.3g from torch %s's step (--rtol-torch %g)"
+                    % (rel_same, other, args.rtol_torch))
+    return rel, rel_torch, errs, rel_same
 
 
 def shape_text(t):
@@ -278,7 +407,7 @@ def shape_text(t):
 def main():
     args = parse_args()
     try:
-        labels, expected, theirs, other = reference(args)
+        labels, expected, theirs, other, first_state = reference(args)
     except torch_trace.ImportError_ as e:
         sys.exit("check-numerics: error: %s" % e)
     if not args.mlir:
@@ -290,15 +419,16 @@ def main():
                 label, shape_text(want), float(want.sum()), other, rel))
         print("reference only: %d results" % len(labels))
         return 0
-    results = run_ours(args, sum(t.numel() for t in expected))
+    results = run_ours(args, sum(t.numel() for t in expected), first_state)
     if len(results) != len(expected):
         sys.exit("remat-run returned %d results, PyTorch %d"
                  % (len(results), len(expected)))
     ok = True
-    worst = worst_torch = 0.0
+    worst = worst_torch = worst_same = 0.0
     for label, want, t, got in zip(labels, expected, theirs, results):
-        rel, rel_torch, errs = errors(got, want, t, other, args)
+        rel, rel_torch, errs, rel_same = errors(got, want, t, other, args)
         worst, worst_torch = max(worst, rel), max(worst_torch, rel_torch)
+        worst_same = max(worst_same, rel_same)
         status = "ok" if not errs else "MISMATCH " + "; ".join(errs)
         print("%-40s %-12s rel %.2e %s" % (label, shape_text(want), rel,
                                            status))
@@ -307,6 +437,7 @@ def main():
     # rtol * scale + atol has rel <= rtol.
     print("worst relative error %.2e (rtol %g; torch %s %.2e)" %
           (worst, args.rtol, other, worst_torch))
+    print("worst relative difference from torch %s: %.2e" % (other, worst_same))
     print("numerics PASS" if ok else "numerics FAIL")
     return 0 if ok else 1
 

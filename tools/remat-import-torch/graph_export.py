@@ -231,20 +231,27 @@ def _op_entry(n, index, forward, unknown, device):
                 alias_of=alias)
 
 
-def to_graph(joint, name, device=None):
-    """The graph dict, costs in FLOPs or, with a `device` (a
+def to_graph(joint, name, opt=None, device=None):
+    """The graph dict, with the update of `opt` (an optimizer_spec
+    Optimizer) when given, costs in FLOPs or, with a `device` (a
     roofline.Device), in picoseconds on it; raises UnknownOps naming every
     op without a cost rule, with its module path."""
     index = {}
     nodes = []
     unknown = {}
     forward = _forward_nodes(joint)
+    kinds = {p: joint.placeholder_kind(i)
+             for i, p in enumerate(joint.placeholders)}
+    state = None
     for n in joint.graph.nodes:
         if n.op == "output":
             continue
+        kind = kinds.get(n)
+        if state is None and kind not in ("param", "buffer"):
+            # The optimizer's state follows the parameters and buffers.
+            state = _add_state(nodes, joint, opt)
         entry = {"id": len(nodes), "name": n.name}
         if n.op == "placeholder":
-            kind = joint.placeholder_kind(len(nodes))
             entry.update(bytes=value_bytes(n.meta.get("val")), cost=0,
                          deps=[], kind="param" if kind == "param" else "input",
                          alias_of=None)
@@ -260,14 +267,76 @@ def to_graph(joint, name, device=None):
         nodes.append(entry)
     if unknown:
         raise UnknownOps(format_unknown(unknown, "no cost rule"))
-    outputs = [index[joint.loss]] + [index[g] for g in joint.grads
-                                     if g is not None]
-    outputs += [index[v] for _, v in joint.buffer_updates]
+    grads = [index[g] for g in joint.grads if g is not None]
+    buffers = [index[v] for _, v in joint.buffer_updates]
+    if opt is None:
+        outputs = [index[joint.loss]] + grads + buffers
+    else:
+        params, new_state = _add_updates(nodes, joint, opt, index, state, device)
+        outputs = [index[joint.loss]] + params + buffers + new_state
     graph = {"name": name, "fixed_bytes": 0, "nodes": nodes,
              "outputs": outputs}
     if device is not None:
         graph["device"] = device.name  # informational: costs are ps on it
     return graph
+
+
+def _trainable(joint):
+    """(name, placeholder, gradient) of every parameter with a gradient."""
+    return [(name, p, g) for name, p, g in zip(
+        joint.param_names, joint.placeholders, joint.grads) if g is not None]
+
+
+def _add_state(nodes, joint, opt):
+    """Appends the optimizer's state (opt.state_names order) as resident
+    `param` nodes at path `optimizer`; returns {state name: node id}."""
+    if opt is None:
+        return {}
+    sizes = {"step": 8}
+    for name, p, _ in _trainable(joint):
+        for slot in opt.slots:
+            sizes["%s.%s" % (name, slot)] = value_bytes(p.meta.get("val"))
+    ids = {}
+    for state_name in opt.state_names([n for n, _, _ in _trainable(joint)]):
+        ids[state_name] = len(nodes)
+        nodes.append({"id": len(nodes), "name": state_name,
+                      "bytes": sizes[state_name], "cost": 0, "deps": [],
+                      "kind": "param", "alias_of": None, "path": "optimizer"})
+    return ids
+
+
+def _add_updates(nodes, joint, opt, index, state, device=None):
+    """Appends the update: per trainable parameter one node computing it in
+    place (alias of the parameter, 0 bytes, the update's FLOPs or, with a
+    `device`, its roofline time: parameter and state read and written, the
+    gradient read) and one per
+    slot of its state (alias of the slot), each reading the parameter, its
+    gradient, its state (and AdamW's new step count); returns the ids of
+    the new parameters and of the new state (state_names order)."""
+    def add(name, base, deps, cost):
+        nodes.append({"id": len(nodes), "name": "%s/%s" % (name, opt.kind),
+                      "bytes": 0, "cost": float(cost), "deps": deps,
+                      "kind": "backward", "alias_of": base,
+                      "path": "optimizer"})
+        return len(nodes) - 1
+
+    step_cost = 1 if device is None else roofline.time_ps(
+        1, device.fp32, 16, device)
+    new_state = [add("step", state["step"], [state["step"]], step_cost)] \
+        if opt.has_step else []
+    params = []
+    for name, p, g in _trainable(joint):
+        slots = [state["%s.%s" % (name, s)] for s in opt.slots]
+        deps = [index[p], index[g]] + slots + new_state[:1]
+        elements = numel(p.meta["val"].shape)
+        cost = opt.flops_per_element() * elements
+        if device is not None:
+            cost = roofline.update_ps(cost, elements, p.meta["val"].dtype,
+                                      3 + 2 * len(opt.slots), device)
+        params.append(add(name, index[p], deps, cost))
+        new_state += [add("%s.%s" % (name, s), base, deps, 0)
+                      for s, base in zip(opt.slots, slots)]
+    return params, new_state
 
 
 class NotLinear(Exception):

@@ -43,12 +43,77 @@ def tensor_type(shape, elt):
     return "tensor<%s%s>" % ("".join("%dx" % d for d in shape), elt)
 
 
+FLOAT_TYPES = ("bf16", "f32", "f64")
+_FLOAT_BITS = {"bf16": 16, "f32": 32, "f64": 64}
+
+
+def is_float(elt):
+    """Whether the element type `elt` is a float type (bf16, f32, f64)."""
+    return elt in FLOAT_TYPES
+
+
+def bits(elt):
+    """The width of element type `elt` (a float type or iN) in bits."""
+    return _FLOAT_BITS.get(elt) or int(elt[1:])
+
+
+def _float_cast(src, dst):
+    """The arith op converting float type `src` to float type `dst`."""
+    return "arith.extf" if bits(dst) > bits(src) else "arith.truncf"
+
+
+def convert_scalar(b, x, src, dst, hint="cv"):
+    """Payload: the scalar x of type src as dst, as PyTorch converts:
+    floats widened (extf) or rounded to nearest (truncf), booleans to 0/1,
+    integers to floats by value (sitofp), floats to integers toward zero
+    (fptosi), integers widened (extsi) or cut (trunci), anything to a
+    boolean by `!= 0`; x itself when src is dst."""
+    if src == dst:
+        return x
+    if dst == "i1":
+        zero = b.const("0.0" if is_float(src) else "0", src, hint + "z")
+        return b.op("arith.cmpf" if is_float(src) else "arith.cmpi",
+                    ["une" if is_float(src) else "ne", x, zero], src, hint)
+    if is_float(src) and is_float(dst):
+        instr = _float_cast(src, dst)
+    elif is_float(dst):
+        instr = "arith.uitofp" if src == "i1" else "arith.sitofp"
+    elif is_float(src):
+        instr = "arith.fptosi"
+    elif bits(dst) > bits(src):
+        instr = "arith.extui" if src == "i1" else "arith.extsi"
+    else:
+        instr = "arith.trunci"
+    return b.cast(instr, x, src, dst, hint)
+
+
+def accumulator_type(elt):
+    """The type sums of `elt` values accumulate in: float32 for bf16 (as
+    PyTorch's CPU kernels and the GPUs' matrix units do), `elt` otherwise."""
+    return "f32" if elt == "bf16" else elt
+
+
+def widened(blk, x, elt, acc):
+    """The payload value `x` of type `elt` in the accumulator type `acc`
+    (itself when they are the same)."""
+    return x if elt == acc else blk.cast("arith.extf", x, elt, acc, "w")
+
+
 def hex_float(value, elt="f32"):
-    """An exact MLIR float literal: the value rounded to `elt` (f32 as
-    PyTorch rounds a Python scalar used with a float32 tensor)."""
+    """An exact MLIR float literal: the value rounded to `elt` as PyTorch
+    rounds a Python scalar used with a tensor of that type (f32: to nearest;
+    bf16: to the nearest float, then to nearest even bfloat16, as
+    c10::BFloat16)."""
+    if elt == "f64":
+        return "0x%016X" % struct.unpack("<Q", struct.pack("<d", float(value)))[0]
+    bits = struct.unpack("<I", struct.pack("<f", float(value)))[0]
     if elt == "f32":
-        return "0x%08X" % struct.unpack("<I", struct.pack("<f", float(value)))[0]
-    return "0x%016X" % struct.unpack("<Q", struct.pack("<d", float(value)))[0]
+        return "0x%08X" % bits
+    if elt != "bf16":
+        raise ValueError("no float literal of type %s" % elt)
+    if value != value:  # NaN
+        return "0x7FC0"
+    return "0x%04X" % ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16)
 
 
 def decimal_float(value):
@@ -63,12 +128,13 @@ def decimal_float(value):
 
 
 def scalar_literal(value, elt):
-    """The literal of `value` as an `elt` constant: exact hex for floats,
-    true/false for i1, a decimal integer otherwise."""
-    if elt in ("f32", "f64"):
+    """The literal of `value` as an `elt` constant (written `<literal> :
+    <elt>`): exact hex for floats, 1/0 for i1, a decimal integer
+    otherwise."""
+    if is_float(elt):
         return hex_float(value, elt)
     if elt == "i1":
-        return "true" if value else "false"
+        return "1" if value else "0"
     return str(int(value))
 
 
@@ -168,7 +234,9 @@ class Names:
         return name in self.function or any(name in r for r in self.regions)
 
     def reserve(self, names):
-        """Names defined outside the emitter (in text read from a file)."""
+        """Names defined outside the emitter (in text read from a file);
+        any iterable, a generator too."""
+        names = set(names)
         self.function.update(names)
         self.everywhere.update(names)
 
@@ -406,11 +474,15 @@ class Emitter:
         names = res if n_outs == 1 else ["%s#%d" % (res[0], i) for i in range(n_outs)]
         return [Value(nm, o.shape, o.elt) for nm, o in zip(names, outs)]
 
-    def elementwise(self, operands, out_shape, out_elt, payload, hint="g"):
+    def elementwise(self, operands, out_shape, out_elt, payload, hint="g",
+                    promote=None):
         """A broadcasting element-wise linalg.generic into a new tensor.
         operands: Values, Python scalars (constants of out_elt, f32 for an
         i1 result) or (scalar, elt) pairs; payload(block, scalars) returns
-        the result's name, scalars being the names of the elements."""
+        the result's name, scalars being the names of the elements.
+        `promote`: a float type that float tensor operands of another float
+        type are converted to in the payload (PyTorch's type promotion of a
+        bf16 tensor with a float32 one, without a converted copy)."""
         tensors = [o for o in operands if isinstance(o, Value)]
         init = self.empty(out_shape, out_elt)
 
@@ -418,13 +490,16 @@ class Emitter:
             scalars, tensor_args, k = [], iter(args), 0
             for o in operands:
                 if isinstance(o, Value):
-                    scalars.append(next(tensor_args))
+                    a = next(tensor_args)
+                    if promote and is_float(o.elt) and o.elt != promote:
+                        a = blk.cast(_float_cast(o.elt, promote), a, o.elt,
+                                     promote, "pr")
+                    scalars.append(a)
                     continue
                 elt = out_elt if out_elt != "i1" else "f32"
                 if isinstance(o, tuple):
                     o, elt = o
-                lit = hex_float(o, elt) if elt.startswith("f") else str(int(o))
-                scalars.append(blk.const(lit, elt, "k%d" % k))
+                scalars.append(blk.const(scalar_literal(o, elt), elt, "k%d" % k))
                 k += 1
             return payload(blk, scalars)
 
@@ -432,18 +507,30 @@ class Emitter:
         return self.generic(tensors, [broadcast_map(out_shape, t.shape) for t in tensors],
                             [init], [identity_map(r)], ["parallel"] * r, body, hint)[0]
 
+    def convert(self, v, elt):
+        """`v` with element type `elt` (convert_scalar's rules); `v`
+        itself when it has that type already."""
+        if v.elt == elt:
+            return v
+        return self.elementwise([v], v.shape, elt, lambda b, s: convert_scalar(
+            b, s[0], v.elt, elt, "cv"))
+
     def reduce_generic(self, v, rdims, kind, keep_shape=None):
-        """Sum or max of `v` over rdims as a linalg.generic; the result has
+        """Sum or max of `v` over rdims as a linalg.generic, accumulated in
+        accumulator_type (float32 for bf16, then rounded); the result has
         the other dims, reshaped to keep_shape when given."""
         r = v.rank
         rdims = sorted(d % r for d in rdims) if r else []
         out_shape = [s for i, s in enumerate(v.shape) if i not in rdims]
-        init = self.filled(out_shape, v.elt, 0.0 if kind == "sum" else float("-inf"))
+        acc = accumulator_type(v.elt)
+        init = self.filled(out_shape, acc, 0.0 if kind == "sum" else float("-inf"))
         iters = ["reduction" if i in rdims else "parallel" for i in range(r)]
         omap = affine_map(r, ["d%d" % i for i in range(r) if i not in rdims])
         opname = "arith.addf" if kind == "sum" else "arith.maximumf"
         res = self.generic([v], [identity_map(r)], [init], [omap], iters,
-                           lambda b, a: b.op(opname, a, v.elt, "s"))[0]
+                           lambda b, a: b.op(opname, [widened(b, a[0], v.elt, acc),
+                                                      a[1]], acc, "s"))[0]
+        res = self.convert(res, v.elt)
         return res if keep_shape is None else self.reshape(res, keep_shape)
 
     def reduce(self, v, dims_, init, combiner, hint="red"):
@@ -674,15 +761,17 @@ def _signature(toks, i):
     sig.private = any(t.text == "private" for t in toks[j:i])
     args, i = _group(toks, i + 1, ")")
     sig.args = [(a[0].text[1:], a[2].text) for a in args if len(a) > 2 and a[1].text == ":"]
-    if toks[i].text == "->":
-        if toks[i + 1].text == "(":
+    # A declaration may end the text: past the last token reads as "".
+    text = lambda k: toks[k].text if k < len(toks) else ""
+    if text(i) == "->":
+        if text(i + 1) == "(":
             results, i = _group(toks, i + 1, ")")
             sig.results = [r[0].text for r in results]
         else:
-            sig.results, i = [toks[i + 1].text], i + 2
-    if toks[i].text == "attributes":
+            sig.results, i = [text(i + 1)], i + 2
+    if text(i) == "attributes":
         _, i = _group(toks, i + 1, "}")
-    if toks[i].text != "{":
+    if text(i) != "{":
         return None
     sig.body_start, depth = toks[i].end, 0
     for t in toks[i:]:

@@ -137,10 +137,11 @@ def add_arguments(p, require_source=True):
     p.add_argument("--num-classes", type=int, default=None,
                    help="classes of a torchvision model (default: its own, "
                    "1000)")
-    p.add_argument("--dtype", choices=["f32", "f64"], default="f32",
+    p.add_argument("--dtype", choices=["f32", "f64", "bf16"], default="f32",
                    help="element type of the parameters and of float inputs "
                    "without a DTYPE (f64: for checking the lowering without "
-                   "float32 rounding)")
+                   "float32 rounding; bf16: parameters, activations and "
+                   "gradients in bfloat16)")
     p.add_argument("--name", help="name of the graph / function")
 
 
@@ -231,14 +232,13 @@ class ModelSpec:
 
 
 def _float_dtype(args):
-    return torch.float64 if getattr(args, "dtype", "f32") == "f64" \
-        else torch.float32
+    return DTYPES[getattr(args, "dtype", None) or "f32"]
 
 
 def _converted(model, dtype):
-    """The model with float64 parameters and buffers for --dtype f64 (as
-    constructed otherwise)."""
-    return model.double() if dtype == torch.float64 else model
+    """The model with its float parameters and buffers in `dtype` (f64,
+    bf16; as constructed, float32, otherwise)."""
+    return model if dtype == torch.float32 else model.to(dtype)
 
 
 def _create(args):

@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """remat-import-torch: trace one PyTorch training step into remat-opt's inputs.
 
-Traces forward + cross-entropy loss + backward of a torchvision classification
-model (--model resnet18) or of a user's nn.Module (--module file.py:Class) with
+Traces forward + loss + backward of a torchvision classification model
+(--model resnet18) or of a user's nn.Module (--module file.py:Class) with
 functorch's AOT autograd into the joint forward+backward graph of aten ops
-(fake tensors: no real compute), and writes
+(fake tensors: no real compute), adds the update of --optimizer if given,
+and writes
 
   --emit-graph out.json   the remat-solve JSON graph (docs/SolverFormat.md)
   --emit-mlir out.mlir    linalg-on-tensors training IR for remat-opt
@@ -22,20 +23,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import model_spec  # noqa: E402  (after the path tweak)
+import optimizer_spec  # noqa: E402
 import roofline  # noqa: E402
 import torch_trace  # noqa: E402
-
-
-def parse_lr(text):
-    """A learning rate as torch.optim.SGD accepts it: finite, >= 0."""
-    try:
-        lr = float(text)
-    except ValueError:
-        lr = float("nan")
-    if not (0.0 <= lr < float("inf")):
-        raise argparse.ArgumentTypeError(
-            "expected a finite learning rate >= 0, got '%s'" % text)
-    return lr
 
 
 def main(argv=None):
@@ -56,9 +46,6 @@ def main(argv=None):
                    help="graph: costs are the roofline time on this device "
                    "in picoseconds (max of FLOPs / peak and bytes moved / "
                    "HBM bandwidth) instead of FLOPs (docs/CostModel.md)")
-    p.add_argument("--sgd-lr", type=parse_lr, metavar="LR",
-                   help="MLIR: return every parameter after one SGD step "
-                   "(p - LR * dp) instead of its gradient")
     p.add_argument("--list-ops", action="store_true",
                    help="print the aten ops of the joint graph with counts")
     p.add_argument("--list-lowerings", action="store_true",
@@ -68,6 +55,12 @@ def main(argv=None):
                    help="--emit-mlir: the per-rank step of N data-parallel "
                    "ranks (batch split, gradients and batch-norm "
                    "statistics all-reduced; see docs/Distributed.md)")
+    p.add_argument("--fsdp", action="store_true",
+                   help="with --shard N: fully sharded data parallel "
+                   "(parameters, gradients and a plain SGD step split "
+                   "along dimension 0 over the ranks, parameters "
+                   "all-gathered before use, gradients reduce-scattered)")
+    optimizer_spec.add_arguments(p)
     args = p.parse_args(argv)
     if args.list_lowerings:
         return list_lowerings()
@@ -80,14 +73,18 @@ def main(argv=None):
                                    args.emit_graph):
         p.error("--shard needs a positive number of ranks and --emit-mlir "
                 "(without --emit-graph)")
-    if args.sgd_lr is not None and not args.emit_mlir:
-        p.error("--sgd-lr applies to --emit-mlir only")
     if args.device and not args.emit_graph:
         p.error("--device applies to --emit-graph only (for the MLIR, "
                 "remat-opt --remat-annotate-costs=device=%s)" % args.device)
-    if args.shard is not None and args.sgd_lr is not None:
-        p.error("--shard and --sgd-lr cannot be combined (the per-rank "
-                "step returns all-reduced gradients)")
+    if args.fsdp and args.shard is None:
+        p.error("--fsdp needs --shard N")
+    args.opt = optimizer_spec.from_arguments(p, args)
+    if args.shard is not None and args.opt is not None and not (
+            args.fsdp and args.opt.kind == "sgd" and not args.opt.weight_decay):
+        p.error("--shard takes an optimizer only with --fsdp and plain SGD "
+                "(--optimizer sgd --lr LR, no weight decay): the plain "
+                "data-parallel step returns all-reduced gradients, and "
+                "momentum and AdamW state are not sharded yet")
 
     try:
         spec = model_spec.ModelSpec.create(args)
@@ -125,8 +122,8 @@ def add_batch_scaling(graph, spec, args):
         double = spec.with_batch(2 * batch)
         joint = torch_trace.trace(double, decompose=args.decompose)
         graph_export.add_batch_scaling(
-            graph, graph_export.to_graph(joint, spec.name, device_of(args)),
-            batch)
+            graph, graph_export.to_graph(joint, spec.name, args.opt,
+                                         device_of(args)), batch)
     except (torch_trace.ImportError_, graph_export.UnknownOps,
             graph_export.NotLinear) as e:
         sys.stderr.write("remat-import-torch: warning: the graph carries no "
@@ -143,7 +140,7 @@ def emit(args, spec):
         if args.emit_graph:
             import graph_export
             try:
-                graph = graph_export.to_graph(joint, spec.name,
+                graph = graph_export.to_graph(joint, spec.name, args.opt,
                                               device_of(args))
             except graph_export.UnknownOps as e:
                 sys.stderr.write("remat-import-torch: error: %s\n" % e)
@@ -158,7 +155,7 @@ def emit(args, spec):
             return emit_data_parallel_mlir(args, spec)
         joint = torch_trace.trace(spec, decompose=True, for_mlir=True)
         try:
-            text = mlir_export.to_mlir(joint, spec.name, args.sgd_lr)
+            text = mlir_export.to_mlir(joint, spec.name, args.opt)
         except mlir_export.UnsupportedOps as e:
             sys.stderr.write("remat-import-torch: error: %s\n" % e)
             return 1
@@ -169,19 +166,22 @@ def emit(args, spec):
 
 def emit_data_parallel_mlir(args, spec):
     """--emit-mlir with --shard N: the per-rank step of N data-parallel
-    ranks (shard_export.py), batch norm synchronized over the ranks."""
+    ranks (shard_export.py), batch norm synchronized over the ranks; with
+    --fsdp, parameters, gradients and the SGD step sharded too."""
     import mlir_export
     import shard_export
     local = shard_export.per_rank_spec(spec, args.shard)
     joint = torch_trace.trace(
         local, decompose=True, for_mlir=True,
         decompositions=shard_export.sync_batch_norm_decompositions(args.shard))
+    sharding = shard_export.FullySharded(args.shard) if args.fsdp else None
     try:
-        fn = mlir_export.to_function(joint, spec.name)
+        fn = mlir_export.to_function(joint, spec.name, args.opt, sharding)
     except mlir_export.UnsupportedOps as e:
         sys.stderr.write("remat-import-torch: error: %s\n" % e)
         return 1
-    shard_export.to_data_parallel(fn, args.shard, 1 + len(joint.param_names))
+    reduced = 1 if args.fsdp else 1 + len(mlir_export.trainable(joint))
+    shard_export.to_data_parallel(fn, args.shard, reduced)
     with open(args.emit_mlir, "w") as f:
         f.write(fn.text())
     return 0

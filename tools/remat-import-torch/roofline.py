@@ -116,6 +116,19 @@ def roofline_ps(name, node, flops, device, runs_kernel=True):
     if not runs_kernel or name in EMPTY_OPS or \
             node.target is operator.getitem:
         return 0.0
-    seconds = max(flops / peak_flops(name, node, device),
-                  bytes_moved(node) / device.bandwidth)
-    return seconds * 1e12
+    return time_ps(flops, peak_flops(name, node, device), bytes_moved(node),
+                   device)
+
+
+def time_ps(flops, flops_per_s, nbytes, device):
+    """max(flops / flops_per_s, nbytes / HBM bandwidth) in picoseconds."""
+    return max(flops / flops_per_s, nbytes / device.bandwidth) * 1e12
+
+
+def update_ps(flops, elements, dtype, tensors, device):
+    """The roofline time of an optimizer's element-wise update over
+    `elements` elements of `dtype`, reading and writing `tensors` tensors
+    of that size (parameter and state in and out, the gradient in)."""
+    nbytes = elements * tensors * torch.empty((), dtype=dtype).element_size()
+    flops_per_s = device.fp64 if dtype == torch.float64 else device.fp32
+    return time_ps(flops, flops_per_s, nbytes, device)

@@ -21,6 +21,22 @@ program itself, with explicit `shard` collectives:
 * the updated buffers (batch norm's running statistics) returned as they
   are: every rank computes the same values.
 
+With --fsdp (fully sharded data parallel, FullySharded) the parameters are
+split over the ranks too:
+
+* each parameter argument is the rank's shard: ceil(d0 / N) rows of its
+  dimension 0 (the last shard padded), marked `{remat.split_dim = 0 : i64}`
+  like the data, so the runners feed rank r rows [r*s, (r+1)*s) of the
+  single-process parameter padded to N*s rows;
+* each parameter is gathered (`shard.all_gather`, then the padding sliced
+  off) right before its first use in the step;
+* each gradient is padded with zero rows to N*s, reduce-scattered
+  (`shard.reduce_scatter`, sum) and divided by N: the rank's shard of the
+  gradient of the global batch;
+* the optimizer step (--sgd-lr) runs on the shards; the results are the
+  loss (all-reduced) and the rank's shard of each gradient or updated
+  parameter.
+
 This holds when the samples of a batch are independent (the loss is a mean
 of per-sample losses). Batch norm in training mode couples them (its
 statistics are over the batch): the step is traced with a synchronized batch
@@ -31,6 +47,8 @@ dy and of dy * (x - mean). See docs/Distributed.md for the derivation.
 """
 
 import torch_trace
+from lowerings.optimizer import sgd
+from lowerings.registry import Deferred
 from mlir_emitter import Value, identity_map
 
 
@@ -158,10 +176,104 @@ def _all_reduce_mean(e, i, value, count):
                         " : %s -> %s" % (value.name, value.type, value.type)),
                   value.shape, value.elt)
     e.loc = "dp"
-    init = e.empty(value.shape, value.elt, e.exact("dp_init%d" % i))
-    e.loc = "dp/mean"
+    return _divide(e, total, count, "dp_init%d" % i, "dp_mean%d" % i)
+
+
+def _divide(e, value, count, init_hint, hint):
+    """`value` divided by the f32 scalar `count`, elementwise; the new
+    values are named exactly `init_hint` and `hint`, located where `e.loc`
+    says plus "/mean"."""
+    init = e.empty(value.shape, value.elt, e.exact(init_hint))
+    e.loc += "/mean"
     ident = identity_map(value.rank)
     with e.restyled(label_indent=""):
-        return e.generic([total], [ident], [init], [ident], ["parallel"] * value.rank,
+        return e.generic([value], [ident], [init], [ident], ["parallel"] * value.rank,
                          lambda b, a: b.op("arith.divf", [a[0], count], "f32", "q"),
-                         e.exact("dp_mean%d" % i), arg_hints=["in", "out"])[0]
+                         e.exact(hint), arg_hints=["in", "out"])[0]
+
+
+class FullySharded:
+    """--fsdp: the parameters, their gradients and the optimizer step split
+    along dimension 0 over the `ranks` ranks of @dp (module comment).
+    mlir_export.to_function calls `parameter` for each parameter argument
+    and `gradients` once, with the per-rank gradients."""
+
+    def __init__(self, ranks):
+        self.ranks = ranks
+        self.shards = []  # (shard argument, full shape, label) per parameter
+
+    def rows(self, shape):
+        """The rows of a shard of a parameter of `shape`: ceil(d0 / N)."""
+        return -(-shape[0] // self.ranks)
+
+    def parameter(self, cx, hint, shape, elt, label):
+        """The shard argument of parameter `label`; returns the Deferred
+        gather of the whole parameter. Raises ImportError_ for a parameter
+        that has no dimension 0 or is not f32."""
+        if not shape or elt != "f32":
+            raise torch_trace.ImportError_(
+                "--fsdp: parameter '%s' (%s) cannot be sharded along "
+                "dimension 0: only f32 parameters of rank >= 1 can"
+                % (label, "a scalar" if not shape else elt))
+        shard = cx.function.argument(hint, [self.rows(shape)] + shape[1:], elt,
+                                     ["remat.split_dim = 0 : i64"], label)
+        self.shards.append((shard, shape, label))
+        return Deferred(lambda cx: self._gather(cx.e, shard, shape, label))
+
+    def _gather(self, e, shard, shape, label):
+        """The whole parameter from the ranks' shards, emitted where `e`
+        is: an all-gather, then the padding rows sliced off."""
+        saved = e.loc
+        e.loc = "%s/all_gather" % label
+        whole = [shard.shape[0] * self.ranks] + shape[1:]
+        t = Value("", whole, shard.elt).type
+        v = Value(e.let("gathered", "shard.all_gather %s on @dp grid_axes = [0] "
+                        "gather_axis = 0 : %s -> %s" % (shard.name, shard.type, t)),
+                  whole, shard.elt)
+        if whole != shape:
+            v = e.extract_slice(v, [0] * len(shape), shape, [1] * len(shape), shape)
+        e.loc = saved
+        return v
+
+    def expect(self, grads, names, opt):
+        """The gradient nodes of the parameters (in `parameter` order),
+        their names, and the optimizer (None: no update; plain SGD, the
+        only one without state, otherwise)."""
+        self.grads, self.names, self.opt = list(grads), list(names), opt
+        self.out = [None] * len(self.grads)
+
+    def after(self, cx, node):
+        """Called after each node is lowered: right after a parameter's
+        gradient, its shard (reduce-scattered, divided by N) and, with SGD,
+        the updated shard."""
+        for i, g in enumerate(self.grads):
+            if g is node:
+                self.out[i] = self._shard_gradient(cx, i, cx.val(node))
+
+    def _shard_gradient(self, cx, i, g):
+        """Gradient `g` of parameter i padded to N * rows with zero rows,
+        reduce-scattered, divided by N: the rank's shard of the gradient of
+        the global batch; then its SGD step when there is one."""
+        e = cx.e
+        shard, shape, label = self.shards[i]
+        e.loc = "%s/reduce_scatter" % label
+        count = e.constant("%.6e" % self.ranks, "f32", "fsdp_ranks")
+        pad = shard.shape[0] * self.ranks - shape[0]
+        padded = e.pad(g, [0] * len(shape), [pad] + [0] * (len(shape) - 1), 0.0)
+        total = Value(e.let("scattered", "shard.reduce_scatter %s on @dp grid_axes = [0] "
+                            "scatter_axis = 0 : %s -> %s"
+                            % (padded.name, padded.type, shard.type)),
+                      shard.shape, shard.elt)
+        grad = _divide(e, total, count, "fsdp_init%d" % i, "fsdp_grad%d" % i)
+        if self.opt is None:
+            return grad
+        e.loc = "%s/sgd" % self.names[i]
+        return sgd(e, self.opt, shard, grad, [])[0]
+
+    def results(self):
+        """The rank's shard of every gradient or updated parameter."""
+        missing = [self.names[i] for i, v in enumerate(self.out) if v is None]
+        if missing:
+            raise torch_trace.ImportError_(
+                "--fsdp: no gradient was lowered for %s" % ", ".join(missing))
+        return self.out

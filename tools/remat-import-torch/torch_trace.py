@@ -112,6 +112,14 @@ class Joint:
             return "labels" if role == "labels" else "input"
         return "tangent"
 
+    def data_input(self, index):
+        """The model_spec.InputSpec of placeholder `index` if it is a data
+        input or the labels, else None."""
+        first = len(self.param_names) + len(self.buffer_names)
+        if first <= index < first + len(self.inputs):
+            return self.inputs[index - first]
+        return None
+
     def placeholder_label(self, index):
         """The parameter's or buffer's name, the input's name ('input' for
         the one input of --input-shape and --model), 'labels' or
@@ -425,11 +433,18 @@ def _functional_update(graph, n):
     functional = _IN_PLACE[n.target]
     if functional is None:
         dst, src = n.args[0].meta.get("val"), n.args[1].meta.get("val")
-        if (dst is None or src is None or dst.shape != src.shape or
-                dst.dtype != src.dtype):
-            raise ImportError_("%s: a copy_ that converts or broadcasts "
-                               "is not supported" % n.meta["remat_path"])
+        if dst is None or src is None or dst.shape != src.shape:
+            raise ImportError_("%s: a copy_ that broadcasts is not "
+                               "supported" % n.meta["remat_path"])
         value = n.args[1]
+        if dst.dtype != src.dtype:
+            # A bf16 batch norm's statistics, computed in float32, stored.
+            with graph.inserting_before(n):
+                value = graph.call_function(
+                    torch.ops.prims.convert_element_type.default,
+                    (value, dst.dtype))
+            value.meta.update(n.meta)
+            value.meta["val"] = dst
     else:
         with graph.inserting_before(n):
             value = graph.call_function(functional, n.args, n.kwargs)

@@ -146,6 +146,7 @@ def summarize(args, graph, base, plan, timelines, curves, layers):
         "solver": args.solver,
         "budget_bytes": stats["budget"],
         "note": args.note,
+        "resident": report_plots.resident_parts(graph),
         "checkpoint_all": peak_info(graph, timelines[0]),
         "plan": dict(peak_info(graph, timelines[1]),
                      status=plan["status"], cost=stats["cost"],
@@ -209,7 +210,7 @@ def draw(args, graph, summary, timelines, curves, layers):
          ("%s at %s" % (args.solver, human(summary["budget_bytes"])), graph,
           timelines[1])],
         summary["budget_bytes"], out("memory"), "%s: memory over the step"
-        % name)
+        % name, resident=summary["resident"])
     plan = summary["plan"]
     report_plots.plot_curves(curves, out("curves"),
                              "%s: recompute vs peak memory" % name,
@@ -227,6 +228,7 @@ def render_html(s):
     rows = [
         ("checkpoint-all peak", "%s at %s (%s)" % (
             human(base["peak_bytes"]), base["peak_node"], base["peak_path"])),
+        ("resident", report_plots.resident_label(s["resident"])),
         ("budget", human(s["budget_bytes"])),
         ("%s peak" % s["solver"], "%s at %s (%s)" % (
             human(plan["peak_bytes"]), plan["peak_node"], plan["peak_path"])),

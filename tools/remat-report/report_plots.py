@@ -37,11 +37,26 @@ def normalize(graph):
     return graph
 
 
+def resident_parts(graph):
+    """The resident bytes by what holds them: "parameters", "optimizer
+    state" (`param` nodes at path `optimizer`, remat-import-torch
+    --optimizer), "inputs" (data, buffers, constants, fixed_bytes)."""
+    parts = collections.OrderedDict([
+        ("parameters", 0), ("optimizer state", 0),
+        ("inputs", graph.get("fixed_bytes", 0))])
+    for n in graph["nodes"]:
+        if n["kind"] == "param":
+            state = n.get("path") == "optimizer"
+            parts["optimizer state" if state else "parameters"] += n["bytes"]
+        elif n["kind"] == "input":
+            parts["inputs"] += n["bytes"]
+    return parts
+
+
 def replay(graph, steps):
     """[(node id, live bytes after computing it)] for every compute step."""
     nodes = graph["nodes"]
-    resident = graph.get("fixed_bytes", 0) + sum(
-        n["bytes"] for n in nodes if n["kind"] in ("input", "param"))
+    resident = sum(resident_parts(graph).values())
     storage_of = {}     # live node -> its storage instance
     refs = collections.Counter()
     size = {}
@@ -138,11 +153,22 @@ def _save(fig, path):
     plt.close(fig)
 
 
-def plot_memory(series, budget, path, title):
+def resident_label(parts):
+    """'1.2 MiB: parameters 0.4 MiB, optimizer state 0.8 MiB, inputs
+    4.0 KiB' (parts of resident_parts; empty ones left out)."""
+    return "%s: %s" % (human(sum(parts.values())), ", ".join(
+        "%s %s" % (k, human(v)) for k, v in parts.items() if v))
+
+
+def plot_memory(series, budget, path, title, resident=None):
     """(a) series: [(label, graph, timeline)]; one line each over the
-    fraction of its schedule, the budget line, each peak labelled."""
+    fraction of its schedule, the budget line, each peak labelled, and the
+    resident bytes (`resident`: resident_parts) as a shaded band."""
     fig, ax = plt.subplots(figsize=(9, 4.2))
     name, size = unit(max(b for _, _, t in series for _, b in t))
+    if resident:
+        ax.axhspan(0, sum(resident.values()) / size, color="grey",
+                   alpha=0.15, label="resident " + resident_label(resident))
     for k, (label, graph, timeline) in enumerate(series):
         n = len(timeline)
         xs = [i / max(n - 1, 1) for i in range(n)]

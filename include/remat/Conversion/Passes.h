@@ -13,11 +13,13 @@
 #define REMAT_CONVERSION_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
@@ -37,6 +39,12 @@ mlir::LogicalResult moveHostAllocationsToGPU(mlir::func::FuncOp func);
 /// one-iteration `scf.parallel`. Returns the number of ops wrapped.
 unsigned wrapSerialLinalgOps(mlir::func::FuncOp func);
 
+/// Replaces every `math.erf` and `math.erfc` of `module` by a call of the C
+/// library's function (erff/erf, erfcf/erfc), declared in `module`; leaves
+/// every other op alone. Fails when an op cannot be converted (a type the C
+/// library has no function for), with an error on it.
+mlir::LogicalResult lowerMathToLibm(mlir::ModuleOp module);
+
 /// Erases the `shard.grid` ops of `module` that nothing references and, when
 /// `module` holds `mpi` ops, selects the MPI ABI of their lowering: adds the
 /// DLTI entry `"MPI:Implementation" = implementation` unless the module
@@ -48,6 +56,13 @@ unsigned wrapSerialLinalgOps(mlir::func::FuncOp func);
 /// rank-dependent color for OpenMPI.
 mlir::LogicalResult finishShardToMPI(mlir::ModuleOp module,
                                      llvm::StringRef implementation);
+
+/// Replaces every `shard.all_gather` and `shard.reduce_scatter` of `module`
+/// (f32, along dimension 0, over the whole of a 1-D grid) by a call of the
+/// runners' `remat_mpi_all_gather_f32` / `remat_mpi_reduce_scatter_f32` on
+/// flat buffers (see the pass description). Fails, after a located error for
+/// each one, on any other gather or scatter; the module is then unchanged.
+mlir::LogicalResult lowerGatherScatter(mlir::ModuleOp module);
 
 /// Replaces every single-result `scf.if` of `func` whose branches yield the
 /// same constant fill (upstream shard-partition's init of a partial sum on

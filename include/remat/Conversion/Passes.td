@@ -102,6 +102,81 @@ def RematWrapSerialLinalg : Pass<"remat-wrap-serial-linalg", "::mlir::func::Func
   ];
 }
 
+def RematMathToLibm : Pass<"remat-math-to-libm", "::mlir::ModuleOp"> {
+  let summary = "Call the C library for the math ops LLVM has no intrinsic for";
+  let description = [{
+    `convert-to-llvm` lowers most `math` ops to LLVM intrinsics, but not
+    `math.erf` and `math.erfc` (the exact GELU of a transformer). This pass
+    turns those, and only those, into calls of the C library's `erff`/`erf`
+    and `erfcf`/`erfc` (upstream's `convert-math-to-libm` patterns; that
+    pass would also call functions such as `rsqrtf` that the C library does
+    not have). The GPU lowering keeps `math.erf` for libdevice.
+
+    Before:
+    ```mlir
+    %y = math.erf %x : f32
+    ```
+    After:
+    ```mlir
+    func.func private @erff(f32) -> f32 attributes {llvm.readnone}
+    ...
+    %y = call @erff(%x) : (f32) -> f32
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+  ];
+}
+
+def RematLowerGatherScatter : Pass<"remat-lower-gather-scatter", "::mlir::ModuleOp"> {
+  let summary = "Lower shard.all_gather and shard.reduce_scatter to MPI calls";
+  let description = [{
+    Upstream `--convert-shard-to-mpi` (MLIR 22) lowers `shard.all_reduce`
+    but no `shard.all_gather` or `shard.reduce_scatter`, and the `mpi`
+    dialect has no op for either. The per-rank step of a fully sharded
+    data-parallel run (docs/Distributed.md) needs both, so this pass, run
+    before convert-shard-to-mpi, turns each into a call of a C function of
+    the runners (`MPI_Allgather`, `MPI_Reduce_scatter_block` on
+    `MPI_COMM_WORLD`, lib/Runner/Collectives.cpp) on flat buffers:
+
+    - the operand is collapsed to 1-D and taken as a buffer
+      (`bufferization.to_buffer`), the result is one `memref.alloc` of its
+      bytes, both cast to `memref<?xf32>` for
+      `@remat_mpi_all_gather_f32` / `@remat_mpi_reduce_scatter_f32`
+      (declared with `llvm.emit_c_interface`), and the result is read back
+      as a tensor (`bufferization.to_tensor`) and expanded to its shape.
+
+    Gathering or scattering along dimension 0 of a row-major tensor is
+    concatenating or splitting its flat buffer, which is why only
+    `gather_axis = 0` / `scatter_axis = 0` are accepted. Located errors: a
+    collective over part of a grid (only a 1-D grid, whole, spans
+    `MPI_COMM_WORLD`), another axis, an element type other than f32, a
+    reduction other than sum.
+
+    Before:
+    ```mlir
+    %g = shard.all_gather %w on @dp grid_axes = [0] gather_axis = 0
+        : tensor<2x3xf32> -> tensor<4x3xf32>
+    ```
+    After:
+    ```mlir
+    %f = tensor.collapse_shape %w [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+    %in = bufferization.to_buffer %f read_only : tensor<6xf32> to memref<6xf32>
+    %out = memref.alloc() : memref<12xf32>
+    ... memref.cast to memref<?xf32> ...
+    call @remat_mpi_all_gather_f32(%a, %b) : (memref<?xf32>, memref<?xf32>) -> ()
+    %t = bufferization.to_tensor %out restrict writable : memref<12xf32> to tensor<12xf32>
+    %g = tensor.expand_shape %t [[0, 1]] output_shape [4, 3] : tensor<12xf32> into tensor<4x3xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def RematFinishShardToMPI : Pass<"remat-finish-shard-to-mpi", "::mlir::ModuleOp"> {
   let summary = "Prepare the output of convert-shard-to-mpi for bufferization and LLVM";
   let description = [{

@@ -116,8 +116,14 @@ void fillRankInput(const RankEntry &ranked, unsigned arg,
 /// The symbols the JIT'd code of a data-parallel step needs from the MPI
 /// library that its name lookup would miss: upstream's OpenMPI lowering of
 /// `mpi.allreduce` names the reduction `ompi_mpi_<op>`, but OpenMPI exports
-/// `ompi_mpi_op_<op>` (docs/Distributed.md). Empty without OpenMPI.
+/// `ompi_mpi_op_<op>` (docs/Distributed.md); and getCollectiveSymbols().
 llvm::SmallVector<std::pair<llvm::StringRef, void *>> getMPISymbols();
+
+/// The C functions `remat-lower-gather-scatter` lowers `shard.all_gather`
+/// and `shard.reduce_scatter` to (`_mlir_ciface_remat_mpi_all_gather_f32`,
+/// `_mlir_ciface_remat_mpi_reduce_scatter_f32`: MPI_Allgather and
+/// MPI_Reduce_scatter_block on MPI_COMM_WORLD). Empty without MPI.
+llvm::SmallVector<std::pair<llvm::StringRef, void *>> getCollectiveSymbols();
 
 /// Gathers every rank's JSON report (written by `printJSON`) on rank 0 into
 /// `reports`. Returns false on the other ranks, which print nothing; true

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -48,7 +49,7 @@ class SourceMgrDiagnosticHandler;
 namespace remat {
 
 /// Scalar element kinds the runners can build and read.
-enum class ElemKind { F32, F64, I32, I64 };
+enum class ElemKind { BF16, F32, F64, I32, I64 };
 
 /// How one argument or result of the entry is passed: a scalar, or a ranked
 /// static memref (tensors become identity-layout memrefs when bufferized).
@@ -57,6 +58,12 @@ struct ValueSpec {
   bool isMemRef = false;
   llvm::SmallVector<int64_t> shape;
   std::string typeString;
+  /// A float argument marked `remat.bernoulli = p`: a random 0/1 mask, 1
+  /// with probability p (a dropout mask; see fillInput).
+  std::optional<double> bernoulli;
+  /// An integer argument marked `remat.high = h`: values in [0, h) (token
+  /// ids, class labels; see fillInput).
+  std::optional<int64_t> high;
 
   int64_t numElements() const;
   unsigned elemBytes() const;
@@ -81,10 +88,23 @@ mlir::FailureOr<ValueSpec> getValueSpec(mlir::Type type,
 mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name,
                              llvm::StringRef source, std::string &error);
 
+/// The argument attributes that say how the runners draw an argument's
+/// values: `remat.bernoulli = 0.9 : f64` on a float argument (a dropout
+/// mask: 1 with probability 0.9, else 0), `remat.high = 512 : i64` on an
+/// integer one (values in [0, 512): token ids, labels).
+inline constexpr llvm::StringLiteral kBernoulliAttrName = "remat.bernoulli";
+inline constexpr llvm::StringLiteral kHighAttrName = "remat.high";
+
+/// Element `i` of the documented pseudo-random stream of argument `arg`:
+/// the first output of SplitMix64 seeded with `arg * 2^32 + i`.
+uint64_t randomBits(unsigned arg, int64_t i);
+
 /// The documented deterministic input: element `i` (row-major) of argument
 /// `arg` is sin(0.1 * i + arg) * 0.5 for floats and (i + arg) mod 4 for
-/// integers. Scalars are element 0. Writes `spec.numElements()` elements (one
-/// for scalars) to `data`.
+/// integers; with `spec.bernoulli = p`, 1 when randomBits(arg, i) / 2^64 < p
+/// (its top 53 bits, as a double in [0, 1)) and 0 otherwise; with
+/// `spec.high = h`, randomBits(arg, i) mod h. Scalars are element 0. Writes
+/// `spec.numElements()` elements (one for scalars) to `data`.
 void fillInput(const ValueSpec &spec, unsigned arg, void *data);
 
 //===----------------------------------------------------------------------===//

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks a data-parallel run of remat-run against the single-process step.
 
-  check_data_parallel.py SINGLE.json RANKS.json REMAT.json PLANNED.mlir
+  check_data_parallel.py [--sharded] SINGLE.json RANKS.json REMAT.json PLANNED.mlir
 
 SINGLE.json: `remat-run --json --print-results` of the step on the whole
 batch; RANKS.json and REMAT.json: `mpirun -np N remat-run --json
@@ -16,6 +16,11 @@ Checks, and prints one line per check:
     within the per-rank budget the planner was given: the `budget = N` of
     the `remat.plan` in PLANNED.mlir (remat-opt's output for the per-rank
     step).
+With --sharded (a fully sharded step, remat-import-torch --fsdp), every
+result after the loss is the rank's shard along dimension 0 of a padded
+result: the ranks' shards, concatenated in rank order with the padding
+dropped, must equal the single-process result, and the ranks must agree
+bitwise on the loss.
 Exits non-zero on the first failed check.
 """
 import json
@@ -31,9 +36,24 @@ def fail(message):
     sys.exit(1)
 
 
+def assembled(plain, sharded):
+    """Per rank, its result values as the single-process step's: with
+    `sharded`, every result after the loss is the concatenation of all the
+    ranks' shards (the padding is dropped by the caller's zip)."""
+    if not sharded:
+        return [[r["values"] for r in report["results"]] for report in plain]
+    whole = [report["results"][0]["values"] for report in plain[:1]]
+    for i in range(1, len(plain[0]["results"])):
+        whole.append([v for report in plain
+                      for v in report["results"][i]["values"]])
+    return [[report["results"][0]["values"]] + whole[1:] for report in plain]
+
+
 def main(argv):
+    sharded = "--sharded" in argv
+    argv = [a for a in argv if a != "--sharded"]
     if len(argv) != 5:
-        fail("usage: check_data_parallel.py SINGLE RANKS REMAT PLANNED")
+        fail("usage: check_data_parallel.py [--sharded] SINGLE RANKS REMAT PLANNED")
     with open(argv[1]) as f:
         single = json.load(f)
     with open(argv[2]) as f:
@@ -53,21 +73,28 @@ def main(argv):
             fail("rank %d returned %d results, the single-process step %d" %
                  (report["rank"], len(report["results"]),
                   len(single["results"])))
-    for report in plain:
-        for mine, ref in zip(report["results"], single["results"]):
-            for a, b in zip(mine["values"], ref["values"]):
+    for report, values in zip(plain, assembled(plain, sharded)):
+        for index, (mine, ref) in enumerate(zip(values, single["results"])):
+            if len(mine) < len(ref["values"]):
+                fail("rank %d result #%d: %d values, the single-process "
+                     "step %d" % (report["rank"], index, len(mine),
+                                  len(ref["values"])))
+            for a, b in zip(mine, ref["values"]):
                 if abs(a - b) > ATOL + RTOL * abs(b):
                     fail("rank %d result #%d: %r vs %r" %
-                         (report["rank"], mine["index"], a, b))
+                         (report["rank"], index, a, b))
                 worst = max(worst, abs(a - b))
     print("ok: %d ranks match the single-process step within "
           "%g + %g |ref| (largest difference %.3g)" %
           (len(plain), ATOL, RTOL, worst))
 
-    hashes = [[r["fnv1a64"] for r in report["results"]] for report in plain]
+    agreed = 1 if sharded else None  # sharded: the loss only
+    hashes = [[r["fnv1a64"] for r in report["results"][:agreed]]
+              for report in plain]
     if any(h != hashes[0] for h in hashes):
         fail("ranks disagree on their results")
-    print("ok: every rank holds bitwise the same results")
+    print("ok: every rank holds bitwise the same %s" %
+          ("loss" if sharded else "results"))
 
     for a, b in zip(plain, remat):
         if [r["fnv1a64"] for r in a["results"]] != \

@@ -18,7 +18,8 @@ TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."
                     "tools", "remat-import-torch")
 sys.path.insert(0, TOOL)
 
-from mlir_emitter import Function, tokens  # noqa: E402
+from mlir_emitter import (Emitter, Function, hex_float, read_signatures,  # noqa: E402
+                          tokens)
 
 
 def lower_a(e, v):
@@ -113,6 +114,31 @@ def table_check():
     sys.stderr.write("table: %d ops\n" % len(TABLE))
 
 
+def reader_check():
+    """Names read from text and reserved (from a generator) are not given
+    again; a declaration at the end of the text is no signature; bf16
+    literals round as PyTorch rounds a float32 to bfloat16."""
+    e = Emitter()
+    e.names.reserve(n for n in ["%e1", "%e2"])
+    sys.stderr.write("reader: fresh after reserving %%e1, %%e2: %s\n"
+                     % e.empty([1], "f32").name)
+    text = ("func.func @step(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+            "  return %a : tensor<2xf32>\n}\n"
+            "func.func private @erff(f32) -> f32")
+    sigs = read_signatures(text)
+    sys.stderr.write("reader: %s\n" % ", ".join(
+        "@%s(%s)" % (s.name, ", ".join(a for a, _ in s.args)) for s in sigs))
+    import torch
+    values = [0.1, 1 / 3, 1 + 2 ** -8, 1 + 3 * 2 ** -8, -2.5, 1e-8, 3.4e38]
+    ours = [hex_float(v, "bf16") for v in values]
+    theirs = ["0x%04X" % (torch.tensor(v, dtype=torch.float32)
+                          .to(torch.bfloat16).view(torch.int16).item() & 0xFFFF)
+              for v in values]
+    sys.stderr.write("reader: bf16 %s, %s torch's\n" % (
+        " ".join(ours), "as" if ours == theirs else "NOT as"))
+
+
 if __name__ == "__main__":
     emitter_check()
     table_check()
+    reader_check()

@@ -191,6 +191,37 @@ class TinySwin(nn.Module):
         return self.fc((x * keep).flatten(1))
 
 
+class TinyInPlace(nn.Module):
+    """efficientnet_b0's classifier: an in-place dropout on the flattened
+    pooled features, a view of the pool's result. Functionalized, the
+    view's gradient leaves as_strided, as_strided_scatter, new_empty and
+    zero in the joint graph."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.drop = nn.Dropout(0.2, inplace=True)
+        self.fc = nn.Linear(4, 10)
+
+    def forward(self, x):
+        x = F.adaptive_avg_pool2d(torch.relu(self.conv(x)), 1)
+        return self.fc(self.drop(torch.flatten(x, 1)))
+
+
+class StridedRefused(nn.Module):
+    """An as_strided the lowering refuses: the feature map read through
+    transposed strides (positions not in row-major order)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = nn.Linear(4, 10)
+
+    def forward(self, x):
+        y = self.conv(x)  # 2 x 4 x 4 x 4
+        return self.fc(y.as_strided((2, 16, 4), (64, 1, 16)).mean(1))
+
+
 class TwoInputs(nn.Module):
     """Two float inputs: an image and a gain per sample and class."""
 
@@ -201,3 +232,12 @@ class TwoInputs(nn.Module):
 
     def forward(self, x, gain):
         return self.fc(torch.relu(self.conv(x)).mean((2, 3))) * gain
+
+
+class FrozenStem(TinyCNN):
+    """TinyCNN with its first convolution frozen (requires_grad=False): a
+    resident argument with no gradient, no update and no optimizer state."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1.weight.requires_grad_(False)

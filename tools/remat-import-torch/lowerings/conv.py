@@ -1,7 +1,7 @@
 """2-D convolutions (NCHW, FCHW filters), forward and backward: named
 linalg.conv_2d_nchw_fchw where it fits, linalg.generic for groups."""
 
-from mlir_emitter import affine_map, identity_map
+from mlir_emitter import accumulator_type, affine_map, identity_map, widened
 
 from .registry import Unsupported, lowering
 
@@ -20,9 +20,16 @@ def pad_hw(e, x, pad):
 
 
 def mac(elt):
-    """The payload acc + in0 * in1 (the accumulator is the last argument)."""
-    return lambda b, a: b.op("arith.addf", [a[-1], b.op("arith.mulf", a[:2], elt, "m")],
-                             elt, "s")
+    """The payload acc + in0 * in1 (the accumulator is the last argument),
+    in accumulator_type(elt): bf16 inputs widened to float32."""
+    acc = accumulator_type(elt)
+    return lambda b, a: b.op("arith.addf", [a[-1], b.op(
+        "arith.mulf", [widened(b, x, elt, acc) for x in a[:2]], acc, "m")], acc, "s")
+
+
+def accumulator(e, shape, elt):
+    """A zero accumulator of `shape` for sums of `elt` values."""
+    return e.filled(shape, accumulator_type(elt), 0.0)
 
 
 def add_bias(cx, out, bias):
@@ -43,8 +50,9 @@ def convolution(cx, n):
     if groups != 1:
         out = grouped_conv(cx.e, xp, w, groups, stride, dil, cx.shape)
     else:
-        init = cx.e.filled(cx.shape, cx.elt, 0.0)
-        out = cx.e.named_op(CONV, [xp, w], init, conv_attrs(dil, stride), "conv")
+        init = accumulator(cx.e, cx.shape, cx.elt)
+        out = cx.e.convert(cx.e.named_op(CONV, [xp, w], init, conv_attrs(dil, stride),
+                                         "conv"), cx.elt)
     return add_bias(cx, out, n.args[2])
 
 
@@ -76,13 +84,13 @@ def grouped_conv(e, xp, w, groups, stride, dil, shape):
     x5 = split_groups(e, xp, groups, 1)
     w5 = split_groups(e, w, groups, 0)
     N, F, OH, OW = shape
-    init = e.filled([N, groups, F // groups, OH, OW], xp.elt, 0.0)
+    init = accumulator(e, [N, groups, F // groups, OH, OW], xp.elt)
     xm = affine_map(8, ["d0", "d1", "d5", "d3 * %d + d6 * %d" % (stride[0], dil[0]),
                         "d4 * %d + d7 * %d" % (stride[1], dil[1])])
     wm = affine_map(8, ["d1", "d2", "d5", "d6", "d7"])
     out = e.generic([x5, w5], [xm, wm], [init], [OUT_5], LOOPS_8, mac(xp.elt),
                     hint="gconv")[0]
-    return merge_groups(e, out, 1, shape)
+    return merge_groups(e, e.convert(out, xp.elt), 1, shape)
 
 
 def grouped_conv_grad_input(e, gp, w, groups, dil, shape):
@@ -92,7 +100,7 @@ def grouped_conv_grad_input(e, gp, w, groups, dil, shape):
     w5 = split_groups(e, w, groups, 0)
     N, C, H, W = shape
     KH, KW = w.shape[2], w.shape[3]
-    init = e.filled([N, groups, C // groups, H, W], gp.elt, 0.0)
+    init = accumulator(e, [N, groups, C // groups, H, W], gp.elt)
     gm = affine_map(8, ["d0", "d1", "d5", "d3 + d6 * %d" % dil[0], "d4 + d7 * %d" % dil[1]])
     wm = affine_map(8, ["d1", "d5", "d2", "%d - d6" % (KH - 1), "%d - d7" % (KW - 1)])
     # kh, kw appear only in non-trivial expressions: a window operand gives
@@ -100,7 +108,7 @@ def grouped_conv_grad_input(e, gp, w, groups, dil, shape):
     win = e.empty([KH, KW], gp.elt)
     out = e.generic([g5, w5, win], [gm, wm, affine_map(8, ["d6", "d7"])], [init], [OUT_5],
                     LOOPS_8, mac(gp.elt), hint="gin")[0]
-    return merge_groups(e, out, 1, shape)
+    return merge_groups(e, e.convert(out, gp.elt), 1, shape)
 
 
 def grouped_conv_grad_weight(e, xp, g, w, groups, stride, dil):
@@ -109,13 +117,13 @@ def grouped_conv_grad_weight(e, xp, g, w, groups, stride, dil):
     x5 = split_groups(e, xp, groups, 1)
     g5 = split_groups(e, g, groups, 1)
     F, Cg, KH, KW = w.shape
-    init = e.filled([groups, F // groups, Cg, KH, KW], xp.elt, 0.0)
+    init = accumulator(e, [groups, F // groups, Cg, KH, KW], xp.elt)
     xm = affine_map(8, ["d5", "d0", "d2", "d6 * %d + d3 * %d" % (stride[0], dil[0]),
                         "d7 * %d + d4 * %d" % (stride[1], dil[1])])
     gm = affine_map(8, ["d5", "d0", "d1", "d6", "d7"])
     out = e.generic([x5, g5], [xm, gm], [init], [OUT_5], LOOPS_8, mac(xp.elt),
                     hint="gw")[0]
-    return merge_groups(e, out, 0, list(w.shape))
+    return merge_groups(e, e.convert(out, xp.elt), 0, list(w.shape))
 
 
 @lowering("aten.convolution_backward")
@@ -158,8 +166,8 @@ def conv_grad_input(e, g, x, w, stride, pad, dil, groups):
     flip = affine_map(4, ["d1", "d0", "%d - d2" % (KH - 1), "%d - d3" % (KW - 1)])
     wf = e.generic([w], [flip], [finit], [identity_map(4)], ["parallel"] * 4,
                    lambda b, a: a[0])[0]
-    init = e.filled([N, C, H, W], elt, 0.0)
-    return e.named_op(CONV, [gp, wf], init, conv_attrs(dil, None), "gin")
+    init = accumulator(e, [N, C, H, W], elt)
+    return e.convert(e.named_op(CONV, [gp, wf], init, conv_attrs(dil, None), "gin"), elt)
 
 
 def conv_grad_weight(e, g, x, w, stride, pad, dil, groups):
@@ -168,9 +176,10 @@ def conv_grad_weight(e, g, x, w, stride, pad, dil, groups):
     xp = pad_hw(e, x, pad)
     if groups != 1:
         return grouped_conv_grad_weight(e, xp, g, w, groups, stride, dil)
-    init = e.filled(list(w.shape), g.elt, 0.0)
+    init = accumulator(e, list(w.shape), g.elt)
     xm = affine_map(7, ["d4", "d1", "d5 * %d + d2 * %d" % (stride[0], dil[0]),
                         "d6 * %d + d3 * %d" % (stride[1], dil[1])])
     gm = affine_map(7, ["d4", "d0", "d5", "d6"])
-    return e.generic([xp, g], [xm, gm], [init], [affine_map(7, ["d0", "d1", "d2", "d3"])],
-                     ["parallel"] * 4 + ["reduction"] * 3, mac(g.elt), hint="gw")[0]
+    return e.convert(e.generic([xp, g], [xm, gm], [init], [affine_map(7, ["d0", "d1", "d2", "d3"])],
+                               ["parallel"] * 4 + ["reduction"] * 3, mac(g.elt), hint="gw")[0],
+                     g.elt)

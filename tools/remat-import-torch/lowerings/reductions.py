@@ -1,7 +1,9 @@
 """Sums, means, maxima and variances over dimensions: linalg.generic
 reductions (mlir_emitter.Emitter.reduce_generic)."""
 
-from .registry import lowering
+from mlir_emitter import is_float
+
+from .registry import Unsupported, lowering
 
 
 def scaled(e, v, factor):
@@ -21,6 +23,8 @@ def count(v, rdims):
 @lowering("aten.sum", "aten.mean", "aten.amax")
 def sum_mean_amax(cx, n):
     v = cx.val(n.args[0])
+    if v.elt != cx.elt or not is_float(v.elt):
+        raise Unsupported(cx.op + " (of %s into %s: floats only)" % (v.elt, cx.elt))
     rd = list(n.args[1]) if len(n.args) > 1 and n.args[1] is not None else []
     rd = rd or list(range(v.rank))
     res = cx.e.reduce_generic(v, rd, "max" if cx.op == "aten.amax" else "sum",

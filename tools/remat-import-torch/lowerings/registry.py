@@ -21,7 +21,8 @@ from torch_trace import op_name
 
 TABLE = {}
 
-DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.int64: "i64",
+DTYPES = {torch.bfloat16: "bf16", torch.float32: "f32", torch.float64: "f64",
+          torch.int64: "i64",
           torch.int32: "i32", torch.bool: "i1"}
 
 
@@ -50,9 +51,18 @@ def element_type(dtype, what):
     return DTYPES[dtype]
 
 
+class Deferred:
+    """A node's Value that is emitted where it is first used: `make(cx)`
+    emits it and returns the Value (a fully sharded parameter's all-gather,
+    shard_export.FullySharded)."""
+
+    def __init__(self, make):
+        self.make = make
+
+
 class Context:
     """What a lowering sees: the emitter `e`, the Values of the nodes
-    lowered so far, the dropout masks and C functions the step needs, and
+    lowered so far, the dropout masks the step takes, and
     the node being lowered: its op name `op` and, when it has one tensor
     result, its `shape` and element type `elt` (None otherwise)."""
 
@@ -61,16 +71,18 @@ class Context:
         self.function = function
         self.e = function.body
         self.values = {}
-        self.masks = []  # (Value, label) of dropout masks made arguments
-        self.externs = set()  # (C function, element type) called by payloads
+        self.masks = []  # (Value, label, p) of dropout masks made arguments
         self.op, self.shape, self.elt = None, None, None
 
     def val(self, a):
         """The Value of a node argument; other arguments (scalars, lists,
         None) as they are."""
-        if isinstance(a, torch.fx.Node):
-            return self.values[a]
-        return a
+        if not isinstance(a, torch.fx.Node):
+            return a
+        v = self.values[a]
+        if isinstance(v, Deferred):
+            v = self.values[a] = v.make(self)
+        return v
 
     @staticmethod
     def meta(node):
