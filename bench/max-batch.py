@@ -345,14 +345,7 @@ def main():
                         help="the batch of the base trace (scaling from it "
                         "and twice it)")
     parser.add_argument("--resolution", type=int, default=224)
-    parser.add_argument("--time-limit", type=float, default=4.0,
-                        help="remat-solve --time-limit per solve (s)")
-    parser.add_argument("--remat-solve",
-                        default=solve_runner.find_tool("remat-solve"))
-    parser.add_argument("--work", default="bench-max-batch",
-                        help="cache of traces and results")
-    parser.add_argument("--markdown", help="write the tables here "
-                        "(default: stdout)")
+    models.add_run_arguments(parser, 4.0, "bench-max-batch")
     args = parser.parse_args()
     if not args.remat_solve:
         sys.exit("max-batch.py: no remat-solve (build it, or --remat-solve)")
@@ -366,11 +359,7 @@ def main():
     save(os.path.join(args.work, "rows.json"), rows)
     log("done in %.0f minutes" % ((time.monotonic() - START) / 60))
     text = render(args, rows)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    models.write_markdown(args, text)
 
 
 if __name__ == "__main__":

@@ -52,25 +52,43 @@ def trace_model(model, batch, resolution):
     """(graph dict with module paths, {"saved": names of the values PyTorch's
     min-cut partitioner saves, "merged": names its CSE pass merged into an
     equal node})."""
-    import graph_export
     import model_spec
-    import torch_trace
-    from functorch.compile import min_cut_rematerialization_partition
     args = types.SimpleNamespace(model=model, module=None, batch=batch,
                                  resolution=resolution, num_classes=None,
                                  name=None, dtype="f32")
-    spec = model_spec.ModelSpec.create(args)
+    graphs, sets = trace_spec(model_spec.ModelSpec.create(args))
+    return graphs[0], sets
+
+
+def trace_spec(spec, devices=(None,)):
+    """([graph dict per entry of `devices`: costs in FLOPs for None, else
+    the roofline time on that roofline.Device], min-cut's sets as
+    trace_model returns them) of the decomposed step of a
+    model_spec.ModelSpec."""
+    import graph_export
+    import torch_trace
+    from functorch.compile import min_cut_rematerialization_partition
     joint = torch_trace.trace(spec, decompose=True)
-    graph = graph_export.to_graph(joint, spec.name)
+    graphs = [graph_export.to_graph(joint, spec.name, device=d) for d in devices]
     twins = cse_twins(joint.gm.graph)
+    if not joint.buffer_updates:
+        # The partitioner takes the first leaves of the output spec's first
+        # part as the forward's outputs; the tracer returned the unchanged
+        # buffers there and dropped them since: the loss is the forward's.
+        import torch.utils._pytree as pytree
+        outputs = joint.output.args[0]
+        codegen = joint.gm.graph._codegen
+        codegen.pytree_info = codegen.pytree_info._replace(
+            out_spec=pytree.tree_flatten(([0], [0] * (len(outputs) - 1)))[1])
+        joint.gm.recompile()
     # The partitioner rewrites the joint module (CSE): export first.
     fw_module, _ = min_cut_rematerialization_partition(joint.gm, None)
     output = [n for n in fw_module.graph.nodes if n.op == "output"][0]
     saved = [n.name for n in output.args[0] if n is not None]
     kept = {n.name for n in joint.gm.graph.nodes}  # after its CSE
-    merged = {n["name"]: twins.get(n["name"]) for n in graph["nodes"]
+    merged = {n["name"]: twins.get(n["name"]) for n in graphs[0]["nodes"]
               if n["name"] not in kept}
-    return graph, {"saved": saved, "merged": merged}
+    return graphs, {"saved": saved, "merged": merged}
 
 
 def cse_twins(fx_graph):
@@ -297,6 +315,28 @@ def summary_table(rows):
     return "\n".join(lines)
 
 
+def add_run_arguments(parser, time_limit, work):
+    """The options every model benchmark shares: --time-limit (default
+    `time_limit`), --remat-solve, --work (default `work`), --markdown."""
+    parser.add_argument("--time-limit", type=float, default=time_limit,
+                        help="remat-solve --time-limit per solve (s)")
+    parser.add_argument("--remat-solve",
+                        default=solve_runner.find_tool("remat-solve"))
+    parser.add_argument("--work", default=work,
+                        help="cache of graphs and results")
+    parser.add_argument("--markdown", help="write the tables here "
+                        "(default: stdout)")
+
+
+def write_markdown(args, text):
+    """`text` to --markdown, or to stdout without."""
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(MODELS))
@@ -304,14 +344,7 @@ def main():
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--resolution", type=int, default=224)
     parser.add_argument("--points", type=int, default=6)
-    parser.add_argument("--time-limit", type=float, default=10.0,
-                        help="remat-solve --time-limit per solve (s)")
-    parser.add_argument("--remat-solve",
-                        default=solve_runner.find_tool("remat-solve"))
-    parser.add_argument("--work", default="bench-models",
-                        help="cache of graphs and results")
-    parser.add_argument("--markdown", help="write the tables here "
-                        "(default: stdout)")
+    add_run_arguments(parser, 10.0, "bench-models")
     parser.add_argument("--images", help="write one curve plot per model "
                         "here (PNG)")
     args = parser.parse_args()
@@ -323,11 +356,7 @@ def main():
     with open(os.path.join(args.work, "rows.json"), "w") as f:
         json.dump(rows, f)
     text = render(args, rows)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    write_markdown(args, text)
 
 
 def render(args, rows):

@@ -391,12 +391,30 @@ FailureOr<CostAttr> OpCostComputer::compute() {
                         << *options.dynamicSizeHint;
   }
   return CostAttr::get(op->getContext(), bytes, flops->value_or(0),
-                       /*time_ns=*/std::nullopt);
+                       /*roofline_ps=*/std::nullopt, /*time_ns=*/std::nullopt);
+}
+
+/// `cost` with the roofline time of `op` on the device of `options` (from
+/// the cost's FLOPs), or as it is without a device.
+static FailureOr<CostAttr> predictTime(Operation *op, CostAttr cost,
+                                       const CostModelOptions &options) {
+  const DeviceSpec *device = getDeviceSpec(options.device);
+  if (!device)
+    return cost;
+  FailureOr<int64_t> picoseconds =
+      computeRooflinePs(op, cost.getFlops(), *device, options.dynamicSizeHint);
+  if (failed(picoseconds))
+    return failure();
+  return CostAttr::get(op->getContext(), cost.getBytes(), cost.getFlops(),
+                       *picoseconds, cost.getTimeNs());
 }
 
 FailureOr<CostAttr> remat::computeOpCost(Operation *op,
                                          const CostModelOptions &options) {
-  return OpCostComputer(op, options).compute();
+  FailureOr<CostAttr> cost = OpCostComputer(op, options).compute();
+  if (failed(cost))
+    return failure();
+  return predictTime(op, *cost, options);
 }
 
 //===----------------------------------------------------------------------===//
@@ -536,18 +554,18 @@ LogicalResult remat::annotateCosts(Operation *root,
     if (!producesTensor(op))
       return;
     auto cost = op->getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
-    if (!cost) {
-      FailureOr<CostAttr> computed = computeOpCost(op, options);
-      if (failed(computed)) {
-        anyFailed = true;
-        return;
-      }
-      cost = *computed;
+    // A cost the op has keeps its bytes and FLOPs; the device prices it.
+    FailureOr<CostAttr> computed =
+        cost ? predictTime(op, cost, options) : computeOpCost(op, options);
+    if (failed(computed)) {
+      anyFailed = true;
+      return;
     }
+    cost = *computed;
     if (profile)
       if (std::optional<int64_t> timeNs = profile->lookup(op))
         cost = CostAttr::get(op->getContext(), cost.getBytes(), cost.getFlops(),
-                             *timeNs);
+                             cost.getRooflinePs(), *timeNs);
     op->setAttr(RematDialect::kCostAttrName, cost);
   });
   return failure(anyFailed);
@@ -644,5 +662,9 @@ LogicalResult remat::resizeDynamicSizes(func::FuncOp func, int64_t hint) {
   options.dynamicSizeHint = hint;
   options.allowUnknown = true;
   options.emitWarnings = false;
+  if (auto device =
+          func->getAttrOfType<StringAttr>(RematDialect::kCostDeviceAttrName))
+    if (const DeviceSpec *spec = lookupDevice(device.getValue()))
+      options.device = spec->device;
   return annotateCosts(func, options);
 }

@@ -35,6 +35,7 @@ void remat::buildRematPipeline(OpPassManager &pm,
   annotate.dynamicSizeHint =
       options.dynamicSizeHint == 0 && maxBatch ? 1 : options.dynamicSizeHint;
   annotate.warnings = !maxBatch;
+  annotate.device = options.device;
   funcPm.addPass(createRematAnnotateCosts(annotate));
   RematInferPhasesOptions infer;
   infer.functions = functions;

@@ -75,6 +75,10 @@ struct RematAnnotateCostsPass
     }
     options.allowUnknown = allowUnknown;
     options.emitWarnings = warnings;
+    options.device = device;
+    if (const DeviceSpec *spec = getDeviceSpec(device))
+      func->setAttr(RematDialect::kCostDeviceAttrName,
+                    StringAttr::get(func.getContext(), spec->name));
     if (failed(annotateCosts(func, options, profile.get())))
       return signalPassFailure();
   }

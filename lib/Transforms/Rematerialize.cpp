@@ -348,8 +348,9 @@ static void insertBarriers(Block &body, ArrayRef<Instance> instances,
         Value input = instance.op->getOperand(0);
         auto barrier = BarrierOp::create(builder, instance.op->getLoc(),
                                          input.getType(), input);
-        barrier->setAttr(RematDialect::kCostAttrName,
-                         CostAttr::get(ctx, {0}, 0, std::nullopt));
+        barrier->setAttr(
+            RematDialect::kCostAttrName,
+            CostAttr::get(ctx, {0}, 0, std::nullopt, std::nullopt));
         if (Attribute phase =
                 instance.op->getAttr(RematDialect::kPhaseAttrName))
           barrier->setAttr(RematDialect::kPhaseAttrName, phase);

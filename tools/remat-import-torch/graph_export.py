@@ -1,17 +1,20 @@
 """The remat-solve JSON graph (docs/SolverFormat.md) of a traced joint graph.
 
 One node per placeholder and per aten call. Bytes come from the shapes and
-dtypes of the fake values; FLOPs from `flops()` (docs/Importer.md, "Cost
-model"): the conventions of docs/CostModel.md applied to aten ops.
+dtypes of the fake values; the cost is the FLOPs of `flops()` (docs/Importer.md,
+"Cost model"): the conventions of docs/CostModel.md applied to aten ops, or,
+for a device, the roofline time in picoseconds (roofline.py).
 `add_batch_scaling` splits both into a fixed and a per-sample part from the
 same step traced at two batch sizes (docs/Importer.md, "Batch scaling").
 """
 
+import math
 import operator
 
 import torch
 import torch.fx
 
+import roofline
 from torch_trace import op_name
 
 # Ops whose result aliases operand 0 (0 bytes, alias_of its base): PyTorch's
@@ -193,10 +196,11 @@ def _forward_nodes(joint):
     return forward
 
 
-def _op_entry(n, index, forward, unknown):
+def _op_entry(n, index, forward, unknown, device):
     """The node fields of an aten call: bytes (0 for views and multi-result
-    ops), FLOPs, dependencies, phase, alias. An op without a cost rule
-    costs 0 and is added to `unknown` ({op: [module path]})."""
+    ops), cost (FLOPs, or the roofline time on `device`), dependencies,
+    phase, alias. An op without a cost rule costs 0 and is added to
+    `unknown` ({op: [module path]})."""
     deps = []
     for d in n.all_input_nodes:
         if index[d] not in deps:
@@ -219,15 +223,19 @@ def _op_entry(n, index, forward, unknown):
     except KeyError:
         unknown.setdefault(op_name(n), []).append(n.meta.get("remat_path", ""))
         cost = 0
+    if device is not None:
+        cost = roofline.roofline_ps(op_name(n), n, cost, device,
+                                    runs_kernel=op_name(n) not in VIEW_OPS)
     return dict(bytes=nbytes, cost=float(cost), deps=deps,
                 kind="forward" if n in forward else "backward",
                 alias_of=alias)
 
 
-def to_graph(joint, name, opt=None):
+def to_graph(joint, name, opt=None, device=None):
     """The graph dict, with the update of `opt` (an optimizer_spec
-    Optimizer) when given; raises UnknownOps naming every op without a
-    cost rule, with its module path."""
+    Optimizer) when given, costs in FLOPs or, with a `device` (a
+    roofline.Device), in picoseconds on it; raises UnknownOps naming every
+    op without a cost rule, with its module path."""
     index = {}
     nodes = []
     unknown = {}
@@ -253,7 +261,7 @@ def to_graph(joint, name, opt=None):
             entry.update(bytes=value_bytes(getattr(joint.gm, n.target)),
                          cost=0, deps=[], kind="input", alias_of=None)
         else:
-            entry.update(_op_entry(n, index, forward, unknown))
+            entry.update(_op_entry(n, index, forward, unknown, device))
         entry["path"] = n.meta.get("remat_path", "")
         index[n] = len(nodes)
         nodes.append(entry)
@@ -264,9 +272,13 @@ def to_graph(joint, name, opt=None):
     if opt is None:
         outputs = [index[joint.loss]] + grads + buffers
     else:
-        params, new_state = _add_updates(nodes, joint, opt, index, state)
+        params, new_state = _add_updates(nodes, joint, opt, index, state, device)
         outputs = [index[joint.loss]] + params + buffers + new_state
-    return {"name": name, "fixed_bytes": 0, "nodes": nodes, "outputs": outputs}
+    graph = {"name": name, "fixed_bytes": 0, "nodes": nodes,
+             "outputs": outputs}
+    if device is not None:
+        graph["device"] = device.name  # informational: costs are ps on it
+    return graph
 
 
 def _trainable(joint):
@@ -293,9 +305,11 @@ def _add_state(nodes, joint, opt):
     return ids
 
 
-def _add_updates(nodes, joint, opt, index, state):
+def _add_updates(nodes, joint, opt, index, state, device=None):
     """Appends the update: per trainable parameter one node computing it in
-    place (alias of the parameter, 0 bytes, the update's FLOPs) and one per
+    place (alias of the parameter, 0 bytes, the update's FLOPs or, with a
+    `device`, its roofline time: parameter and state read and written, the
+    gradient read) and one per
     slot of its state (alias of the slot), each reading the parameter, its
     gradient, its state (and AdamW's new step count); returns the ids of
     the new parameters and of the new state (state_names order)."""
@@ -306,15 +320,20 @@ def _add_updates(nodes, joint, opt, index, state):
                       "path": "optimizer"})
         return len(nodes) - 1
 
-    new_state = [add("step", state["step"], [state["step"]], 1)] \
+    step_cost = 1 if device is None else roofline.time_ps(
+        1, device.fp32, 16, device)
+    new_state = [add("step", state["step"], [state["step"]], step_cost)] \
         if opt.has_step else []
     params = []
     for name, p, g in _trainable(joint):
         slots = [state["%s.%s" % (name, s)] for s in opt.slots]
         deps = [index[p], index[g]] + slots + new_state[:1]
         elements = numel(p.meta["val"].shape)
-        params.append(add(name, index[p], deps,
-                          opt.flops_per_element() * elements))
+        cost = opt.flops_per_element() * elements
+        if device is not None:
+            cost = roofline.update_ps(cost, elements, p.meta["val"].dtype,
+                                      3 + 2 * len(opt.slots), device)
+        params.append(add(name, index[p], deps, cost))
         new_state += [add("%s.%s" % (name, s), base, deps, 0)
                       for s, base in zip(opt.slots, slots)]
     return params, new_state
@@ -325,16 +344,24 @@ class NotLinear(Exception):
     a fixed part plus a part per sample."""
 
 
-def per_sample(node, key, at_batch, at_double, batch):
+def per_sample(node, key, at_batch, at_double, batch, exact=True):
     """The per-sample part of node[key] (bytes or FLOPs) that is `at_batch`
-    at `batch` samples and `at_double` at 2 * batch."""
+    at `batch` samples and `at_double` at 2 * batch. Not `exact` (a time):
+    it need not be a whole number per sample, and the fixed part 2 v - w,
+    >= 0 for the roofline's max of two affine functions with non-negative
+    intercepts (a convex function), may be below 0 by rounding only."""
     delta = at_double - at_batch
-    if delta < 0 or delta % batch or at_batch - delta < 0:
-        raise NotLinear("node %d (%s): %s %s at batch %d but %s at batch %d "
-                        "is not a fixed part plus a part per sample" % (
-                            node["id"], node["name"], key, at_batch, batch,
-                            at_double, 2 * batch))
-    return delta // batch
+    if exact and delta >= 0 and not delta % batch and at_batch - delta >= 0:
+        return delta // batch
+    if not exact and delta >= 0 and at_batch - delta >= -1e-9 * at_double:
+        part = min(delta, at_batch) / batch
+        while part * batch > at_batch:  # remat-solve checks this product
+            part = math.nextafter(part, 0.0)
+        return part
+    raise NotLinear("node %d (%s): %s %s at batch %d but %s at batch %d "
+                    "is not a fixed part plus a part per sample" % (
+                        node["id"], node["name"], key, at_batch, batch,
+                        at_double, 2 * batch))
 
 
 def add_batch_scaling(graph, double, batch):
@@ -357,7 +384,8 @@ def add_batch_scaling(graph, double, batch):
             raise NotLinear("node %d (%s) differs between batch %d and %d" % (
                 n["id"], n["name"], batch, 2 * batch))
         scaling.append((per_sample(n, "bytes", n["bytes"], m["bytes"], batch),
-                        per_sample(n, "cost", n["cost"], m["cost"], batch)))
+                        per_sample(n, "cost", n["cost"], m["cost"], batch,
+                                   exact="device" not in graph)))
     for n, (nbytes, cost) in zip(nodes, scaling):
         n["bytes_per_sample"] = nbytes
         n["cost_per_sample"] = float(cost)

@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import model_spec  # noqa: E402  (after the path tweak)
 import optimizer_spec  # noqa: E402
+import roofline  # noqa: E402
 import torch_trace  # noqa: E402
 
 
@@ -41,6 +42,10 @@ def main(argv=None):
                    help="write the remat-solve JSON graph")
     p.add_argument("--emit-mlir", metavar="FILE",
                    help="write linalg-on-tensors training IR")
+    p.add_argument("--device", choices=sorted(roofline.load_devices()),
+                   help="graph: costs are the roofline time on this device "
+                   "in picoseconds (max of FLOPs / peak and bytes moved / "
+                   "HBM bandwidth) instead of FLOPs (docs/CostModel.md)")
     p.add_argument("--list-ops", action="store_true",
                    help="print the aten ops of the joint graph with counts")
     p.add_argument("--list-lowerings", action="store_true",
@@ -68,6 +73,9 @@ def main(argv=None):
                                    args.emit_graph):
         p.error("--shard needs a positive number of ranks and --emit-mlir "
                 "(without --emit-graph)")
+    if args.device and not args.emit_graph:
+        p.error("--device applies to --emit-graph only (for the MLIR, "
+                "remat-opt --remat-annotate-costs=device=%s)" % args.device)
     if args.fsdp and args.shard is None:
         p.error("--fsdp needs --shard N")
     args.opt = optimizer_spec.from_arguments(p, args)
@@ -99,6 +107,11 @@ def list_lowerings():
     return 0
 
 
+def device_of(args):
+    """The roofline.Device of --device, or None."""
+    return roofline.load_devices()[args.device] if args.device else None
+
+
 def add_batch_scaling(graph, spec, args):
     """Traces the step again at twice the batch and gives `graph` its batch
     scaling; when that fails, warns and leaves the graph without (remat-solve
@@ -109,7 +122,8 @@ def add_batch_scaling(graph, spec, args):
         double = spec.with_batch(2 * batch)
         joint = torch_trace.trace(double, decompose=args.decompose)
         graph_export.add_batch_scaling(
-            graph, graph_export.to_graph(joint, spec.name, args.opt), batch)
+            graph, graph_export.to_graph(joint, spec.name, args.opt,
+                                         device_of(args)), batch)
     except (torch_trace.ImportError_, graph_export.UnknownOps,
             graph_export.NotLinear) as e:
         sys.stderr.write("remat-import-torch: warning: the graph carries no "
@@ -126,7 +140,8 @@ def emit(args, spec):
         if args.emit_graph:
             import graph_export
             try:
-                graph = graph_export.to_graph(joint, spec.name, args.opt)
+                graph = graph_export.to_graph(joint, spec.name, args.opt,
+                                              device_of(args))
             except graph_export.UnknownOps as e:
                 sys.stderr.write("remat-import-torch: error: %s\n" % e)
                 return 1

@@ -17,7 +17,9 @@
 //     arithmetic ops in its payload: matmul = 2*M*N*K, conv_2d_nhwc_hwcf =
 //     2*N*OH*OW*F*KH*KW*C, fill/copy/transpose/broadcast = 0;
 //   * FLOPs of an elementwise arith/math op on tensors = elements x the same
-//     per-op weight as in a payload (1, math.fma 2, casts and selects 0).
+//     per-op weight as in a payload (1, math.fma 2, casts and selects 0);
+//   * with a device, the time predicted on it (Roofline.h):
+//     max(flops / peak, bytes moved / bandwidth) in picoseconds.
 //
 // Usage:
 //
@@ -32,6 +34,7 @@
 #ifndef REMAT_ANALYSIS_COSTMODEL_H
 #define REMAT_ANALYSIS_COSTMODEL_H
 
+#include "remat/Analysis/Roofline.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -56,6 +59,9 @@ struct CostModelOptions {
   /// Emit a warning on each op whose cost used `dynamicSizeHint` or the
   /// `allowUnknown` fallback. Errors are always emitted.
   bool emitWarnings = true;
+  /// Predict each op's time on this device (`roofline_ps`, Roofline.h);
+  /// None: FLOPs only.
+  Device device = Device::None;
 };
 
 /// Returns true if `op` produces at least one tensor (ranked or not), i.e. if
@@ -139,15 +145,17 @@ void guardDynamicSizes(mlir::func::FuncOp func, int64_t hint);
 /// Moves the dynamic-size hint of `func` (guarded by guardDynamicSizes) to
 /// `hint`: its guards then check the new bound, and every op's `remat.cost`
 /// is computed again for it (model costs: measured times are not kept; an op
-/// the model does not know gets the `allowUnknown` fallback). The
+/// the model does not know gets the `allowUnknown` fallback; predicted times
+/// for the device `remat.cost_device` names, if any). The
 /// max-batch plan mode uses it to plan for the batch it found. Fails, with a
 /// located error, when `func` records no hint.
 mlir::LogicalResult resizeDynamicSizes(mlir::func::FuncOp func, int64_t hint);
 
 /// Attaches `remat.cost` to every tensor-producing op nested in `root`. An op
-/// that already has one keeps it; with a `profile`, every matched op's cost
-/// gets the measured `time_ns`. Visits every op even after an error, so that
-/// all unsupported ops are reported; fails if any was.
+/// that already has one keeps it; with a device in `options`, every cost
+/// without a `roofline_ps` gets one (from its FLOPs); with a `profile`,
+/// every matched op's cost gets the measured `time_ns`. Visits every op even
+/// after an error, so that all unsupported ops are reported; fails if any was.
 mlir::LogicalResult annotateCosts(mlir::Operation *root,
                                   const CostModelOptions &options,
                                   const CostProfile *profile = nullptr);

@@ -13,6 +13,7 @@
 #ifndef REMAT_PIPELINES_PIPELINES_H
 #define REMAT_PIPELINES_PIPELINES_H
 
+#include "remat/Analysis/Roofline.h"
 #include "remat/Transforms/Rematerialize.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -194,6 +195,12 @@ struct RematPipelineOptions
                      "batch the search starts from (default 1), costed "
                      "without warnings"),
       llvm::cl::init(0)};
+  PassOptions::Option<Device> device{
+      *this, "device",
+      llvm::cl::desc("Cost ops by their time predicted on this device "
+                     "(roofline: FLOPs / peak vs bytes moved / bandwidth) "
+                     "and plan for least time; none: FLOPs"),
+      llvm::cl::init(Device::None), REMAT_DEVICE_CL_VALUES};
   PassOptions::ListOption<std::string> functions{
       *this, "functions",
       llvm::cl::desc("Names of the functions to plan (default: every public "

@@ -53,6 +53,14 @@ def RematAnnotateCosts : Pass<"remat-annotate-costs", "::mlir::func::FuncOp"> {
     matches: by file location first, then by `NameLoc` name, then by
     operation name (e.g. `"linalg.matmul"`).
 
+    With `device=h200|h100|a100`, every costed op also gets `roofline_ps`,
+    the time the roofline model predicts on that device: max(FLOPs / peak
+    FLOP/s, bytes read and written / HBM bandwidth), in picoseconds, with
+    the data-sheet numbers of include/remat/Analysis/Devices.h. Planners then
+    use that time (or a profiled `time_ns`) as the cost to minimize: a
+    recomputed pointwise op costs its memory traffic. The function records
+    the device as `remat.cost_device`.
+
     Before:
     ```mlir
     %0 = linalg.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x32xf32>)
@@ -81,6 +89,11 @@ def RematAnnotateCosts : Pass<"remat-annotate-costs", "::mlir::func::FuncOp"> {
     Option<"profilePath", "profile", "std::string", /*default=*/"\"\"",
            "JSON file of measured op times (see docs/CostModel.md) that "
            "sets time_ns on the ops it matches">,
+    Option<"device", "device", "::remat::Device", "::remat::Device::None",
+           "Predict each op's time on this device (roofline_ps: max of "
+           "FLOPs / peak and bytes moved / HBM bandwidth); plans then "
+           "minimize time in picoseconds instead of FLOPs",
+           "REMAT_DEVICE_CL_VALUES">,
     RematFunctionsOption,
   ];
 }

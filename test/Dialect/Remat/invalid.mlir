@@ -32,6 +32,29 @@ func.func @negative_time(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+func.func @negative_roofline(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{remat.cost: roofline_ps must be non-negative, got -7}}
+  %0 = arith.addf %a, %a {remat.cost = #remat.cost<bytes = [16], flops = 4, roofline_ps = -7>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @times_out_of_order(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{expected 'roofline_ps' or 'time_ns' (once each, in this order), got 'roofline_ps'}}
+  %0 = arith.addf %a, %a {remat.cost = #remat.cost<bytes = [16], flops = 4, time_ns = 2, roofline_ps = 7>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{'remat.cost_device' must name a device of the roofline cost model (a100, h100, h200), got "b200"}}
+func.func @unknown_cost_device(%a: tensor<4xf32>) -> tensor<4xf32> attributes {remat.cost_device = "b200"} {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
 func.func @cost_of_wrong_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @below {{'remat.cost' must be a #remat.cost attribute, got 16 : i64}}
   %0 = arith.addf %a, %a {remat.cost = 16} : tensor<4xf32>

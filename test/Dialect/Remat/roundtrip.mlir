@@ -1,20 +1,26 @@
 // RUN: remat-opt %s --split-input-file | remat-opt --split-input-file | FileCheck %s
 
 // CHECK-LABEL: func.func @cost_phase_keep
+// CHECK-SAME: remat.cost_device = "h100"
 // CHECK: remat.cost = #remat.cost<bytes = [64], flops = 16>
 // CHECK-SAME: remat.keep = #remat.keep<always>
 // CHECK-SAME: remat.phase = #remat.phase<forward>
 // CHECK: remat.cost = #remat.cost<bytes = [64], flops = 16, time_ns = 12>
 // CHECK-SAME: remat.keep = #remat.keep<never>
 // CHECK-SAME: remat.phase = #remat.phase<backward>
-func.func @cost_phase_keep(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+// CHECK: remat.cost = #remat.cost<bytes = [64], flops = 16, roofline_ps = 57, time_ns = 3>
+// CHECK: remat.cost = #remat.cost<bytes = [64], flops = 16, roofline_ps = 57>
+func.func @cost_phase_keep(%a: tensor<4x4xf32>) -> tensor<4x4xf32>
+    attributes {remat.cost_device = "h100"} {
   %0 = arith.addf %a, %a {remat.cost = #remat.cost<bytes = [64], flops = 16>,
                           remat.phase = #remat.phase<forward>,
                           remat.keep = #remat.keep<always>} : tensor<4x4xf32>
   %1 = arith.mulf %0, %0 {remat.cost = #remat.cost<bytes = [64], flops = 16, time_ns = 12>,
                           remat.phase = #remat.phase<backward>,
                           remat.keep = #remat.keep<never>} : tensor<4x4xf32>
-  return %1 : tensor<4x4xf32>
+  %2 = arith.mulf %1, %1 {remat.cost = #remat.cost<bytes = [64], flops = 16, roofline_ps = 57, time_ns = 3>} : tensor<4x4xf32>
+  %3 = arith.mulf %2, %2 {remat.cost = #remat.cost<bytes = [64], flops = 16, roofline_ps = 57>} : tensor<4x4xf32>
+  return %3 : tensor<4x4xf32>
 }
 
 // -----

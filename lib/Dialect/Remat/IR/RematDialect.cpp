@@ -6,15 +6,57 @@
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
+#include "remat/Analysis/Devices.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace remat;
 
 #include "remat/Dialect/Remat/IR/RematDialect.cpp.inc"
+
+/// The optional times of `#remat.cost`, each `, key = N`, in this order:
+/// `roofline_ps`, then `time_ns` (a custom directive: two optional groups
+/// that both start with a comma cannot be told apart by the generated
+/// parser).
+static ParseResult parseCostTimes(AsmParser &parser,
+                                  std::optional<int64_t> &rooflinePs,
+                                  std::optional<int64_t> &timeNs) {
+  bool sawTime = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    llvm::SMLoc loc = parser.getCurrentLocation();
+    StringRef key;
+    int64_t value;
+    if (parser.parseKeyword(&key) || parser.parseEqual() ||
+        parser.parseInteger(value))
+      return failure();
+    if (key == "roofline_ps" && !sawTime && !rooflinePs) {
+      rooflinePs = value;
+    } else if (key == "time_ns" && !sawTime) {
+      timeNs = value;
+      sawTime = true;
+    } else {
+      return parser.emitError(loc, "expected 'roofline_ps' or 'time_ns' "
+                                   "(once each, in this order), got '")
+             << key << "'";
+    }
+  }
+  return success();
+}
+
+static void printCostTimes(AsmPrinter &printer,
+                           std::optional<int64_t> rooflinePs,
+                           std::optional<int64_t> timeNs) {
+  if (rooflinePs)
+    printer << ", roofline_ps = " << *rooflinePs;
+  if (timeNs)
+    printer << ", time_ns = " << *timeNs;
+}
 #include "remat/Dialect/Remat/IR/RematEnums.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
@@ -44,6 +86,7 @@ void RematDialect::registerAttributes() {
 
 LogicalResult CostAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<int64_t> bytes, int64_t flops,
+                               std::optional<int64_t> rooflinePs,
                                std::optional<int64_t> timeNs) {
   for (auto [index, size] : llvm::enumerate(bytes))
     if (size < 0)
@@ -52,6 +95,9 @@ LogicalResult CostAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (flops < 0)
     return emitError() << "remat.cost: flops must be non-negative, got "
                        << flops;
+  if (rooflinePs && *rooflinePs < 0)
+    return emitError() << "remat.cost: roofline_ps must be non-negative, got "
+                       << *rooflinePs;
   if (timeNs && *timeNs < 0)
     return emitError() << "remat.cost: time_ns must be non-negative, got "
                        << *timeNs;
@@ -67,7 +113,9 @@ int64_t CostAttr::getTotalBytes() const {
 
 double CostAttr::getComputeCost() const {
   if (std::optional<int64_t> timeNs = getTimeNs())
-    return static_cast<double>(*timeNs);
+    return static_cast<double>(*timeNs) * kPicosecondsPerNanosecond;
+  if (std::optional<int64_t> rooflinePs = getRooflinePs())
+    return static_cast<double>(*rooflinePs);
   return static_cast<double>(getFlops());
 }
 
@@ -110,6 +158,12 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 //===----------------------------------------------------------------------===//
 // Discardable attribute verification
 //===----------------------------------------------------------------------===//
+
+#define REMAT_DEVICE_NAME(Id, Name, ...) llvm::StringRef(Name),
+/// The devices a `remat.cost_device` may name (Analysis/Devices.h).
+static const llvm::StringRef kDeviceNames[] = {
+    REMAT_DEVICES(REMAT_DEVICE_NAME)};
+#undef REMAT_DEVICE_NAME
 
 LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attr) {
@@ -186,6 +240,16 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
     if (!bytes || !bytes.getType().isInteger(64) || bytes.getInt() < 0)
       return op->emitError()
              << "'" << name << "' must be a non-negative i64, got " << value;
+    return success();
+  }
+  if (name == kCostDeviceAttrName) {
+    auto device = dyn_cast<StringAttr>(value);
+    if (!device || !llvm::is_contained(kDeviceNames, device.getValue()))
+      return op->emitError()
+             << "'" << name
+             << "' must name a device of the roofline cost model ("
+             << llvm::join(llvm::ArrayRef(kDeviceNames), ", ") << "), got "
+             << value;
     return success();
   }
   return op->emitError() << "unknown remat dialect attribute '" << name

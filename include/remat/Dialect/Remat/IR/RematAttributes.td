@@ -31,29 +31,41 @@ def Remat_CostAttr : Remat_Attr<"Cost", "cost"> {
       record `0`: they alias their source.
     * `flops` — floating-point (or integer) operations to compute all results
       once, counting a fused multiply-add as two.
-    * `time_ns` (optional) — a measured time in nanoseconds, from a profile;
-      when present it replaces `flops` as the compute cost.
+    * `roofline_ps` (optional) — the time predicted on a device in
+      picoseconds: max(flops / peak FLOP/s, bytes moved / HBM bandwidth)
+      (`remat-annotate-costs{device=h100}`, docs/CostModel.md);
+    * `time_ns` (optional) — a measured time in nanoseconds, from a profile.
+
+    The compute cost planners use (`getComputeCost`) is a time in
+    picoseconds when the op has one (`time_ns` x 1000 first, else
+    `roofline_ps`), else `flops`.
 
     ```mlir
     #remat.cost<bytes = [4096], flops = 131072>
     #remat.cost<bytes = [0], flops = 0>
+    #remat.cost<bytes = [4096], flops = 131072, roofline_ps = 7336>
     #remat.cost<bytes = [4096, 128], flops = 8192, time_ns = 1500>
     ```
   }];
   let parameters = (ins
     ArrayRefParameter<"int64_t", "bytes of each result">:$bytes,
     "int64_t":$flops,
+    OptionalParameter<"std::optional<int64_t>", "predicted time (ps)">:$roofline_ps,
     OptionalParameter<"std::optional<int64_t>", "profiled time (ns)">:$time_ns
   );
   let assemblyFormat = [{
-    `<` `bytes` `=` `[` $bytes `]` `,` `flops` `=` $flops
-    (`,` `time_ns` `=` $time_ns^)? `>`
+    `<` `bytes` `=` `[` $bytes `]` `,` `flops` `=` $flops ``
+    custom<CostTimes>($roofline_ps, $time_ns) `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    /// Picoseconds in a nanosecond: a measured `time_ns` counts this many
+    /// times its value in the planners' time unit.
+    static constexpr int64_t kPicosecondsPerNanosecond = 1000;
     /// Sum of the bytes of all results.
     int64_t getTotalBytes() const;
-    /// The compute cost planners use: the profiled time when present,
+    /// The compute cost planners use: a time in picoseconds when the op has
+    /// one (the profiled `time_ns` x 1000 first, else `roofline_ps`),
     /// otherwise the FLOP count.
     double getComputeCost() const;
   }];
@@ -135,8 +147,9 @@ def Remat_PlanAttr : Remat_Attr<"Plan", "plan"> {
     * `predicted_peak` — peak bytes of the schedule under the memory model;
     * `baseline_peak` — peak bytes of the function's original order
       (checkpoint-all);
-    * `cost`, `baseline_cost` — compute cost (FLOPs, or ns when profiled) of
-      the schedule and of the original order;
+    * `cost`, `baseline_cost` — compute cost of the schedule and of the
+      original order, in the unit of the ops' costs (FLOPs, or picoseconds
+      when they carry times: see `#remat.cost`);
     * `lower_bound` (optional) — a proven lower bound on the objective;
     * `arena` (optional) — bytes of the static memory plan of the schedule:
       resident arguments plus one arena holding every other value at a

@@ -63,6 +63,10 @@ def Remat_Dialect : Dialect {
     /// remat-plan-arena placed its buffers in (docs/Arena.md).
     static constexpr ::llvm::StringLiteral kArenaBytesAttrName =
         "remat.arena_bytes";
+    /// On a function: the device (a name of Analysis/Devices.h) its ops'
+    /// `roofline_ps` were predicted for (remat-annotate-costs{device}).
+    static constexpr ::llvm::StringLiteral kCostDeviceAttrName =
+        "remat.cost_device";
 
   private:
     void registerAttributes();
