@@ -44,6 +44,11 @@ void RunReport::addMinMedian(
   addFigure(std::move(figure));
 }
 
+void RunReport::addRunTimes(llvm::ArrayRef<double> millis, unsigned repeat) {
+  addMinMedian("time_ms", millis, llvm::formatv(" (repeat={0})", repeat).str(),
+               {{"repeat", static_cast<int64_t>(repeat)}});
+}
+
 void RunReport::printJSON(llvm::raw_ostream &os) const {
   llvm::json::OStream j(os, /*IndentSize=*/2);
   j.object([&] {

@@ -390,19 +390,26 @@ private:
         return false;
       for (int id : group)
         point.keep[id] = 0;
-      CheckpointEval eval =
-          evaluateCheckpoints(graph, point.keep, point.variant);
-      meter->charge(eval.work);
-      if (isBetter(options, limit, eval.peakBytes, eval.cost,
-                   point.eval.peakBytes, point.eval.cost)) {
-        point.eval = std::move(eval);
-        ++accepted;
+      if (takeIfBetter(point))
         return true;
-      }
       for (int id : group)
         point.keep[id] = 1;
     }
     return false;
+  }
+
+  /// Evaluates `point.keep` and takes it when it is better than the point's
+  /// evaluation (the caller undoes its change otherwise).
+  bool takeIfBetter(Point &point) {
+    CheckpointEval eval =
+        evaluateCheckpoints(graph, point.keep, point.variant);
+    meter->charge(eval.work);
+    if (!isBetter(options, limit, eval.peakBytes, eval.cost,
+                  point.eval.peakBytes, point.eval.cost))
+      return false;
+    point.eval = std::move(eval);
+    ++accepted;
+    return true;
   }
 
   uint64_t next() {
@@ -428,14 +435,8 @@ private:
       keep[a] = 0;
       keep[b] = 1;
     }
-    CheckpointEval eval = evaluateCheckpoints(graph, keep, point.variant);
-    meter->charge(eval.work);
-    if (isBetter(options, limit, eval.peakBytes, eval.cost,
-                 point.eval.peakBytes, point.eval.cost)) {
-      point.eval = std::move(eval);
-      ++accepted;
+    if (takeIfBetter(point))
       return true;
-    }
     if (kind == 0) {
       keep[a] ^= 1;
     } else {

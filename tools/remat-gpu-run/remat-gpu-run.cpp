@@ -330,11 +330,8 @@ llvm::Error runOnGPU(Runtime &rt, const RunContext &context,
     times.push_back(r.seconds * 1e3);
     kernelTimes.push_back(r.memory.kernelMs);
   }
-  unsigned repeat = context.options.repeatCount;
   report.addMinMedian("kernel_ms", kernelTimes);
-  report.addMinMedian("time_ms", times,
-                      llvm::formatv(" (repeat={0})", repeat).str(),
-                      {{"repeat", static_cast<int64_t>(repeat)}});
+  report.addRunTimes(times, context.options.repeatCount);
   return llvm::Error::success();
 }
 

@@ -230,10 +230,7 @@ llvm::Error runOnCPU(const RunContext &context, RunReport &report) {
   SmallVector<double> times;
   for (const RunStats<RematAllocStats> &r : measured->runs)
     times.push_back(r.seconds * 1e3);
-  unsigned repeat = context.options.repeatCount;
-  report.addMinMedian("time_ms", times,
-                      llvm::formatv(" (repeat={0})", repeat).str(),
-                      {{"repeat", static_cast<int64_t>(repeat)}});
+  report.addRunTimes(times, context.options.repeatCount);
   return llvm::Error::success();
 }
 

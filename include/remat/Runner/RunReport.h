@@ -76,6 +76,9 @@ struct RunReport {
       llvm::StringRef key, llvm::ArrayRef<double> values,
       llvm::StringRef suffix = "",
       std::vector<std::pair<std::string, llvm::json::Value>> extra = {});
+  /// The wall time of each of `repeat` runs in milliseconds, as the
+  /// "time_ms" figure (addMinMedian) with the repeat count.
+  void addRunTimes(llvm::ArrayRef<double> millis, unsigned repeat);
 
   /// One JSON object followed by a newline: "file", "entry", "device"
   /// (unless empty), "results" (index, type, sum, abs_sum, fnv1a64 and,
