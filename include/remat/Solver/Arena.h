@@ -140,6 +140,10 @@ enum class ArenaPlacement {
   FirstFit,
 };
 
+/// The buffers in the order `order` places them; ties go to the larger,
+/// then the earlier, then the longer-lived buffer, then the lower index.
+std::vector<int> greedyOrder(const ArenaProblem &problem, ArenaOrder order);
+
 /// Greedy: each buffer, in `order`, takes the gap `placement` picks between
 /// the buffers already placed that are live with it, or the top. Fails
 /// (error set) only when the problem is ill formed or the arena would
