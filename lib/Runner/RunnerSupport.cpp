@@ -536,7 +536,8 @@ RunnerInput::~RunnerInput() = default;
 /// misplaced attribute.
 static LogicalResult readDrawAttributes(func::FuncOp entry, unsigned arg,
                                         ValueSpec &spec, std::string &reason) {
-  bool isFloat = spec.kind == ElemKind::F32 || spec.kind == ElemKind::F64;
+  bool isFloat = spec.kind == ElemKind::F32 || spec.kind == ElemKind::F64 ||
+                 spec.kind == ElemKind::BF16;
   if (Attribute attr = entry.getArgAttr(arg, kBernoulliAttrName)) {
     auto p = dyn_cast<FloatAttr>(attr);
     if (!p || !isFloat || !(p.getValueAsDouble() >= 0.0) ||

@@ -3,8 +3,12 @@
 // prints them, and counts 2 bytes an element; the CPU lowering computes
 // bf16 arithmetic (LLVM rounds every operation to bfloat16).
 //
-// RUN: remat-run %s --print-results | FileCheck %s
-// RUN: remat-run %s --json | FileCheck %s --check-prefix=JSON
+// Each buffer on its own (arena=false), so that the peak counts the bf16
+// bytes themselves, not the arena's 16-byte alignment.
+// RUN: remat-run %s --print-results \
+// RUN:   --pipeline='builtin.module(remat-lower-to-cpu{arena=false})' | FileCheck %s
+// RUN: remat-run %s --json \
+// RUN:   --pipeline='builtin.module(remat-lower-to-cpu{arena=false})' | FileCheck %s --check-prefix=JSON
 
 // x[i] = sin(0.1 i) / 2 and y[i] = sin(0.1 i + 1) / 2 in bf16:
 //   x = [0, 0.0498046875, 0.09912109375, 0.1474609375]
