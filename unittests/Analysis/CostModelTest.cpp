@@ -12,6 +12,8 @@
 
 #include "remat/Analysis/CostModel.h"
 
+#include "FindOp.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -41,12 +43,7 @@ protected:
     module = parseSourceString<ModuleOp>(source, &context);
     if (!module)
       return nullptr;
-    Operation *found = nullptr;
-    module->walk([&](Operation *op) {
-      if (!found && op->getName().getStringRef() == name)
-        found = op;
-    });
-    return found;
+    return remat::test::findFirstOp(*module, name);
   }
 
   MLIRContext context;

@@ -12,6 +12,8 @@
 
 #include "remat/Analysis/Storage.h"
 
+#include "FindOp.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
@@ -40,12 +42,7 @@ protected:
 
   /// The first op named `name` in the module parsed last.
   Operation *find(StringRef name) {
-    Operation *found = nullptr;
-    module->walk([&](Operation *op) {
-      if (!found && op->getName().getStringRef() == name)
-        found = op;
-    });
-    return found;
+    return remat::test::findFirstOp(*module, name);
   }
 
   MLIRContext context;
