@@ -10,6 +10,8 @@
 
 #include "remat/Analysis/CostModel.h"
 
+#include "remat/Analysis/Communication.h"
+
 #include "remat/Analysis/Storage.h"
 #include "remat/Support/JSON.h"
 
@@ -57,6 +59,16 @@ bool remat::isCollectiveOp(Operation *op) {
              shard::RecvOp, shard::ReduceOp, shard::ReduceScatterOp,
              shard::ScatterOp, shard::SendOp, shard::ShiftOp,
              shard::UpdateHaloOp>(op);
+}
+
+bool remat::isParameterGather(Operation *op) {
+  auto gather = dyn_cast<shard::AllGatherOp>(op);
+  if (!gather)
+    return false;
+  auto arg = dyn_cast<BlockArgument>(gather.getInput());
+  return arg && arg.getOwner()->isEntryBlock() &&
+         isa<func::FuncOp>(arg.getOwner()->getParentOp()) &&
+         arg.getOwner() == op->getBlock();
 }
 
 FlatSymbolRefAttr remat::getCollectiveGrid(Operation *op) {
@@ -301,8 +313,8 @@ FailureOr<std::optional<int64_t>> OpCostComputer::computeFlops() {
   if (isa<scf::ForOp, scf::IfOp, scf::ExecuteRegionOp>(op))
     return computeControlFlowFlops();
 
-  // Communication moves bytes, it does no arithmetic that recomputation
-  // could trade against memory (collectives are never recomputed).
+  // Communication moves bytes, it does no arithmetic; computeOpCost gives
+  // a collective its time on the link instead (Communication.h).
   if (isCollectiveOp(op))
     return std::optional<int64_t>(0);
 
@@ -395,14 +407,19 @@ FailureOr<CostAttr> OpCostComputer::compute() {
 }
 
 /// `cost` with the roofline time of `op` on the device of `options` (from
-/// the cost's FLOPs), or as it is without a device.
+/// the cost's FLOPs; a collective's is its time on the link of `options`),
+/// or as it is without a device.
 static FailureOr<CostAttr> predictTime(Operation *op, CostAttr cost,
                                        const CostModelOptions &options) {
   const DeviceSpec *device = getDeviceSpec(options.device);
   if (!device)
     return cost;
+  const LinkSpec *link = getLinkSpec(options.link);
   FailureOr<int64_t> picoseconds =
-      computeRooflinePs(op, cost.getFlops(), *device, options.dynamicSizeHint);
+      link && isCollectiveOp(op)
+          ? computeCommunicationPs(op, *link, options.dynamicSizeHint)
+          : computeRooflinePs(op, cost.getFlops(), *device,
+                              options.dynamicSizeHint);
   if (failed(picoseconds))
     return failure();
   return CostAttr::get(op->getContext(), cost.getBytes(), cost.getFlops(),
@@ -414,6 +431,18 @@ FailureOr<CostAttr> remat::computeOpCost(Operation *op,
   FailureOr<CostAttr> cost = OpCostComputer(op, options).compute();
   if (failed(cost))
     return failure();
+  // Without a device, a collective's time on the link in FLOP-equivalents.
+  const LinkSpec *link = getLinkSpec(options.link);
+  if (link && isCollectiveOp(op) && options.device == Device::None) {
+    FailureOr<int64_t> picoseconds =
+        computeCommunicationPs(op, *link, options.dynamicSizeHint);
+    if (failed(picoseconds))
+      return failure();
+    auto flops = static_cast<int64_t>(std::llround(
+        static_cast<double>(*picoseconds) * kFlopEquivalentsPerPicosecond));
+    cost = CostAttr::get(op->getContext(), cost->getBytes(), flops,
+                         std::nullopt, std::nullopt);
+  }
   return predictTime(op, *cost, options);
 }
 

@@ -36,6 +36,7 @@ void remat::buildRematPipeline(OpPassManager &pm,
       options.dynamicSizeHint == 0 && maxBatch ? 1 : options.dynamicSizeHint;
   annotate.warnings = !maxBatch;
   annotate.device = options.device;
+  annotate.link = options.link;
   funcPm.addPass(createRematAnnotateCosts(annotate));
   RematInferPhasesOptions infer;
   infer.functions = functions;

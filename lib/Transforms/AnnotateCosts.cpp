@@ -76,6 +76,7 @@ struct RematAnnotateCostsPass
     options.allowUnknown = allowUnknown;
     options.emitWarnings = warnings;
     options.device = device;
+    options.link = link;
     if (const DeviceSpec *spec = getDeviceSpec(device))
       func->setAttr(RematDialect::kCostDeviceAttrName,
                     StringAttr::get(func.getContext(), spec->name));

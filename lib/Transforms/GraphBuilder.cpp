@@ -42,7 +42,7 @@ bool remat::isRecomputable(Operation *op) {
     return false;
   bool hasCollective = false;
   op->walk([&](Operation *nested) {
-    hasCollective = isCollectiveOp(nested);
+    hasCollective = isCollectiveOp(nested) && !isParameterGather(nested);
     return hasCollective ? WalkResult::interrupt() : WalkResult::advance();
   });
   return !hasCollective;
@@ -238,10 +238,28 @@ static FailureOr<Node> getOpNode(Operation &op, int id) {
   return node;
 }
 
+/// Adds the order edge of the collective `op`, node `id`, to `deps`: every
+/// collective reads the last pinned collective before it (`lastPinned`, -1
+/// for none), so that no order of the solvers moves a collective, or any
+/// copy of a parameter gather, before an earlier pinned one. A parameter
+/// gather is read by none: that would hold the gathered value until the
+/// next pinned collective. Rematerialize checks that its first copy still
+/// runs before the next pinned collective (its users' data edges see to it
+/// in a training step: every forward value reaches the loss's backward).
+static void addCollectiveEdge(Operation &op, int id, int &lastPinned,
+                              llvm::SmallVector<int> &deps) {
+  if (!isCollectiveOp(&op))
+    return;
+  if (lastPinned >= 0 && !llvm::is_contained(deps, lastPinned))
+    deps.push_back(lastPinned);
+  if (!isParameterGather(&op))
+    lastPinned = id;
+}
+
 /// Adds the dependencies of `op`'s node (operands and values captured by
-/// regions, and the previous collective for a collective) and its view.
-static void addOpEdges(Operation &op, FunctionGraph &result,
-                       int &lastCollective, Node &node) {
+/// regions, and the order edge of a collective) and its view.
+static void addOpEdges(Operation &op, FunctionGraph &result, int &lastPinned,
+                       Node &node) {
   llvm::SetVector<Value> used(op.operand_begin(), op.operand_end());
   getUsedValuesDefinedAbove(op.getRegions(), used);
   llvm::SmallVector<int> deps;
@@ -250,13 +268,7 @@ static void addOpEdges(Operation &op, FunctionGraph &result,
     if (dep >= 0 && !llvm::is_contained(deps, dep))
       deps.push_back(dep);
   }
-  // Collectives keep their order: each one reads the previous one, so
-  // that no order of the solvers moves one before another.
-  if (isCollectiveOp(&op)) {
-    if (lastCollective >= 0 && !llvm::is_contained(deps, lastCollective))
-      deps.push_back(lastCollective);
-    lastCollective = result.graph.size();
-  }
+  addCollectiveEdge(op, result.graph.size(), lastPinned, deps);
   llvm::sort(deps);
   node.deps.assign(deps.begin(), deps.end());
 
@@ -313,14 +325,14 @@ remat::buildFunctionGraph(func::FuncOp func,
     return failure();
 
   // Ops: one node each, except constants and the terminator.
-  int lastCollective = -1;
+  int lastPinned = -1;
   for (Operation &op : body.without_terminator()) {
     if (isFreeOp(&op))
       continue;
     FailureOr<Node> node = getOpNode(op, graph.size());
     if (failed(node))
       return failure();
-    addOpEdges(op, result, lastCollective, *node);
+    addOpEdges(op, result, lastPinned, *node);
     result.opNodes[&op] = graph.size();
     result.nodeOps.push_back(&op);
     graph.nodes.push_back(std::move(*node));

@@ -144,12 +144,9 @@ static int64_t giveOwnDestinations(Block &body,
   return created;
 }
 
-/// The plan covers every non-constant op, gives each step to one op, and
-/// computes ops with memory effects once, in their order.
+/// The plan covers every non-constant op and gives each step to one op.
 static LogicalResult validateCoverage(Block &body, const RematPlan &plan) {
   llvm::DenseMap<int64_t, Operation *> stepOwner;
-  Operation *lastEffectOp = nullptr;
-  int64_t lastEffectStep = -1;
   for (Operation &op : body.without_terminator()) {
     if (isFreeOp(&op))
       continue;
@@ -158,8 +155,7 @@ static LogicalResult validateCoverage(Block &body, const RematPlan &plan) {
       return op.emitError() << "op is not covered by the rematerialization "
                                "plan (no '"
                             << RematDialect::kStepsAttrName << "')";
-    ArrayRef<int64_t> steps = it->second;
-    for (int64_t step : steps) {
+    for (int64_t step : it->second) {
       auto [owner, inserted] = stepOwner.try_emplace(step, &op);
       if (!inserted) {
         InFlightDiagnostic diag = op.emitError() << "schedule step " << step
@@ -168,27 +164,70 @@ static LogicalResult validateCoverage(Block &body, const RematPlan &plan) {
         return diag;
       }
     }
-    if (isRecomputable(&op))
+  }
+  return success();
+}
+
+/// `op` runs before `earlier`, which comes before it in the program: a
+/// located error.
+static LogicalResult emitMovedBefore(Operation &op, Operation *earlier,
+                                     StringRef what) {
+  InFlightDiagnostic diag = op.emitError() << "plan moves this " << what
+                                           << " before an earlier one";
+  diag.attachNote(earlier->getLoc()) << "earlier op here";
+  return diag;
+}
+
+namespace {
+/// The latest first step among ops of one kind seen so far, and its op.
+struct Latest {
+  Operation *op = nullptr;
+  int64_t step = -1;
+  void update(Operation *candidate, int64_t candidateStep) {
+    if (candidateStep > step) {
+      op = candidate;
+      step = candidateStep;
+    }
+  }
+};
+} // namespace
+
+/// Ops with memory effects and collectives run once and keep their order;
+/// a parameter gather (isParameterGather) may run again, but its first
+/// computation stays between the pinned collectives around it in the
+/// program: the same collectives in the same order on every rank.
+static LogicalResult validateEffectOrder(Block &body, const RematPlan &plan) {
+  Latest effect, collective, gather;
+  for (Operation &op : body.without_terminator()) {
+    auto it = plan.steps.find(&op);
+    if (isFreeOp(&op) || it == plan.steps.end())
       continue;
-    bool collective = isCollectiveOp(&op);
+    ArrayRef<int64_t> steps = it->second;
+    bool isGather = isParameterGather(&op);
+    bool isCollective = isCollectiveOp(&op);
+    if (isRecomputable(&op) && !isGather)
+      continue;
+    StringRef what = isCollective ? "collective" : "op with memory effects";
+    if (isGather) {
+      if (steps.front() < collective.step)
+        return emitMovedBefore(op, collective.op, what);
+      gather.update(&op, steps.front());
+      continue;
+    }
     if (steps.size() > 1)
       return op.emitError()
-             << (collective ? "op is a collective (every rank runs it "
-                              "exactly once)"
-                            : "op has memory effects")
+             << (isCollective ? "op is a collective (every rank runs it "
+                                "exactly once)"
+                              : "op has memory effects")
              << " and cannot be recomputed, but the plan computes it "
              << steps.size() << " times";
-    if (steps.front() < lastEffectStep) {
-      InFlightDiagnostic diag =
-          op.emitError() << "plan moves this "
-                         << (collective ? "collective"
-                                        : "op with memory effects")
-                         << " before an earlier one";
-      diag.attachNote(lastEffectOp->getLoc()) << "earlier op here";
-      return diag;
-    }
-    lastEffectOp = &op;
-    lastEffectStep = steps.front();
+    if (steps.front() < effect.step)
+      return emitMovedBefore(op, effect.op, what);
+    if (isCollective && steps.front() < gather.step)
+      return emitMovedBefore(op, gather.op, what);
+    effect.update(&op, steps.front());
+    if (isCollective)
+      collective.update(&op, steps.front());
   }
   return success();
 }
@@ -236,7 +275,8 @@ static LogicalResult validatePlan(func::FuncOp func, Block &body,
         return op->emitError()
                << "rematerialization plan steps must strictly increase";
   }
-  if (failed(validateCoverage(body, plan)))
+  if (failed(validateCoverage(body, plan)) ||
+      failed(validateEffectOrder(body, plan)))
     return failure();
   return validateOperandOrder(body, plan);
 }

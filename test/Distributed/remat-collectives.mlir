@@ -1,11 +1,27 @@
 // Only Checkmate's solvers find the plan at 96 bytes (the checkpoint-set
 // solvers stop at 112), so the plan needs COIN-OR; the costs do not.
-// RUN: %if coinor %{ remat-opt %s --remat-pipeline="budget=96" --verify-diagnostics | FileCheck %s %}
-// RUN: remat-opt %s --remat-annotate-costs | FileCheck %s --check-prefix=COST
+// RUN: %if coinor %{ remat-opt %s --remat-pipeline="budget=96 link=none" --verify-diagnostics | FileCheck %s %}
+// RUN: remat-opt %s --remat-annotate-costs=link=none | FileCheck %s --check-prefix=COST
+// RUN: remat-opt %s --remat-annotate-costs | FileCheck %s --check-prefix=NVLINK
+// RUN: remat-opt %s --remat-annotate-costs=link=pcie | FileCheck %s --check-prefix=PCIE
+// RUN: remat-opt %s --remat-annotate-costs="link=nvlink device=h100" | FileCheck %s --check-prefix=H100
+// RUN: not remat-opt %s --remat-annotate-costs=link=infiniband 2>&1 | FileCheck %s --check-prefix=BADLINK
+// RUN: not remat-opt %s --remat-pipeline=link=infiniband 2>&1 | FileCheck %s --check-prefix=BADLINK
+// BADLINK: Cannot find option named 'infiniband'
 
 // Collectives of a per-rank step are pinned nodes: never recomputed, never
 // moved before an earlier collective, and their results cost bytes like any
-// other tensor (0 FLOPs: communication is not arithmetic).
+// other tensor. With link=none communication is free (0 FLOPs); here the
+// plan is about pins, so it is costed that way.
+
+// The ring time of an all-reduce of 16 bytes over 2 ranks: 2 (N - 1) = 2
+// steps of one 8-byte chunk. NVLink (the default link): 2 x (2 us + 8 B /
+// 450 GB/s) = 4,000,035.6 ps -> 4,000,036 ps, 40,000,360 FLOP-equivalents
+// at 10 per ps; PCIe: 2 x (5 us + 8 B / 32 GB/s) = 10,000,500 ps.
+// NVLINK: shard.all_reduce {{.*}}remat.cost = #remat.cost<bytes = [16], flops = 40000360>
+// PCIE: shard.all_reduce {{.*}}remat.cost = #remat.cost<bytes = [16], flops = 100005000>
+// With a device the time is in picoseconds, the FLOPs stay 0.
+// H100: shard.all_reduce {{.*}}remat.cost = #remat.cost<bytes = [16], flops = 0, roofline_ps = 4000036>
 
 shard.grid @dp(shape = 2)
 

@@ -19,7 +19,9 @@
 //   * FLOPs of an elementwise arith/math op on tensors = elements x the same
 //     per-op weight as in a payload (1, math.fma 2, casts and selects 0);
 //   * with a device, the time predicted on it (Roofline.h):
-//     max(flops / peak, bytes moved / bandwidth) in picoseconds.
+//     max(flops / peak, bytes moved / bandwidth) in picoseconds;
+//   * with a link, a collective's communication time (Communication.h), in
+//     picoseconds with a device and FLOP-equivalents without.
 //
 // Usage:
 //
@@ -34,6 +36,7 @@
 #ifndef REMAT_ANALYSIS_COSTMODEL_H
 #define REMAT_ANALYSIS_COSTMODEL_H
 
+#include "remat/Analysis/Communication.h"
 #include "remat/Analysis/Roofline.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 
@@ -62,6 +65,9 @@ struct CostModelOptions {
   /// Predict each op's time on this device (`roofline_ps`, Roofline.h);
   /// None: FLOPs only.
   Device device = Device::None;
+  /// Cost each collective by its time on this link (Communication.h): in
+  /// picoseconds with a device, in FLOP-equivalents without; None: 0.
+  Link link = Link::None;
 };
 
 /// Returns true if `op` produces at least one tensor (ranked or not), i.e. if
@@ -73,10 +79,17 @@ bool producesTensor(mlir::Operation *op);
 /// `shard.all_gather`, ..., `shard.send`, `shard.recv`, `shard.update_halo`)
 /// or any op of the `mpi` dialect. Upstream marks most `shard` collectives
 /// `Pure`, but every rank must run each of them exactly once and in the same
-/// order: the planner pins them (see GraphBuilder.h). The cost model gives
-/// them 0 FLOPs (communication, not arithmetic) and the bytes of their
-/// results.
+/// order: the planner pins them, except the all-gather of a parameter
+/// shard, which it may gather again (see GraphBuilder.h). The cost model
+/// gives them the bytes of their results and their time on the link of the
+/// options (Communication.h; 0 without one).
 bool isCollectiveOp(mlir::Operation *op);
+
+/// Returns true if `op` is a `shard.all_gather` of an argument of the
+/// function whose body holds it (FSDP's gather of a parameter shard): every
+/// rank can run it again at the same program point to get the same value,
+/// so the planner may free its result and gather again (GraphBuilder.h).
+bool isParameterGather(mlir::Operation *op);
 
 /// The grid a `shard` collective runs on (its `grid` symbol), or null for an
 /// op without one (`mpi` ops name a communicator value instead).

@@ -13,6 +13,7 @@
 #ifndef REMAT_PIPELINES_PIPELINES_H
 #define REMAT_PIPELINES_PIPELINES_H
 
+#include "remat/Analysis/Communication.h"
 #include "remat/Analysis/Roofline.h"
 #include "remat/Transforms/Rematerialize.h"
 
@@ -201,6 +202,11 @@ struct RematPipelineOptions
                      "(roofline: FLOPs / peak vs bytes moved / bandwidth) "
                      "and plan for least time; none: FLOPs"),
       llvm::cl::init(Device::None), REMAT_DEVICE_CL_VALUES};
+  PassOptions::Option<Link> link{
+      *this, "link",
+      llvm::cl::desc("Cost each collective by its time on this link "
+                     "(docs/Distributed.md); none: collectives cost 0"),
+      llvm::cl::init(Link::NVLink), REMAT_LINK_CL_VALUES};
   PassOptions::ListOption<std::string> functions{
       *this, "functions",
       llvm::cl::desc("Names of the functions to plan (default: every public "

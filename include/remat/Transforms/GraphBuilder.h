@@ -33,9 +33,13 @@
 //     collectives, allocations) are pinned `Always`: they are never cloned.
 //   * Collectives (`remat::isCollectiveOp`: `shard` collectives, `mpi` ops)
 //     are pinned `Always` although upstream marks most of them `Pure`, and
-//     each one depends on the previous one: every rank runs each collective
-//     exactly once and in program order, whatever the solver. A region op
-//     holding a collective, or collectives on two different grids, are
+//     each one depends on the previous pinned one: every rank runs each
+//     collective exactly once and in program order, whatever the solver.
+//     The exception is a parameter gather (`remat::isParameterGather`: the
+//     all-gather of a function argument), which the solver may free and
+//     gather again; it depends on the last pinned collective before it,
+//     and nothing depends on it for order (docs/Distributed.md). A region
+//     op holding a collective, or collectives on two different grids, are
 //     errors.
 //   * Outputs are the nodes defining the returned values, plus every node
 //     whose result nobody uses (so that no op is dropped by a schedule).
@@ -97,7 +101,8 @@ bool isFreeOp(mlir::Operation *op);
 
 /// Whether `op` may be computed more than once without changing what the
 /// program does: it and every op nested in it are free of memory effects,
-/// and none of them is a collective (remat::isCollectiveOp).
+/// and none of them is a collective (remat::isCollectiveOp) other than `op`
+/// itself being a parameter gather (remat::isParameterGather).
 bool isRecomputable(mlir::Operation *op);
 
 /// Translates `func` (single block, cost-annotated, phases inferred) into a

@@ -7,6 +7,7 @@
 #ifndef REMAT_TRANSFORMS_PASSES_H
 #define REMAT_TRANSFORMS_PASSES_H
 
+#include "remat/Analysis/Communication.h"
 #include "remat/Analysis/Roofline.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Transforms/PlanArena.h"

@@ -61,6 +61,13 @@ def RematAnnotateCosts : Pass<"remat-annotate-costs", "::mlir::func::FuncOp"> {
     recomputed pointwise op costs its memory traffic. The function records
     the device as `remat.cost_device`.
 
+    With `link=nvlink` (the default) or `link=pcie`, each `shard`
+    all-gather, reduce-scatter and all-reduce costs its ring time on that
+    link, (N - 1) steps of latency plus chunk bytes / bandwidth (twice as
+    many for an all-reduce): in picoseconds with a device, in
+    FLOP-equivalents (10 per picosecond) without. `link=none` costs every
+    collective 0. docs/Distributed.md states the presets.
+
     Before:
     ```mlir
     %0 = linalg.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x32xf32>)
@@ -94,6 +101,11 @@ def RematAnnotateCosts : Pass<"remat-annotate-costs", "::mlir::func::FuncOp"> {
            "FLOPs / peak and bytes moved / HBM bandwidth); plans then "
            "minimize time in picoseconds instead of FLOPs",
            "REMAT_DEVICE_CL_VALUES">,
+    Option<"link", "link", "::remat::Link", "::remat::Link::NVLink",
+           "Cost each collective by its ring time on this link (bytes / "
+           "bandwidth + latency a step; picoseconds with a device, "
+           "FLOP-equivalents at 10 FLOP/ps without; none: 0)",
+           "REMAT_LINK_CL_VALUES">,
     RematFunctionsOption,
   ];
 }

@@ -16,6 +16,9 @@ Checks, and prints one line per check:
     within the per-rank budget the planner was given: the `budget = N` of
     the `remat.plan` in PLANNED.mlir (remat-opt's output for the per-rank
     step).
+With --ranks-only (no SINGLE.json: a hand-written per-rank step with no
+single-process twin), the first check is left out and, as with --sharded,
+the ranks must agree bitwise on the loss only.
 With --sharded (a fully sharded step, remat-import-torch --fsdp), every
 result after the loss is the rank's shard along dimension 0 of a padded
 result: the ranks' shards, concatenated in rank order with the padding
@@ -49,24 +52,8 @@ def assembled(plain, sharded):
     return [[report["results"][0]["values"]] + whole[1:] for report in plain]
 
 
-def main(argv):
-    sharded = "--sharded" in argv
-    argv = [a for a in argv if a != "--sharded"]
-    if len(argv) != 5:
-        fail("usage: check_data_parallel.py [--sharded] SINGLE RANKS REMAT PLANNED")
-    with open(argv[1]) as f:
-        single = json.load(f)
-    with open(argv[2]) as f:
-        plain = json.load(f)["per_rank"]
-    with open(argv[3]) as f:
-        remat = json.load(f)["per_rank"]
-    with open(argv[4]) as f:
-        plan = re.search(r"remat\.plan = #remat\.plan<[^>]*budget = (\d+)",
-                         f.read())
-    if not plan:
-        fail("no remat.plan with a budget in " + argv[4])
-    budget = int(plan.group(1))
-
+def check_single(single, plain, remat, sharded):
+    """Every rank's results against the single-process step's."""
     worst = 0.0
     for report in plain + remat:
         if len(report["results"]) != len(single["results"]):
@@ -87,6 +74,30 @@ def main(argv):
     print("ok: %d ranks match the single-process step within "
           "%g + %g |ref| (largest difference %.3g)" %
           (len(plain), ATOL, RTOL, worst))
+
+
+def main(argv):
+    sharded = "--sharded" in argv or "--ranks-only" in argv
+    ranks_only = "--ranks-only" in argv
+    argv = [a for a in argv if a not in ("--sharded", "--ranks-only")]
+    if len(argv) != (4 if ranks_only else 5):
+        fail("usage: check_data_parallel.py [--sharded] SINGLE RANKS REMAT "
+             "PLANNED | --ranks-only RANKS REMAT PLANNED")
+    if not ranks_only:
+        with open(argv.pop(1)) as f:
+            single = json.load(f)
+    with open(argv[1]) as f:
+        plain = json.load(f)["per_rank"]
+    with open(argv[2]) as f:
+        remat = json.load(f)["per_rank"]
+    with open(argv[3]) as f:
+        plan = re.search(r"remat\.plan = #remat\.plan<[^>]*budget = (\d+)",
+                         f.read())
+    if not plan:
+        fail("no remat.plan with a budget in " + argv[3])
+    budget = int(plan.group(1))
+    if not ranks_only:
+        check_single(single, plain, remat, sharded)
 
     agreed = 1 if sharded else None  # sharded: the loss only
     hashes = [[r["fnv1a64"] for r in report["results"][:agreed]]

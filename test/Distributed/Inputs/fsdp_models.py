@@ -33,3 +33,21 @@ class ScaledLinear(nn.Module):
 
     def forward(self, x):
         return self.fc(x) * self.scale
+
+
+
+class DeepMLP(nn.Module):
+    """Six 16 x 16 linear layers and a 16 x 4 one on a small batch (4
+    classes): the gathered weights (1,024 bytes a layer) outweigh the
+    activations, and the backward pass of each layer needs its weight
+    again (docs/Distributed.md measures its plans; no test runs it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(16, 16) for _ in range(6))
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = torch.relu(layer(x))
+        return self.head(x)
