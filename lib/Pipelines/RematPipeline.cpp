@@ -58,6 +58,7 @@ void remat::buildRematPipeline(OpPassManager &pm,
   select.effort = options.effort;
   select.timeLimit = options.timeLimit;
   select.dataArgs = options.dataArgs;
+  select.gatherPolicy = options.gatherPolicy;
   select.functions = functions;
   select.schedule = options.schedule;
   select.arena = options.arena;

@@ -195,9 +195,23 @@ static LogicalResult addArgumentNodes(func::FuncOp func,
   return success();
 }
 
+/// The pin `policy` gives a parameter gather.
+static KeepPolicy getGatherPin(GatherPolicy policy) {
+  switch (policy) {
+  case GatherPolicy::Keep:
+    return KeepPolicy::Always;
+  case GatherPolicy::Regather:
+    return KeepPolicy::Never;
+  case GatherPolicy::Plan:
+    break;
+  }
+  return KeepPolicy::Default;
+}
+
 /// The bytes, cost, kind and pin of the node of `op`, from its `remat.*`
-/// attributes and whether it can be recomputed.
-static FailureOr<Node> getOpNode(Operation &op, int id) {
+/// attributes, whether it can be recomputed and, for a parameter gather,
+/// `policy`.
+static FailureOr<Node> getOpNode(Operation &op, int id, GatherPolicy policy) {
   Node node;
   node.name = getNodeName(&op, id);
   auto cost = op.getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
@@ -232,6 +246,8 @@ static FailureOr<Node> getOpNode(Operation &op, int id) {
                             << ": it cannot be recomputed";
     node.keep = keep.getValue() == Keep::Always ? KeepPolicy::Always
                                                 : KeepPolicy::Never;
+  } else if (isParameterGather(&op)) {
+    node.keep = getGatherPin(policy);
   }
   if (!recomputable)
     node.keep = KeepPolicy::Always;
@@ -329,7 +345,7 @@ remat::buildFunctionGraph(func::FuncOp func,
   for (Operation &op : body.without_terminator()) {
     if (isFreeOp(&op))
       continue;
-    FailureOr<Node> node = getOpNode(op, graph.size());
+    FailureOr<Node> node = getOpNode(op, graph.size(), options.gatherPolicy);
     if (failed(node))
       return failure();
     addOpEdges(op, result, lastPinned, *node);

@@ -711,6 +711,7 @@ struct SelectCheckpointsPass
     options.effort = effort;
     options.timeLimitSeconds = timeLimit;
     options.graph.numDataArgs = dataArgs;
+    options.graph.gatherPolicy = gatherPolicy;
     options.schedulePath = schedule;
     options.arena = arena;
     options.arenaAlignment = arenaAlignment;

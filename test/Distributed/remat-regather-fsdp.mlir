@@ -41,7 +41,22 @@
 // REGATHER-NOT: shard.all_gather
 // REGATHER: return
 //
-// Both plans run on 2 ranks: every rank plans the same program, so the
+// The fixed policies (gather-policy=): keep every gathered weight
+// (ZeRO-2-like) cannot go below 1,092 bytes, reached by reordering alone;
+// re-gather every weight used again in the backward pass (FSDP's
+// reshard-after-forward: W3 and W2; W1 is not used again) gathers 5 times
+// even at 100 %. The pin is honoured by the checkpoint-set solvers, hence
+// solver=chen-greedy (the portfolio may answer with checkpoint-all there).
+// RUN: not remat-opt %s --remat-pipeline="budget=1072 gather-policy=keep" 2>&1 | FileCheck %s --check-prefix=KEEPPOLICY
+// KEEPPOLICY: error: budget of 1072 bytes is infeasible {{.*}}the smallest feasible budget is 1092 bytes
+// RUN: remat-opt %s --remat-pipeline="budget=100% gather-policy=regather solver=chen-greedy" 2>&1 | FileCheck %s --check-prefix=REGATHERPOLICY
+// REGATHERPOLICY: recomputes 2 op(s)
+// REGATHERPOLICY-COUNT-5: shard.all_gather
+// REGATHERPOLICY-NOT: shard.all_gather
+// RUN: not remat-opt %s --remat-pipeline="gather-policy=sometimes" 2>&1 | FileCheck %s --check-prefix=BADPOLICY
+// BADPOLICY: Cannot find option named 'sometimes'
+//
+// The re-gathering plan runs on 2 ranks: every rank plans the same program, so the
 // re-gather is at the same program point on both (the run would hang
 // otherwise), the results are bitwise those of the unplanned step per
 // rank, and each rank's measured peak plus inputs is within the budget.

@@ -183,6 +183,11 @@ struct RematPipelineOptions
                      "are parameters); ignored when arguments are marked "
                      "remat.data"),
       llvm::cl::init(1)};
+  PassOptions::Option<GatherPolicy> gatherPolicy{
+      *this, "gather-policy",
+      llvm::cl::desc("What the plan may do with the all-gather of a "
+                     "parameter shard (docs/Distributed.md)"),
+      llvm::cl::init(GatherPolicy::Plan), REMAT_GATHER_POLICY_CL_VALUES};
   PassOptions::Option<bool> insertBarriers{
       *this, "insert-barriers",
       llvm::cl::desc("Protect clones from cse with remat.barrier"),

@@ -71,10 +71,35 @@
 
 namespace remat {
 
+/// What the planner may do with a parameter gather (isParameterGather).
+enum class GatherPolicy {
+  /// Keep or gather again, whichever the plan needs (the default).
+  Plan,
+  /// Keep every gathered parameter to its last use (ZeRO-2-like): pinned
+  /// `Always`.
+  Keep,
+  /// Gather every parameter again for its backward use (FSDP's
+  /// reshard-after-forward): pinned `Never`.
+  Regather,
+};
+
+/// The `llvm::cl::values` of a GatherPolicy option.
+#define REMAT_GATHER_POLICY_CL_VALUES                                          \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::remat::GatherPolicy::Plan, "plan",                          \
+                 "keep or gather again per parameter, as the plan needs"),     \
+      clEnumValN(::remat::GatherPolicy::Keep, "keep",                          \
+                 "keep every gathered parameter (ZeRO-2-like)"),               \
+      clEnumValN(::remat::GatherPolicy::Regather, "regather",                  \
+                 "gather every parameter again in the backward pass (FSDP "    \
+                 "reshard-after-forward)"))
+
 struct GraphBuilderOptions {
   /// How many leading function arguments hold data (Input nodes); the rest
   /// are parameters. Both are resident; the split only names them.
   unsigned numDataArgs = 1;
+  /// The pin of every parameter gather without a `remat.keep` of its own.
+  GatherPolicy gatherPolicy = GatherPolicy::Plan;
 };
 
 /// A `remat::Graph` together with the IR each node stands for.

@@ -246,6 +246,10 @@ def RematSelectCheckpoints
            "Number of leading function arguments that hold data (inputs); "
            "the others are parameters. Ignored when arguments are marked "
            "remat.data: the marked ones are the data">,
+    Option<"gatherPolicy", "gather-policy", "::remat::GatherPolicy",
+           "::remat::GatherPolicy::Plan",
+           "What the plan may do with the all-gather of a parameter shard "
+           "(docs/Distributed.md)", "REMAT_GATHER_POLICY_CL_VALUES">,
     RematFunctionsOption,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
            "Apply this saved schedule (remat-solve's result JSON) instead "
