@@ -201,7 +201,9 @@ TEST(ModesTest, SmallestBudgetCountsTheWorkItsProbesUse) {
   Graph g = makeFamily("resnet", 30);
   SolverInfo costly{"costly", "Chen greedy, using four solves' work",
                     [](const Graph &graph, const SolveOptions &o) {
-                      SolveResult r = solveChenGreedyTopo(graph, o);
+                      SolveResult r =
+                          solveChen(graph, o, ChenRule::Greedy,
+                                    ChenCandidates::TopologicalOrder);
                       r.work = 4 * kWorkPerEffort;
                       return r;
                     }};
@@ -224,7 +226,8 @@ static BudgetSearch searchWithSlowStart(SolveStatus shortStatus) {
                            return failSolve("slow-start", shortStatus,
                                             "needs a tenth of a solve",
                                             WorkMeter(0));
-                         return solveChenGreedyTopo(graph, o);
+                         return solveChen(graph, o, ChenRule::Greedy,
+                                          ChenCandidates::TopologicalOrder);
                        }};
   SolveOptions options;
   BudgetSearch search = findSmallestBudget(g, slowStart, options);
@@ -330,10 +333,13 @@ TEST(ModesTest, SmallestBudgetNearTheBoundAsksQuickly) {
 // its allowance, ten points (and the search's probes) take a few solves'
 // work in all, not a solve's work each.
 TEST(ParetoTest, WorkBoundsTheCurve) {
-  SolverInfo costly{"costly", "checkpoint sets, spending all its work",
-                    [](const Graph &g, const SolveOptions &o) {
-                      return spendAll(solveChenGreedyTopo(g, o), o);
-                    }};
+  SolverInfo costly{
+      "costly", "checkpoint sets, spending all its work",
+      [](const Graph &g, const SolveOptions &o) {
+        return spendAll(
+            solveChen(g, o, ChenRule::Greedy, ChenCandidates::TopologicalOrder),
+            o);
+      }};
   Graph g = makeFamily("resnet", 30);
   ParetoCurve curve = paretoCurve(g, costly, SolveOptions(), 10);
   ASSERT_FALSE(curve.points.empty());
@@ -356,7 +362,8 @@ TEST(ParetoTest, TimeLimitCapsTheCurve) {
   SolverInfo slow{"slow", "checkpoint sets after 0.2 s",
                   [](const Graph &g, const SolveOptions &o) {
                     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-                    return solveChenGreedyTopo(g, o);
+                    return solveChen(g, o, ChenRule::Greedy,
+                                     ChenCandidates::TopologicalOrder);
                   }};
   Graph g = makeFamily("resnet", 30);
   SolveOptions options;
