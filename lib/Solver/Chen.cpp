@@ -41,13 +41,6 @@ std::vector<char> remat::chenGreedyKeep(const Graph &graph,
   return keep;
 }
 
-static double forwardBytes(const Graph &graph) {
-  double total = 0;
-  for (int id : forwardOrder(graph))
-    total += static_cast<double>(ownedBytes(graph, id));
-  return total;
-}
-
 /// Chen's checkpoint sets over `candidates`: the one of the sqrt(k) segment
 /// budget, or one per budget of a geometric grid (greedy).
 static std::vector<std::vector<char>>
