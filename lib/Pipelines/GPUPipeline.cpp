@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Conversion/Passes.h"
+#include "remat/Pipelines/CheckedPipeline.h"
 #include "remat/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -47,6 +48,7 @@ extern "C" void LLVMInitializeNVPTXTargetInfo();
 extern "C" void LLVMInitializeNVPTXTargetMC();
 
 using namespace mlir;
+using namespace remat;
 
 namespace {
 /// Fails with `message` at the module: how a pipeline builder reports an
@@ -164,30 +166,28 @@ bool remat::isKnownNVPTXChip(StringRef chip) {
   return subtarget && subtarget->isCPUStringValid(chip);
 }
 
+/// Parses the options of remat-lower-to-nvvm; a chip that LLVM's NVPTX
+/// backend does not know is an error rather than PTX for a made-up target.
+static LogicalResult
+parseNVVMPipelineOptions(StringRef text,
+                         RematLowerToNVVMPipelineOptions &options,
+                         PipelineErrorHandler errorHandler) {
+  if (failed(options.parseFromString(text)))
+    return failure();
+  if (!isKnownNVPTXChip(options.chip))
+    return errorHandler("remat-lower-to-nvvm: chip '" + options.chip +
+                        "' is not a GPU architecture that LLVM's "
+                        "NVPTX backend knows (e.g. sm_80, sm_90)");
+  return success();
+}
+
 void remat::registerRematLowerToNVVMPipeline() {
-  using Options = RematLowerToNVVMPipelineOptions;
-  // As PassPipelineRegistration<Options>, but a chip that LLVM's NVPTX
-  // backend does not know is an error rather than PTX for a made-up target.
-  registerPassPipeline(
+  registerCheckedPipeline<RematLowerToNVVMPipelineOptions>(
       "remat-lower-to-nvvm",
       "Lower a linalg-on-tensors training step to LLVM host code that runs "
       "each linalg op as a tiled NVVM kernel, with every buffer in device "
       "memory (gpu.alloc/gpu.dealloc where bufferization placed "
       "allocations and frees) and the kernels embedded as PTX, cubin or "
       "fatbin.",
-      [](OpPassManager &pm, StringRef text,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
-        Options options;
-        if (failed(options.parseFromString(text)))
-          return failure();
-        if (!isKnownNVPTXChip(options.chip))
-          return errorHandler("remat-lower-to-nvvm: chip '" + options.chip +
-                              "' is not a GPU architecture that LLVM's "
-                              "NVPTX backend knows (e.g. sm_80, sm_90)");
-        buildRematLowerToNVVMPipeline(pm, options);
-        return success();
-      },
-      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
-        optHandler(Options());
-      });
+      parseNVVMPipelineOptions, buildRematLowerToNVVMPipeline);
 }

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Pipelines/CheckedPipeline.h"
 #include "remat/Pipelines/Pipelines.h"
 #include "remat/Transforms/PassOptions.h"
 #include "remat/Transforms/Passes.h"
@@ -12,6 +13,7 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+using namespace remat;
 
 void remat::buildRematPipeline(OpPassManager &pm,
                                const RematPipelineOptions &options) {
@@ -74,31 +76,25 @@ void remat::buildRematPipeline(OpPassManager &pm,
   funcPm.addPass(createRematVerifyMemory(verify));
 }
 
+/// Parses the options of remat-pipeline; a blank inside an option value
+/// (`budget= 70 %`) is an error naming the option.
+static LogicalResult
+parseRematPipelineOptions(StringRef text, RematPipelineOptions &options,
+                          PipelineErrorHandler errorHandler) {
+  std::string known;
+  llvm::raw_string_ostream os(known);
+  options.print(os);
+  if (failed(checkOptionBlanks(text, known, "remat-pipeline", errorHandler)))
+    return failure();
+  return options.parseFromString(text);
+}
+
 void remat::registerRematPipeline() {
-  using Options = RematPipelineOptions;
-  // As PassPipelineRegistration<Options>, but a blank inside an option value
-  // (`budget= 70 %`) is an error naming the option.
-  registerPassPipeline(
+  registerCheckedPipeline<RematPipelineOptions>(
       "remat-pipeline",
       "Plan and apply rematerialization so every selected function's peak "
       "memory meets the budget: inline, remat-annotate-costs, "
       "remat-infer-phases, "
       "remat-select-checkpoints, remat-rematerialize, remat-verify-memory",
-      [](OpPassManager &pm, StringRef text,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
-        Options options;
-        std::string known;
-        llvm::raw_string_ostream os(known);
-        options.print(os);
-        if (failed(
-                checkOptionBlanks(text, known, "remat-pipeline", errorHandler)))
-          return failure();
-        if (failed(options.parseFromString(text)))
-          return failure();
-        buildRematPipeline(pm, options);
-        return success();
-      },
-      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
-        optHandler(Options());
-      });
+      parseRematPipelineOptions, buildRematPipeline);
 }

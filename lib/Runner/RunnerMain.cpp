@@ -17,6 +17,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -206,6 +207,7 @@ static int reportError(llvm::StringRef tool, llvm::Error error) {
 }
 
 int remat::runnerMain(int argc, char **argv, const RunnerConfig &config) {
+  llvm::InitLLVM initLLVM(argc, argv);
   mlir::registerAllPasses();
   remat::registerAllPasses();
   RunnerOptions options(*config.category, config.pipelineHelp,

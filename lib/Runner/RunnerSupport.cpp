@@ -24,6 +24,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
@@ -508,7 +510,10 @@ llvm::Expected<std::unique_ptr<RunnerInput>> RunnerInput::open(
   std::unique_ptr<RunnerInput> input(new RunnerInput());
   DialectRegistry registry;
   registerRunnerDialects(registry);
-  registerTranslations(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  if (registerTranslations)
+    registerTranslations(registry);
   input->context = std::make_unique<MLIRContext>(registry);
   input->context->loadAllAvailableDialects();
   input->sourceMgr = std::make_unique<llvm::SourceMgr>();

@@ -179,3 +179,31 @@ ArenaFit remat::fitArena(const Graph &graph, const SolverInfo &solver,
   }
   return best;
 }
+
+ArenaBudget remat::findSmallestArenaBudget(const Graph &graph,
+                                           const SolverInfo &solver,
+                                           const SolveOptions &solveOptions,
+                                           const BudgetSearch &search,
+                                           const ArenaFitOptions &options) {
+  ArenaBudget found;
+  if (search.smallestBudget < 0)
+    return found;
+  SolveOptions asked = solveOptions;
+  asked.budget = search.smallestBudget;
+  // The search's plan is the solver's answer at its budget.
+  SolveResult result = search.best;
+  for (int round = 0; round <= options.retargets; ++round) {
+    if (round > 0)
+      result = solveInMode(graph, solver, Mode::MinCompute, asked);
+    if (!result.feasible())
+      break;
+    found.budget = asked.budget;
+    found.fit =
+        fitArena(graph, solver, Mode::MinCompute, asked, result, options);
+    if (!found.fit.error.empty() || found.fit.fits)
+      break;
+    asked.budget =
+        std::max(asked.budget + options.alignment, found.fit.totalBytes);
+  }
+  return found;
+}

@@ -41,37 +41,19 @@ std::vector<char> remat::chenGreedyKeep(const Graph &graph,
   return keep;
 }
 
-static double forwardBytes(const Graph &graph) {
-  double total = 0;
-  for (int id : forwardOrder(graph))
-    total += static_cast<double>(ownedBytes(graph, id));
-  return total;
-}
-
-static SolveResult chenSqrt(const Graph &graph, const SolveOptions &options,
-                            const std::vector<int> &candidates,
-                            const char *name) {
-  WorkMeter meter(options);
-  if (candidates.empty())
-    return failSolve(name, SolveStatus::Unsupported,
-                     "the graph has no candidate checkpoints", meter);
+/// Chen's checkpoint sets over `candidates`: the one of the sqrt(k) segment
+/// budget, or one per budget of a geometric grid (greedy).
+static std::vector<std::vector<char>>
+chenSets(const Graph &graph, const std::vector<int> &candidates,
+         ChenRule rule) {
+  double total = forwardBytes(graph);
   // sqrt(k) segments of equal bytes: the paper's O(sqrt(n)) choice.
-  double b =
-      forwardBytes(graph) / std::sqrt(static_cast<double>(candidates.size()));
-  return solveFromCheckpointSets(graph, options, name,
-                                 {chenGreedyKeep(graph, candidates, b)}, meter);
-}
-
-static SolveResult chenGreedy(const Graph &graph, const SolveOptions &options,
-                              const std::vector<int> &candidates,
-                              const char *name) {
-  WorkMeter meter(options);
-  if (candidates.empty())
-    return failSolve(name, SolveStatus::Unsupported,
-                     "the graph has no candidate checkpoints", meter);
+  if (rule == ChenRule::Sqrt)
+    return {chenGreedyKeep(
+        graph, candidates,
+        total / std::sqrt(static_cast<double>(candidates.size())))};
   // b = 0 keeps every candidate; b = total keeps none. A geometric grid in
   // between covers every segment length up to a factor of 1.1.
-  double total = forwardBytes(graph);
   std::vector<std::vector<char>> sets;
   sets.push_back(chenGreedyKeep(graph, candidates, 0));
   double minBytes = total;
@@ -83,25 +65,21 @@ static SolveResult chenGreedy(const Graph &graph, const SolveOptions &options,
     if (sets.empty() || keep != sets.back())
       sets.push_back(std::move(keep));
   }
-  return solveFromCheckpointSets(graph, options, name, sets, meter);
+  return sets;
 }
 
-SolveResult remat::solveChenSqrtAp(const Graph &graph,
-                                   const SolveOptions &options) {
-  return chenSqrt(graph, options, articulationPoints(graph), "chen-sqrt");
-}
-
-SolveResult remat::solveChenSqrtTopo(const Graph &graph,
-                                     const SolveOptions &options) {
-  return chenSqrt(graph, options, forwardOrder(graph), "chen-sqrt-topo");
-}
-
-SolveResult remat::solveChenGreedyAp(const Graph &graph,
-                                     const SolveOptions &options) {
-  return chenGreedy(graph, options, articulationPoints(graph), "chen-greedy");
-}
-
-SolveResult remat::solveChenGreedyTopo(const Graph &graph,
-                                       const SolveOptions &options) {
-  return chenGreedy(graph, options, forwardOrder(graph), "chen-greedy-topo");
+SolveResult remat::solveChen(const Graph &graph, const SolveOptions &options,
+                             ChenRule rule, ChenCandidates candidateSet) {
+  bool topological = candidateSet == ChenCandidates::TopologicalOrder;
+  const char *name = rule == ChenRule::Sqrt
+                         ? (topological ? "chen-sqrt-topo" : "chen-sqrt")
+                         : (topological ? "chen-greedy-topo" : "chen-greedy");
+  std::vector<int> candidates =
+      topological ? forwardOrder(graph) : articulationPoints(graph);
+  WorkMeter meter(options);
+  if (candidates.empty())
+    return failSolve(name, SolveStatus::Unsupported,
+                     "the graph has no candidate checkpoints", meter);
+  return solveFromCheckpointSets(graph, options, name,
+                                 chenSets(graph, candidates, rule), meter);
 }

@@ -69,10 +69,6 @@ static constexpr int kLevels = 512;
 /// bisection probes between a fitting and a missing model budget.
 static constexpr int kTightenProbes = 6;
 static constexpr int kBisectProbes = 7;
-/// The part of the work the min-cut sweep of the large blocks' sets may take
-/// (its prices spread over the range when cut short): the whole sweep takes
-/// seconds on large steps.
-static constexpr double kSweepShare = 1.0 / 8;
 static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 namespace {
@@ -347,9 +343,7 @@ const std::vector<std::vector<char>> &Decomposition::globalSets() {
   sets.push_back(std::vector<char>(n, 1));
   sets.push_back(std::vector<char>(n, 0));
   std::vector<int> fwd = forwardOrder(graph);
-  double total = 0;
-  for (int id : fwd)
-    total += static_cast<double>(ownedBytes(graph, id));
+  double total = forwardBytes(graph);
   for (double f = 1e-3; f <= 1; f *= 1.5)
     sets.push_back(chenGreedyKeep(graph, fwd, total * f));
   heuristicSets = std::move(sets);

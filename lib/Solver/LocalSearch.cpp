@@ -57,10 +57,10 @@ static constexpr size_t kMaxJointDrop = 6;
 static constexpr int kNearNodes = 12;
 /// Peak-aimed toggles try at most this many nodes around the peak step.
 static constexpr size_t kPeakToggles = 48;
-/// Parts of the work: Feng & Huang's search and the min-cut sweep each
-/// (on 20,000 ops, unbounded, 16 s and 2.5 s); the hierarchical solver's
+/// Parts of the work: Feng & Huang's search (on 20,000 ops, unbounded,
+/// 16 s; the min-cut sweep takes kSweepShare); the hierarchical solver's
 /// plan, computed only while under kHierarchicalBefore is spent.
-static constexpr double kStartShare = 1.0 / 8;
+static constexpr double kFengHuangShare = 1.0 / 8;
 static constexpr double kHierarchicalShare = 0.1;
 static constexpr double kHierarchicalBefore = 0.25;
 
@@ -99,19 +99,17 @@ startingSets(const Graph &graph, const std::vector<int> &nodes,
   std::vector<std::vector<char>> sets;
   // Feng & Huang's search and the min-cut sweep each take at most an eighth
   // of the work (unbounded, they take seconds on large steps).
-  WorkMeter division(meter, meter.part(kStartShare));
+  WorkMeter division(meter, meter.part(kFengHuangShare));
   sets.push_back(fengHuangKeep(graph, &division));
   meter.charge(division);
   sets.push_back(std::vector<char>(graph.size(), 0));
   for (int id : nodes)
     sets.back()[id] = 1;
-  WorkMeter sweep(meter, meter.part(kStartShare));
+  WorkMeter sweep(meter, meter.part(kSweepShare));
   appendSpread(sets, minCutKeepSets(graph, &sweep));
   meter.charge(sweep);
   std::vector<int> fwd = forwardOrder(graph);
-  double total = 0;
-  for (int id : fwd)
-    total += static_cast<double>(ownedBytes(graph, id));
+  double total = forwardBytes(graph);
   std::vector<int> aps = articulationPoints(graph);
   std::vector<std::vector<char>> chen;
   for (double f = 1e-4; f <= 1.1; f *= 1.5) {

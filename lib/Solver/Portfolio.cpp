@@ -118,10 +118,13 @@ private:
   /// at most.
   void runMembers() {
     for (SolverFn fn :
-         {SolverFn(solveCheckpointAll), SolverFn(solveChenGreedyAp),
-          SolverFn(solveChenGreedyTopo), SolverFn(solveFengHuang),
-          SolverFn(solveRevolve), SolverFn(solveDtr), SolverFn(solveMinCut),
-          SolverFn(solveHierarchical)}) {
+         {SolverFn(solveCheckpointAll),
+          SolverFn(
+              solveChen<ChenRule::Greedy, ChenCandidates::ArticulationPoints>),
+          SolverFn(
+              solveChen<ChenRule::Greedy, ChenCandidates::TopologicalOrder>),
+          SolverFn(solveFengHuang), SolverFn(solveRevolve), SolverFn(solveDtr),
+          SolverFn(solveMinCut), SolverFn(solveHierarchical)}) {
       if (done() || outOfWork())
         break;
       consider(solveOn(nullptr, fn,

@@ -30,7 +30,8 @@ std::string remat::checkSolveOptions(const SolveOptions &options) {
   else if (!(options.effort > 0) || !std::isfinite(options.effort))
     os << "the effort must be a positive number, not " << options.effort;
   else if (options.threads < 1)
-    os << "the number of solver threads must be at least 1, not " << options.threads;
+    os << "the number of solver threads must be at least 1, not "
+       << options.threads;
   else if (!std::isfinite(options.maxOverhead))
     os << "the overhead must be a finite fraction, not " << options.maxOverhead;
   return os.str();
@@ -50,18 +51,18 @@ const std::vector<SolverInfo> &remat::allSolvers() {
                 "keep everything, recompute nothing (the reference)",
                 solveCheckpointAll),
       heuristic("chen-sqrt", "Chen et al. sqrt(n) on articulation points",
-                solveChenSqrtAp),
+                solveChen<ChenRule::Sqrt, ChenCandidates::ArticulationPoints>),
       heuristic("chen-sqrt-topo",
                 "Chen et al. sqrt(n) on the topological order",
-                solveChenSqrtTopo),
+                solveChen<ChenRule::Sqrt, ChenCandidates::TopologicalOrder>),
       heuristic(
           "chen-greedy",
           "Chen et al. greedy, segment budget searched, articulation points",
-          solveChenGreedyAp),
+          solveChen<ChenRule::Greedy, ChenCandidates::ArticulationPoints>),
       heuristic(
           "chen-greedy-topo",
           "Chen et al. greedy, segment budget searched, topological order",
-          solveChenGreedyTopo),
+          solveChen<ChenRule::Greedy, ChenCandidates::TopologicalOrder>),
       heuristic("revolve",
                 "Griewank-Walther binomial checkpointing (chains only)",
                 solveRevolve),

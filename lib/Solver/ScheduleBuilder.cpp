@@ -79,6 +79,13 @@ int64_t remat::ownedBytes(const Graph &graph, int id) {
   return node.isView() || node.isResident() ? 0 : node.bytes;
 }
 
+double remat::forwardBytes(const Graph &graph) {
+  double total = 0;
+  for (int id : forwardOrder(graph))
+    total += static_cast<double>(ownedBytes(graph, id));
+  return total;
+}
+
 std::vector<char> remat::recomputableNodes(const Graph &graph) {
   const int n = graph.size();
   std::vector<char> needed = neededNodes(graph);

@@ -132,10 +132,66 @@ static FailureOr<int64_t> getBudget(func::FuncOp func,
   return *budget;
 }
 
+namespace {
+/// The smallest budget at which the pipeline plans with a solver (-1: none,
+/// `why` says why), and its plan there.
+struct SmallestBudget {
+  int64_t budget = -1;
+  std::string why;
+  SolveResult result;
+  /// With options.arena: the arena fitted to `budget`.
+  std::optional<ArenaFit> arena;
+};
+} // namespace
+
+/// The smallest budget the min-budget search of `solver` finds, and with
+/// the arena, the smallest at which the arena fits too
+/// (findSmallestArenaBudget): asked at that budget, the pipeline plans.
+static SmallestBudget
+findSmallestPlanBudget(const PlanProblem &problem,
+                       const SelectCheckpointsOptions &options,
+                       const SolverInfo &solver,
+                       const SolveOptions &solveOptions) {
+  const Graph &graph = problem.functionGraph.graph;
+  SmallestBudget smallest;
+  BudgetSearch search = findSmallestBudget(graph, solver, solveOptions);
+  if (search.smallestBudget < 0) {
+    smallest.why = "meets no budget up to the checkpoint-all peak of " +
+                   std::to_string(problem.baseline.peakBytes) + " bytes (" +
+                   toString(search.best.status) +
+                   (search.best.message.empty() ? "" : ": ") +
+                   search.best.message + ")";
+    return smallest;
+  }
+  if (!options.arena) {
+    smallest.budget = search.smallestBudget;
+    smallest.result = std::move(search.best);
+    return smallest;
+  }
+  ArenaBudget withArena = findSmallestArenaBudget(
+      graph, solver, solveOptions, search, getArenaFitOptions(options));
+  if (!withArena.fit.fits) {
+    smallest.why =
+        withArena.fit.error.empty()
+            ? "meets the sum-of-live budget of " +
+                  std::to_string(search.smallestBudget) +
+                  " bytes, but no arena of its plans fits up to " +
+                  std::to_string(withArena.budget) +
+                  " bytes (arena=false plans at the former)"
+            : "has no arena: " + withArena.fit.error;
+    return smallest;
+  }
+  smallest.budget = withArena.budget;
+  smallest.result = withArena.fit.result;
+  smallest.arena = std::move(withArena.fit);
+  return smallest;
+}
+
 /// The error for a solver that found no schedule, with the smallest budget
 /// it can meet and where the memory goes in the function's own order.
 static LogicalResult emitNoSchedule(func::FuncOp func,
                                     const PlanProblem &problem,
+                                    const SelectCheckpointsOptions &options,
                                     const SolverInfo &solver, Mode mode,
                                     const SolveOptions &solveOptions,
                                     const SolveResult &result) {
@@ -155,17 +211,17 @@ static LogicalResult emitNoSchedule(func::FuncOp func,
     diag << "; the time limit left no time to search for the smallest "
             "feasible budget";
   } else if (mode == Mode::MinCompute) {
-    BudgetSearch smallest =
-        findSmallestBudget(problem.functionGraph.graph, solver, solveOptions);
-    if (smallest.smallestBudget >= 0)
-      diag << "; the smallest feasible budget is " << smallest.smallestBudget
+    SmallestBudget smallest =
+        findSmallestPlanBudget(problem, options, solver, solveOptions);
+    if (smallest.budget >= 0)
+      diag << "; the smallest feasible budget is " << smallest.budget
            << " bytes ("
-           << formatPercent(static_cast<double>(smallest.smallestBudget) /
+           << formatPercent(static_cast<double>(smallest.budget) /
                             std::max<int64_t>(baselinePeak, 1))
-           << " of the checkpoint-all peak of " << baselinePeak << " bytes)";
+           << " of the checkpoint-all peak of " << baselinePeak << " bytes"
+           << (smallest.arena ? ", its arena included)" : ")");
     else
-      diag << "; it meets no budget up to the checkpoint-all peak of "
-           << baselinePeak << " bytes";
+      diag << "; it " << smallest.why;
   }
   // Where the memory goes in the function's own order: the few ops that
   // matter, never the whole function.
@@ -270,27 +326,24 @@ solveAtSmallestBudget(func::FuncOp func, const PlanProblem &problem,
            << "budget=min plans at the smallest feasible budget in mode "
               "min-compute, not "
            << toString(options.mode);
-  BudgetSearch search =
-      findSmallestBudget(problem.functionGraph.graph, solver, solveOptions);
-  int64_t baselinePeak = problem.baseline.peakBytes;
-  if (search.smallestBudget < 0)
+  SmallestBudget smallest =
+      findSmallestPlanBudget(problem, options, solver, solveOptions);
+  if (smallest.budget < 0)
     return mlir::emitError(func.getLoc())
-           << "budget=min: solver '" << solver.name
-           << "' meets no budget up to the checkpoint-all peak of "
-           << baselinePeak << " bytes (" << toString(search.best.status)
-           << (search.best.message.empty() ? "" : ": ") << search.best.message
-           << ")";
+           << "budget=min: solver '" << solver.name << "' " << smallest.why;
   mlir::emitRemark(func.getLoc())
       << "budget=min: the smallest feasible budget of solver '" << solver.name
-      << "' is " << search.smallestBudget << " bytes ("
-      << formatPercent(static_cast<double>(search.smallestBudget) /
-                       std::max<int64_t>(baselinePeak, 1))
-      << " of the checkpoint-all peak)";
+      << "' is " << smallest.budget << " bytes ("
+      << formatPercent(static_cast<double>(smallest.budget) /
+                       std::max<int64_t>(problem.baseline.peakBytes, 1))
+      << " of the checkpoint-all peak"
+      << (smallest.arena ? ", its arena included)" : ")");
   PlanAnswer answer;
   answer.solver = solver.name;
   answer.mode = Mode::MinCompute;
-  answer.budget = search.smallestBudget;
-  answer.result = std::move(search.best);
+  answer.budget = smallest.budget;
+  answer.result = std::move(smallest.result);
+  answer.arena = std::move(smallest.arena);
   return answer;
 }
 
@@ -382,7 +435,8 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
            << "solver '" << solver.name
            << "' does not apply to this function: " << result.message;
   if (!result.feasible())
-    return emitNoSchedule(func, problem, solver, mode, solveOptions, result);
+    return emitNoSchedule(func, problem, options, solver, mode,
+                          solveOptions, result);
   if (mode == Mode::MinPeak) {
     if (!options.budget.empty() && result.peakBytes > *budget)
       return mlir::emitError(func.getLoc())

@@ -49,7 +49,6 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <dlfcn.h>
@@ -325,20 +324,18 @@ llvm::Error runOnGPU(Runtime &rt, const RunContext &context,
   addArenaFigure(report, context.arenaBytes);
   addAllocationFigures(report, worst, measured.inputBytes, "");
   report.addCount("num_launches", worst.memory.numLaunches);
-  SmallVector<double> times, kernelTimes;
-  for (const RunStats<RematCudaStats> &r : measured.runs) {
-    times.push_back(r.seconds * 1e3);
+  SmallVector<double> kernelTimes;
+  for (const RunStats<RematCudaStats> &r : measured.runs)
     kernelTimes.push_back(r.memory.kernelMs);
-  }
   report.addMinMedian("kernel_ms", kernelTimes);
-  report.addRunTimes(times, context.options.repeatCount);
+  addRunTimes<RematCudaStats>(report, measured.runs,
+                              context.options.repeatCount);
   return llvm::Error::success();
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
   RunnerConfig config;
   config.toolName = "remat-gpu-run";
   config.overview =

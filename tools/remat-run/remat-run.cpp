@@ -39,17 +39,13 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
 
 #include <algorithm>
 #include <chrono>
@@ -227,17 +223,14 @@ llvm::Error runOnCPU(const RunContext &context, RunReport &report) {
        {{"rss_growth_bytes", rssGrowth}}});
   addAllocationFigures(report, worst, measured->inputBytes,
                        "(allocated by remat-run, not counted)");
-  SmallVector<double> times;
-  for (const RunStats<RematAllocStats> &r : measured->runs)
-    times.push_back(r.seconds * 1e3);
-  report.addRunTimes(times, context.options.repeatCount);
+  addRunTimes<RematAllocStats>(report, measured->runs,
+                               context.options.repeatCount);
   return llvm::Error::success();
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
   RunnerConfig config;
   config.toolName = "remat-run";
   config.overview =
@@ -251,14 +244,9 @@ int main(int argc, char **argv) {
       "'none' runs no pass.";
   config.printLoweredHelp =
       "Print the module after the lowering pipeline and exit";
-  auto registerTranslations = [](DialectRegistry &registry) {
-    registerBuiltinDialectTranslation(registry);
-    registerLLVMDialectTranslation(registry);
-  };
   auto prepareJIT = [](const RankSession &) -> llvm::Expected<JITLinkage> {
     return getCPULinkage();
   };
-  config.registerTranslations = registerTranslations;
   config.buildDefaultPipeline = buildCPUPipeline;
   config.prepareJIT = prepareJIT;
   config.runEntry = runOnCPU;

@@ -361,7 +361,8 @@ TEST(CheckmateTest, WarmStartFromHeuristicIsUsed) {
   SolveResult chen;
   for (int pct = 50; pct <= 100 && !chen.feasible(); pct += 5) {
     opts.budget = fullPeak(g) * pct / 100;
-    chen = solveChenGreedyTopo(g, opts);
+    chen =
+        solveChen(g, opts, ChenRule::Greedy, ChenCandidates::TopologicalOrder);
   }
   ASSERT_TRUE(chen.feasible()) << chen.message;
   ReducedGraph r = reduceGraph(g, false);

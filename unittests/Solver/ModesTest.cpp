@@ -50,14 +50,17 @@ std::vector<Graph> curveGraphs() {
           makeRandomDag(10, 11)};
 }
 
-/// LP rounding solves its tighter LPs only while time is left, and the
-/// re-asking test needs the same answer twice: a limit that load on a
-/// shared machine does not reach (these solves take under a second).
 /// The searches are bounded by their work; the time cap (the default
 /// 600 s) only guards against a hang. A tighter cap ended searches on the
 /// shared machine under load, and a plan the cap ended may differ between
-/// runs.
-SolveOptions quickOptions() { return SolveOptions(); }
+/// runs. The properties hold at any effort: a hundredth of the default
+/// keeps these graphs' searches (which spend all their work on a graph
+/// this small) to a fraction of a second each.
+SolveOptions quickOptions() {
+  SolveOptions options;
+  options.effort = 0.01;
+  return options;
+}
 
 // The curve is monotone whatever the solver: a tighter budget never has a
 // larger peak nor a smaller cost; every point fits its budget and replays;
@@ -201,7 +204,9 @@ TEST(ModesTest, SmallestBudgetCountsTheWorkItsProbesUse) {
   Graph g = makeFamily("resnet", 30);
   SolverInfo costly{"costly", "Chen greedy, using four solves' work",
                     [](const Graph &graph, const SolveOptions &o) {
-                      SolveResult r = solveChenGreedyTopo(graph, o);
+                      SolveResult r =
+                          solveChen(graph, o, ChenRule::Greedy,
+                                    ChenCandidates::TopologicalOrder);
                       r.work = 4 * kWorkPerEffort;
                       return r;
                     }};
@@ -224,7 +229,8 @@ static BudgetSearch searchWithSlowStart(SolveStatus shortStatus) {
                            return failSolve("slow-start", shortStatus,
                                             "needs a tenth of a solve",
                                             WorkMeter(0));
-                         return solveChenGreedyTopo(graph, o);
+                         return solveChen(graph, o, ChenRule::Greedy,
+                                          ChenCandidates::TopologicalOrder);
                        }};
   SolveOptions options;
   BudgetSearch search = findSmallestBudget(g, slowStart, options);
@@ -330,10 +336,13 @@ TEST(ModesTest, SmallestBudgetNearTheBoundAsksQuickly) {
 // its allowance, ten points (and the search's probes) take a few solves'
 // work in all, not a solve's work each.
 TEST(ParetoTest, WorkBoundsTheCurve) {
-  SolverInfo costly{"costly", "checkpoint sets, spending all its work",
-                    [](const Graph &g, const SolveOptions &o) {
-                      return spendAll(solveChenGreedyTopo(g, o), o);
-                    }};
+  SolverInfo costly{
+      "costly", "checkpoint sets, spending all its work",
+      [](const Graph &g, const SolveOptions &o) {
+        return spendAll(
+            solveChen(g, o, ChenRule::Greedy, ChenCandidates::TopologicalOrder),
+            o);
+      }};
   Graph g = makeFamily("resnet", 30);
   ParetoCurve curve = paretoCurve(g, costly, SolveOptions(), 10);
   ASSERT_FALSE(curve.points.empty());
@@ -356,7 +365,8 @@ TEST(ParetoTest, TimeLimitCapsTheCurve) {
   SolverInfo slow{"slow", "checkpoint sets after 0.2 s",
                   [](const Graph &g, const SolveOptions &o) {
                     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-                    return solveChenGreedyTopo(g, o);
+                    return solveChen(g, o, ChenRule::Greedy,
+                                     ChenCandidates::TopologicalOrder);
                   }};
   Graph g = makeFamily("resnet", 30);
   SolveOptions options;

@@ -192,7 +192,8 @@ TEST(KnownAnswersTest, ChenSqrtOnUnitChains) {
   for (int n : {16, 64, 144, 400}) {
     Graph g = makeChain(n, unitOptions());
     SolveOptions opts;
-    SolveResult r = solveChenSqrtAp(g, opts);
+    SolveResult r =
+        solveChen(g, opts, ChenRule::Sqrt, ChenCandidates::ArticulationPoints);
     ASSERT_TRUE(r.feasible()) << r.message;
     double root = std::sqrt(static_cast<double>(n));
     EXPECT_LE(r.peakBytes, 2 * root + 4) << n;
@@ -423,7 +424,9 @@ TEST(SolversTest, LocalSearchAtLeastAsGoodAsItsStarts) {
     SolveResult ours = solveLocalSearch(g, opts);
     ASSERT_TRUE(ours.feasible()) << family << ": " << ours.message;
     for (auto solve :
-         {solveChenGreedyAp, solveChenGreedyTopo, solveFengHuang}) {
+         {solveChen<ChenRule::Greedy, ChenCandidates::ArticulationPoints>,
+          solveChen<ChenRule::Greedy, ChenCandidates::TopologicalOrder>,
+          solveFengHuang}) {
       SolveResult r = solve(g, opts);
       if (r.feasible()) {
         EXPECT_LE(ours.peakBytes, r.peakBytes) << family << " " << r.solver;

@@ -114,6 +114,17 @@ void addAllocationFigures(RunReport &report, const RunStats<MemoryStats> &run,
   report.addCount("input_bytes", inputBytes, inputNote);
 }
 
+/// Adds the wall time of each of `runs` as the "time_ms" figure
+/// (RunReport::addRunTimes) of `repeat` runs.
+template <typename MemoryStats>
+void addRunTimes(RunReport &report, llvm::ArrayRef<RunStats<MemoryStats>> runs,
+                 unsigned repeat) {
+  llvm::SmallVector<double> millis;
+  for (const RunStats<MemoryStats> &r : runs)
+    millis.push_back(r.seconds * 1e3);
+  report.addRunTimes(millis, repeat);
+}
+
 } // namespace remat
 
 #endif // REMAT_RUNNER_RUNREPORT_H

@@ -16,7 +16,6 @@
 // main returns: nothing in the library exits the process.
 //
 //   int main(int argc, char **argv) {
-//     llvm::InitLLVM init(argc, argv);
 //     RunnerConfig config;
 //     config.toolName = "remat-run";
 //     ... // the callbacks
@@ -87,7 +86,8 @@ struct RunnerConfig {
   /// The help of --pipeline and of --print-lowered.
   llvm::StringRef pipelineHelp;
   llvm::StringRef printLoweredHelp;
-  /// Adds the LLVM IR translations the JIT needs.
+  /// Adds the LLVM IR translations the JIT needs besides the builtin and
+  /// LLVM dialects' (RunnerInput::open); may be null.
   llvm::function_ref<void(mlir::DialectRegistry &)> registerTranslations;
   /// The lowering of `module` when --pipeline is not given.
   llvm::function_ref<void(mlir::PassManager &, mlir::ModuleOp)>
@@ -102,8 +102,8 @@ struct RunnerConfig {
   llvm::function_ref<llvm::Error(const RunContext &, RunReport &)> runEntry;
 };
 
-/// The main of a runner; returns the exit status (0, 1 on an error, or the
-/// status a RunnerError carries).
+/// The main of a runner (from llvm::InitLLVM on); returns the exit status
+/// (0, 1 on an error, or the status a RunnerError carries).
 int runnerMain(int argc, char **argv, const RunnerConfig &config);
 
 /// Keeps only `entry` and the functions it references (transitively): the

@@ -239,7 +239,9 @@ struct RunnerOptions {
 void registerRunnerDialects(mlir::DialectRegistry &registry);
 
 /// The input of a runner: a context holding the runner dialects (see
-/// registerRunnerDialects) and the translations `registerTranslations` adds,
+/// registerRunnerDialects), the builtin and LLVM dialects' LLVM IR
+/// translations (every JIT needs them) and those `registerTranslations`
+/// adds (may be null),
 /// the module parsed from a file, and the handler that prints the
 /// diagnostics of the context with their locations in the file on stderr
 /// (also while the module is lowered).

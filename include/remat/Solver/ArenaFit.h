@@ -73,6 +73,25 @@ ArenaFit fitArena(const Graph &graph, const SolverInfo &solver, Mode mode,
                   const SolveOptions &solveOptions, const SolveResult &result,
                   const ArenaFitOptions &options);
 
+/// The last budget findSmallestArenaBudget asked at (-1: none), and the
+/// fit there: `fit.fits` when a min-compute solve and fitArena succeeded.
+struct ArenaBudget {
+  int64_t budget = -1;
+  ArenaFit fit;
+};
+
+/// The smallest budget with the arena in it, from `search`, the sum-of-live
+/// smallest-budget search of `solver` with `solveOptions`: its budget when
+/// the arena of its plan fits there (after fitArena), else the smallest
+/// arena found, asked again as a user would (a min-compute solve at that
+/// budget, then fitArena), up to `options.retargets` times. The budget it
+/// names is one at which that same solve and fit succeeded.
+ArenaBudget findSmallestArenaBudget(const Graph &graph,
+                                    const SolverInfo &solver,
+                                    const SolveOptions &solveOptions,
+                                    const BudgetSearch &search,
+                                    const ArenaFitOptions &options);
+
 } // namespace remat
 
 #endif // REMAT_SOLVER_ARENAFIT_H

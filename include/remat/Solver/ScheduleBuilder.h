@@ -131,6 +131,10 @@ bool isForwardChain(const Graph &graph, std::vector<int> *chain = nullptr);
 /// Storage bytes a forward node adds when kept (0 for views).
 int64_t ownedBytes(const Graph &graph, int id);
 
+/// The owned bytes of every needed forward node together (the total Chen's
+/// greedy walks divide into segments).
+double forwardBytes(const Graph &graph);
+
 } // namespace remat
 
 #endif // REMAT_SOLVER_SCHEDULEBUILDER_H

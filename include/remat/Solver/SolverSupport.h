@@ -213,6 +213,12 @@ Simulation repairWherePeakMatters(const Graph &graph,
 /// it: a solver that spent its whole work still gets its answer repaired.
 inline constexpr double kRepairShare = 0.03;
 
+/// The part of a solve's allowance the min-cut sweep of its starting sets
+/// (`minCutKeepSets`, in local search and the hierarchical solver) may take:
+/// unbounded, the sweep takes seconds on large steps (2.5 s on 20,000 ops);
+/// cut short, its prices still spread over the range.
+inline constexpr double kSweepShare = 1.0 / 8;
+
 /// Repairs the order (`repairWherePeakMatters`), simulates `schedule` and
 /// builds the result `solver` returns: peak, cost, seconds, work and the
 /// stop by the time limit filled in (from `meter`); status `claimed`

@@ -33,21 +33,39 @@ class WorkMeter;
 /// the budget.
 SolveResult solveCheckpointAll(const Graph &graph, const SolveOptions &options);
 
-/// Chen et al. (2016): checkpoints every ~sqrt(n)-th candidate by memory
-/// (greedy walk with segment budget total/sqrt(k) over k candidates).
-/// Candidates are the articulation points of the linearized forward graph
-/// (`Ap`), or every forward node in topological order (`Topo`); on a chain
-/// both are the paper's algorithm. Fails (Infeasible) when the result is
-/// over budget; never searches.
-SolveResult solveChenSqrtAp(const Graph &graph, const SolveOptions &options);
-SolveResult solveChenSqrtTopo(const Graph &graph, const SolveOptions &options);
+/// Chen et al. (2016), "Training Deep Nets with Sublinear Memory Cost": its
+/// two rules for the segment budget b of the greedy walk (`chenGreedyKeep`).
+enum class ChenRule {
+  /// b = total/sqrt(k) over k candidates: every ~sqrt(n)-th candidate by
+  /// memory. Fails (Infeasible) when the result is over budget; never
+  /// searches. Registered as chen-sqrt(-topo).
+  Sqrt,
+  /// b searched over a geometric grid, keeping the best verified schedule
+  /// for the objective. Infeasible when no b fits the constraints.
+  /// Registered as chen-greedy(-topo).
+  Greedy,
+};
 
-/// Chen et al.'s greedy algorithm with its segment budget b searched over a
-/// geometric grid, keeping the best verified schedule for the objective.
-/// Same candidate variants. Infeasible when no b fits the constraints.
-SolveResult solveChenGreedyAp(const Graph &graph, const SolveOptions &options);
-SolveResult solveChenGreedyTopo(const Graph &graph,
-                                const SolveOptions &options);
+/// The nodes Chen's walk may make checkpoints; on a chain both are the
+/// paper's algorithm.
+enum class ChenCandidates {
+  /// The articulation points of the linearized forward graph (the paper's
+  /// rule for DAGs).
+  ArticulationPoints,
+  /// Every forward node in topological order (the "-topo" solvers).
+  TopologicalOrder,
+};
+
+/// Chen et al.'s solver with `rule` over `candidates`. Unsupported when the
+/// graph has no candidate.
+SolveResult solveChen(const Graph &graph, const SolveOptions &options,
+                      ChenRule rule, ChenCandidates candidates);
+
+/// `solveChen` as a `SolverFn` of one variant (the registry, the portfolio).
+template <ChenRule Rule, ChenCandidates Candidates>
+SolveResult solveChen(const Graph &graph, const SolveOptions &options) {
+  return solveChen(graph, options, Rule, Candidates);
+}
 
 /// Griewank & Walther's binomial checkpointing (revolve) on a forward chain,
 /// with the number of checkpoint slots searched. Unsupported when the
