@@ -41,6 +41,28 @@ static ArenaPlan planBestGreedy(const ArenaProblem &problem,
   return best;
 }
 
+/// Four order searches from `order` (each placement, with and without
+/// annealing: neither wins everywhere) sharing `iterations`, each from the
+/// next `seed`; keeps the best plan in `best`. Stops early once `best` is at
+/// most `stopBytes`.
+static void searchOrders(const ArenaProblem &problem,
+                         const std::vector<int> &order, int64_t iterations,
+                         int64_t stopBytes, uint64_t &seed, ArenaPlan &best) {
+  for (ArenaPlacement placement :
+       {ArenaPlacement::FirstFit, ArenaPlacement::BestFit}) {
+    for (double temperature : {0.0, 0.003}) {
+      ArenaSearchOptions search{placement, static_cast<int>(iterations / 4),
+                                temperature, seed++};
+      if (search.iterations == 0 || best.optimal || best.bytes <= stopBytes)
+        continue;
+      ArenaPlan searched =
+          searchArenaOrder(problem, order, search, "order-search");
+      if (searched.valid() && searched.bytes < best.bytes)
+        best = std::move(searched);
+    }
+  }
+}
+
 /// The planners of planArena on a canonical problem.
 static ArenaPlan planCanonical(const ArenaProblem &problem,
                                const ArenaOptions &options) {
@@ -48,24 +70,18 @@ static ArenaPlan planCanonical(const ArenaProblem &problem,
   ArenaPlan best = planBestGreedy(problem, order);
   if (!best.valid() || best.optimal || problem.size() == 0)
     return best;
-  // Four searches from the best greedy order: each placement, with and
-  // without annealing (neither wins everywhere), sharing the iterations.
   int64_t n = problem.size();
   int64_t iterations =
       std::min<int64_t>(options.searchIterations, options.searchWork / (n * n));
   uint64_t seed = 26;
-  for (ArenaPlacement placement :
-       {ArenaPlacement::FirstFit, ArenaPlacement::BestFit}) {
-    for (double temperature : {0.0, 0.003}) {
-      ArenaSearchOptions search{placement, static_cast<int>(iterations / 4),
-                                temperature, seed++};
-      if (search.iterations == 0 || best.optimal)
-        continue;
-      ArenaPlan searched =
-          searchArenaOrder(problem, order, search, "order-search");
-      if (searched.valid() && searched.bytes < best.bytes)
-        best = std::move(searched);
-    }
+  searchOrders(problem, order, iterations, -1, seed, best);
+  // Above the target: longer searches with new seeds, within targetWork.
+  int64_t work = options.targetWork / (n * n);
+  while (options.targetBytes >= 0 && best.bytes > options.targetBytes &&
+         iterations > 0 && !best.optimal && 2 * iterations <= work) {
+    iterations *= 2;
+    work -= iterations;
+    searchOrders(problem, order, iterations, options.targetBytes, seed, best);
   }
   if (!options.exact || best.optimal)
     return best;

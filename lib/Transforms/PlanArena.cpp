@@ -14,6 +14,7 @@
 
 #include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/MemoryAnalysis.h"
+#include "remat/Analysis/Storage.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/PassOptions.h"
@@ -311,6 +312,26 @@ bool ArenaPlanner::excludeReturns() {
   return changed;
 }
 
+/// The bytes the rematerialization plan of `func` leaves the arena: its
+/// `remat.planned_arena`, which counts the arguments, minus the arguments'
+/// bytes; -1 when there is none or an argument's size is unknown.
+static int64_t getArenaTarget(func::FuncOp func, std::optional<int64_t> hint) {
+  auto planned =
+      func->getAttrOfType<IntegerAttr>(RematDialect::kPlannedArenaAttrName);
+  if (!planned)
+    return -1;
+  int64_t target = planned.getInt();
+  for (Type type : func.getArgumentTypes()) {
+    if (!isa<BaseMemRefType>(type))
+      continue;
+    std::optional<int64_t> bytes = getStorageBytes(type, func, hint);
+    if (!bytes || isSaturated(*bytes))
+      return -1;
+    target -= *bytes;
+  }
+  return std::max<int64_t>(target, -1);
+}
+
 FailureOr<ArenaPlan> ArenaPlanner::plan(ArenaSummary &summary) {
   MemoryAnalysisOptions analysisOptions;
   analysisOptions.countArguments = false;
@@ -345,6 +366,7 @@ FailureOr<ArenaPlan> ArenaPlanner::plan(ArenaSummary &summary) {
   if (options.effort == ArenaEffort::Greedy)
     arenaOptions.searchIterations = 0;
   arenaOptions.exactOptions.nodeLimit = options.exactNodes;
+  arenaOptions.targetBytes = getArenaTarget(func, hint);
   ArenaPlan arena = planArena(problem, arenaOptions);
   if (!arena.valid()) {
     InFlightDiagnostic diag = func.emitError()
@@ -366,6 +388,7 @@ FailureOr<ArenaPlan> ArenaPlanner::plan(ArenaSummary &summary) {
     }
   summary.arenaBytes = arena.bytes;
   summary.lowerBound = arena.lowerBound;
+  summary.targetBytes = arenaOptions.targetBytes;
   summary.planned = planned.size();
   summary.unplanned = candidates.size() - planned.size();
   summary.planner = arena.planner;
@@ -427,6 +450,10 @@ void ArenaPlanner::report(const ArenaSummary &summary) {
            << " (the most they hold "
            << "at once: " << summary.lowerBound << " bytes)";
   }
+  if (summary.targetBytes >= 0 && summary.arenaBytes > summary.targetBytes)
+    remark << "; " << summary.arenaBytes - summary.targetBytes
+           << " bytes above the " << summary.targetBytes
+           << " its remat.planned_arena leaves after the arguments";
   if (summary.unplanned > 0)
     remark << "; " << summary.unplanned
            << " buffer(s) keep their own allocation";
@@ -451,6 +478,8 @@ FailureOr<ArenaSummary> ArenaPlanner::run() {
   Builder builder(func.getContext());
   func->setAttr(RematDialect::kArenaBytesAttrName,
                 builder.getI64IntegerAttr(summary.arenaBytes));
+  // The arena it records replaces the one it was to meet.
+  func->removeAttr(RematDialect::kPlannedArenaAttrName);
   return summary;
 }
 

@@ -463,8 +463,14 @@ void remat::stripBarriers(Operation *root, bool stripAttributes) {
       llvm::erase(names, StringAttr::get(
                              op->getContext(),
                              RematDialect::kDynamicSizeHintAttrName));
+    // The plan's arena is what that planner must meet (docs/Arena.md).
+    auto plan = op->getAttrOfType<PlanAttr>(RematDialect::kPlanAttrName);
     for (StringAttr name : names)
       op->removeDiscardableAttr(name);
+    if (plan && plan.getArena() && isa<FunctionOpInterface>(op))
+      op->setAttr(RematDialect::kPlannedArenaAttrName,
+                  IntegerAttr::get(IntegerType::get(op->getContext(), 64),
+                                   *plan.getArena()));
   });
   for (BarrierOp barrier : barriers) {
     barrier.getResult().replaceAllUsesWith(barrier.getInput());

@@ -82,6 +82,32 @@ func.func @temporaries(%x: memref<3xf32>) -> f32 {
 
 // -----
 
+// The arena a remat.plan promised (remat.planned_arena, arguments included)
+// is what the planner searches on to meet; one it cannot meet (40 bytes
+// leave 28 after the 12 of %x, below the 32 the buffers hold at once) is
+// reported.
+
+// CHECK-LABEL: func.func @over_the_plan(
+// CHECK-SAME:      attributes {remat.arena_bytes = 32 : i64} {
+
+// expected-remark @below {{arena of 32 bytes for 2 buffer(s) of 'over_the_plan', best-fit-by-size, optimal (the most they hold at once: 32 bytes); 4 bytes above the 28 its remat.planned_arena leaves after the arguments}}
+func.func @over_the_plan(%x: memref<3xf32>) -> f32 attributes {remat.planned_arena = 40 : i64} {
+  %a = memref.alloc() : memref<3xf32>
+  linalg.add ins(%x, %x : memref<3xf32>, memref<3xf32>) outs(%a : memref<3xf32>)
+  %s = memref.alloc() : memref<f32>
+  linalg.reduce ins(%a : memref<3xf32>) outs(%s : memref<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %r = arith.addf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  memref.dealloc %a : memref<3xf32>
+  %v = memref.load %s[] : memref<f32>
+  memref.dealloc %s : memref<f32>
+  return %v : f32
+}
+
+// -----
+
 // A caller in the module: @step returns two buffers of its arena; @main's
 // two deallocations (each freeing one result through its base buffer, as
 // the deallocation lowering writes them) become one deallocation of the

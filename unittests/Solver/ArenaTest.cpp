@@ -223,6 +223,32 @@ TEST(ArenaTest, OrderSearchImprovesOnTheGreedyOrder) {
   EXPECT_EQ(searchArenaOrder(problem, {0, 1, 2, 3}, options, "s").bytes, 9);
 }
 
+TEST(ArenaTest, SearchesOnToMeetATarget) {
+  // The instance above with one iteration for each of planArena's four
+  // searches: they end at 9 (the greedy plans'). With a target of 8 (e.g.
+  // the arena a rematerialization plan promised) they search on, longer
+  // and with new seeds, and meet it; a target they already meet or one
+  // below the bound changes nothing or stops at the work limit.
+  ArenaProblem problem =
+      makeProblem({{4, 0, 1}, {3, 1, 3}, {3, 2, 2}, {2, 2, 2}});
+  ArenaOptions options;
+  options.exact = false;
+  options.searchIterations = 4;
+  ArenaPlan plain = planArena(problem, options);
+  ASSERT_TRUE(plain.valid()) << plain.error;
+  EXPECT_EQ(plain.bytes, 9);
+  options.targetBytes = 9;
+  EXPECT_EQ(planArena(problem, options).bytes, 9);
+  options.targetBytes = 8;
+  ArenaPlan met = planArena(problem, options);
+  ASSERT_TRUE(met.valid()) << met.error;
+  EXPECT_EQ(met.bytes, 8);
+  EXPECT_EQ(met.planner, "order-search");
+  options.targetBytes = 7;
+  options.targetWork = 0;
+  EXPECT_EQ(planArena(problem, options).bytes, 9);
+}
+
 TEST(ArenaTest, FirstFitTakesTheLowestGap) {
   // a (3, [0,3]), b (1, [1,3]), c (1, [2,3]), d (1, [1,2]), e (4, [0,0]),
   // f (2, [3,3]). By size (ties: earlier, then longer first): e, a, f, b,

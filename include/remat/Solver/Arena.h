@@ -198,6 +198,13 @@ struct ArenaOptions {
   /// Run the exact search when the plan is still above the lower bound.
   bool exact = true;
   ArenaExactOptions exactOptions;
+  /// An arena the plan should not exceed (e.g. the one a rematerialization
+  /// plan promised for these buffers); -1: none. When the searches above
+  /// end over it, they go on, from the best greedy order with new seeds and
+  /// twice the iterations each round, until a plan meets it or they have
+  /// spent `targetWork` more (the same n^2 units as `searchWork`).
+  int64_t targetBytes = -1;
+  int64_t targetWork = 1600000000;
 };
 
 /// The best of the greedy plans (by size, area, length, start; best and

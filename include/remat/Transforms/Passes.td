@@ -376,12 +376,15 @@ def RematStripBarriers : Pass<"remat-strip-barriers"> {
     wrong once ops are bufferized (a bufferized op has no tensor results).
     A function's `remat.dynamic_size_hint` stays: it describes the
     arguments, whose guards stay too, and `remat-plan-arena` bounds dynamic
-    buffers with it.
+    buffers with it. A `remat.plan` that records an arena leaves it as
+    `remat.planned_arena` (bytes, arguments included): `remat-plan-arena`
+    searches on until its arena meets it (docs/Arena.md).
   }];
   let options = [
     Option<"stripAttributes", "strip-attributes", "bool", /*default=*/"false",
            "Also remove every remat.* discardable attribute (but a "
-           "function's remat.dynamic_size_hint)">,
+           "function's remat.dynamic_size_hint; its remat.plan's arena "
+           "becomes remat.planned_arena)">,
   ];
 }
 

@@ -78,6 +78,9 @@ struct ArenaSummary {
   /// The most bytes the planned buffers hold at once (aligned): no arena is
   /// smaller.
   int64_t lowerBound = 0;
+  /// What the function's remat.planned_arena leaves the arena (minus the
+  /// arguments), which the planner searches on to meet; -1: none.
+  int64_t targetBytes = -1;
   /// Buffers placed in the arena, and those that keep their own allocation.
   unsigned planned = 0;
   unsigned unplanned = 0;

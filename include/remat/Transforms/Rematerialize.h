@@ -154,7 +154,9 @@ rematerialize(mlir::func::FuncOp func,
               const RematerializeOptions &options = {});
 
 /// Replaces every `remat.barrier` nested in `root` by its operand; with
-/// `stripAttributes`, also removes every `remat.*` discardable attribute.
+/// `stripAttributes`, also removes every `remat.*` discardable attribute but
+/// a function's dynamic-size hint; the arena its plan records, if any,
+/// becomes `remat.planned_arena`.
 void stripBarriers(mlir::Operation *root, bool stripAttributes = false);
 
 } // namespace remat

@@ -235,7 +235,7 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a positive i64, got " << value;
     return success();
   }
-  if (name == kArenaBytesAttrName) {
+  if (name == kArenaBytesAttrName || name == kPlannedArenaAttrName) {
     auto bytes = dyn_cast<IntegerAttr>(value);
     if (!bytes || !bytes.getType().isInteger(64) || bytes.getInt() < 0)
       return op->emitError()

@@ -63,6 +63,13 @@ def Remat_Dialect : Dialect {
     /// remat-plan-arena placed its buffers in (docs/Arena.md).
     static constexpr ::llvm::StringLiteral kArenaBytesAttrName =
         "remat.arena_bytes";
+    /// On a function being lowered: the arena (i64, non-negative, bytes,
+    /// arguments included) its remat.plan promised, which
+    /// remat-strip-barriers{strip-attributes} keeps from the plan and
+    /// remat-plan-arena searches on to meet, then replaces with
+    /// remat.arena_bytes (docs/Arena.md).
+    static constexpr ::llvm::StringLiteral kPlannedArenaAttrName =
+        "remat.planned_arena";
     /// On a function: the device (a name of Analysis/Devices.h) its ops'
     /// `roofline_ps` were predicted for (remat-annotate-costs{device}).
     static constexpr ::llvm::StringLiteral kCostDeviceAttrName =
