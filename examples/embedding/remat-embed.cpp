@@ -74,7 +74,8 @@ int main(int argc, char **argv) {
   rematOptions.solver = "local-search";
   remat::buildRematPipeline(pm, rematOptions);
   // 2. The barriers and remat.* attributes describe tensors: drop them right
-  // before bufferization.
+  // before bufferization (but the function's remat.planned_arena, which a
+  // later remat-plan-arena meets, and a remat.dynamic_size_hint).
   remat::RematStripBarriersOptions strip;
   strip.stripAttributes = true;
   pm.addPass(remat::createRematStripBarriers(strip));
