@@ -407,23 +407,36 @@ FailureOr<CostAttr> OpCostComputer::compute() {
 }
 
 /// `cost` with the roofline time of `op` on the device of `options` (from
-/// the cost's FLOPs; a collective's is its time on the link of `options`),
-/// or as it is without a device.
+/// the cost's FLOPs), or as it is without a device.
 static FailureOr<CostAttr> predictTime(Operation *op, CostAttr cost,
                                        const CostModelOptions &options) {
   const DeviceSpec *device = getDeviceSpec(options.device);
   if (!device)
     return cost;
-  const LinkSpec *link = getLinkSpec(options.link);
   FailureOr<int64_t> picoseconds =
-      link && isCollectiveOp(op)
-          ? computeCommunicationPs(op, *link, options.dynamicSizeHint)
-          : computeRooflinePs(op, cost.getFlops(), *device,
-                              options.dynamicSizeHint);
+      computeRooflinePs(op, cost.getFlops(), *device, options.dynamicSizeHint);
   if (failed(picoseconds))
     return failure();
   return CostAttr::get(op->getContext(), cost.getBytes(), cost.getFlops(),
                        *picoseconds, cost.getTimeNs());
+}
+
+/// `cost` of the collective `op` with its time on `link`: its roofline time
+/// with a device, its FLOPs (as FLOP-equivalents) without one.
+static FailureOr<CostAttr> addLinkTime(Operation *op, CostAttr cost,
+                                       const LinkSpec &link,
+                                       const CostModelOptions &options) {
+  FailureOr<int64_t> picoseconds =
+      computeCommunicationPs(op, link, options.dynamicSizeHint);
+  if (failed(picoseconds))
+    return failure();
+  if (getDeviceSpec(options.device))
+    return CostAttr::get(op->getContext(), cost.getBytes(), cost.getFlops(),
+                         *picoseconds, cost.getTimeNs());
+  auto flops = static_cast<int64_t>(std::llround(
+      static_cast<double>(*picoseconds) * kFlopEquivalentsPerPicosecond));
+  return CostAttr::get(op->getContext(), cost.getBytes(), flops, std::nullopt,
+                       std::nullopt);
 }
 
 FailureOr<CostAttr> remat::computeOpCost(Operation *op,
@@ -431,18 +444,9 @@ FailureOr<CostAttr> remat::computeOpCost(Operation *op,
   FailureOr<CostAttr> cost = OpCostComputer(op, options).compute();
   if (failed(cost))
     return failure();
-  // Without a device, a collective's time on the link in FLOP-equivalents.
-  const LinkSpec *link = getLinkSpec(options.link);
-  if (link && isCollectiveOp(op) && options.device == Device::None) {
-    FailureOr<int64_t> picoseconds =
-        computeCommunicationPs(op, *link, options.dynamicSizeHint);
-    if (failed(picoseconds))
-      return failure();
-    auto flops = static_cast<int64_t>(std::llround(
-        static_cast<double>(*picoseconds) * kFlopEquivalentsPerPicosecond));
-    cost = CostAttr::get(op->getContext(), cost->getBytes(), flops,
-                         std::nullopt, std::nullopt);
-  }
+  if (const LinkSpec *link = getLinkSpec(options.link);
+      link && isCollectiveOp(op))
+    return addLinkTime(op, *cost, *link, options);
   return predictTime(op, *cost, options);
 }
 
