@@ -125,7 +125,7 @@ def row(args, step, budget, tmp):
     try:
         text = measured_row(args, name, step, budget, tmp)
     except StageTimeout as timeout:
-        text = "| %s | %s | timed out: %s over %d s (%s) | | | | | | | |" % (
+        text = "| %s | %s | timed out: %s over %g s (%s) | | | | | | | |" % (
             name, budget, timeout.args[0], args.timeout, stage_times(args))
     if args.times:
         print("%s %s: %s" % (name, budget, stage_times(args)), file=sys.stderr,
