@@ -94,6 +94,17 @@ def check_single(single, plain, remat, sharded):
           (len(plain), ATOL, RTOL, worst))
 
 
+def load_ranks(path):
+    """The per-rank reports of `mpirun remat-run --json`. remat-run writes a
+    non-finite value as C prints it (nan, -nan, inf), which JSON lacks:
+    read as Python's NaN and Infinity so that check_finite names it."""
+    with open(path) as f:
+        text = re.sub(r"(?<=[\s\[:,])(-?)(nan|inf)\b",
+                      lambda m: "NaN" if m.group(2) == "nan"
+                      else m.group(1) + "Infinity", f.read())
+    return json.loads(text)["per_rank"]
+
+
 def main(argv):
     sharded = "--sharded" in argv or "--ranks-only" in argv
     ranks_only = "--ranks-only" in argv
@@ -104,10 +115,7 @@ def main(argv):
     if not ranks_only:
         with open(argv.pop(1)) as f:
             single = json.load(f)
-    with open(argv[1]) as f:
-        plain = json.load(f)["per_rank"]
-    with open(argv[2]) as f:
-        remat = json.load(f)["per_rank"]
+    plain, remat = load_ranks(argv[1]), load_ranks(argv[2])
     with open(argv[3]) as f:
         plan = re.search(r"remat\.plan = #remat\.plan<[^>]*budget = (\d+)",
                          f.read())
