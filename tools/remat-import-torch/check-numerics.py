@@ -378,7 +378,14 @@ def run_remat_run(args, path, total):
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit("remat-run failed:\n" + run.stderr)
-    return json.loads(run.stdout)["results"]
+    results = json.loads(run.stdout)["results"]
+    for got in results:
+        # A NaN or infinity comes as "nan", "inf" or "-inf" (JSON has none).
+        for key in ("sum", "abs_sum"):
+            got[key] = float(got[key])
+        if "values" in got:
+            got["values"] = [float(v) for v in got["values"]]
+    return results
 
 
 def errors(got, want, theirs, other, args):

@@ -94,15 +94,20 @@ def check_single(single, plain, remat, sharded):
           (len(plain), ATOL, RTOL, worst))
 
 
+def with_floats(report):
+    """`report` (one remat-run --json report) with every printed value a
+    float: remat-run writes a NaN or infinity as "nan", "inf" or "-inf",
+    which JSON lacks as numbers; float() reads them, check_finite names
+    them."""
+    for result in report["results"]:
+        result["values"] = [float(v) for v in result.get("values", [])]
+    return report
+
+
 def load_ranks(path):
-    """The per-rank reports of `mpirun remat-run --json`. remat-run writes a
-    non-finite value as C prints it (nan, -nan, inf), which JSON lacks:
-    read as Python's NaN and Infinity so that check_finite names it."""
+    """The per-rank reports of `mpirun remat-run --json`."""
     with open(path) as f:
-        text = re.sub(r"(?<=[\s\[:,])(-?)(nan|inf)\b",
-                      lambda m: "NaN" if m.group(2) == "nan"
-                      else m.group(1) + "Infinity", f.read())
-    return json.loads(text)["per_rank"]
+        return [with_floats(r) for r in json.load(f)["per_rank"]]
 
 
 def main(argv):
@@ -114,7 +119,7 @@ def main(argv):
              "PLANNED | --ranks-only RANKS REMAT PLANNED")
     if not ranks_only:
         with open(argv.pop(1)) as f:
-            single = json.load(f)
+            single = with_floats(json.load(f))
     plain, remat = load_ranks(argv[1]), load_ranks(argv[2])
     with open(argv[3]) as f:
         plan = re.search(r"remat\.plan = #remat\.plan<[^>]*budget = (\d+)",
