@@ -249,6 +249,29 @@ TEST(ArenaTest, SearchesOnToMeetATarget) {
   EXPECT_EQ(planArena(problem, options).bytes, 9);
 }
 
+TEST(ArenaTest, ACloseShareSearchesBelowAGenerousTarget) {
+  // The instance above: a target of 9 is met by the first searches, which
+  // then stop at 9, 12.5 % above the bound 8. With a close share of 2 %
+  // (a lowering's, kArenaCloseShare) they search on toward 8 and reach it;
+  // a share that 9 already meets (12.5 %) stops at 9 as before, and
+  // without a target the share asks for nothing.
+  ArenaProblem problem =
+      makeProblem({{4, 0, 1}, {3, 1, 3}, {3, 2, 2}, {2, 2, 2}});
+  ArenaOptions options;
+  options.exact = false;
+  options.searchIterations = 4;
+  options.targetBytes = 9;
+  options.closeShare = kArenaCloseShare;
+  ArenaPlan close = planArena(problem, options);
+  ASSERT_TRUE(close.valid()) << close.error;
+  EXPECT_EQ(close.bytes, 8);
+  options.closeShare = 0.125;
+  EXPECT_EQ(planArena(problem, options).bytes, 9);
+  options.closeShare = kArenaCloseShare;
+  options.targetBytes = -1;
+  EXPECT_EQ(planArena(problem, options).bytes, 9);
+}
+
 TEST(ArenaTest, FirstFitTakesTheLowestGap) {
   // a (3, [0,3]), b (1, [1,3]), c (1, [2,3]), d (1, [1,2]), e (4, [0,0]),
   // f (2, [3,3]). By size (ties: earlier, then longer first): e, a, f, b,
