@@ -357,6 +357,20 @@ ArenaPlan remat::searchArenaOrder(const ArenaProblem &problem,
 // Buffers of a schedule
 //===----------------------------------------------------------------------===//
 
+/// The bytes of `node`'s storage (`bytes`) in an arena of `alignment`: with
+/// several results, each result aligned on its own, as the lowering's
+/// buffers are (one problem for the schedule and its IR, Arena.h).
+static int64_t getAlignedStorageBytes(const Node &node, int64_t bytes,
+                                      int64_t alignment) {
+  if (node.partBytes.empty() || alignment <= 1)
+    return bytes;
+  int64_t total = 0;
+  for (int64_t part : node.partBytes)
+    if (!addBytes(total, (part + alignment - 1) / alignment * alignment))
+      return bytes;
+  return std::max(total, bytes);
+}
+
 ArenaProblem remat::arenaOfSchedule(const Graph &graph,
                                     const Schedule &schedule, int64_t alignment,
                                     std::string *error) {
@@ -378,8 +392,10 @@ ArenaProblem remat::arenaOfSchedule(const Graph &graph,
   }
   for (const StorageLifetime &lifetime : lifetimes)
     if (lifetime.bytes > 0)
-      problem.buffers.push_back({lifetime.bytes,
-                                 static_cast<int>(lifetime.begin),
-                                 static_cast<int>(lifetime.end) - 1});
+      problem.buffers.push_back(
+          {getAlignedStorageBytes(graph.nodes[lifetime.node], lifetime.bytes,
+                                  alignment),
+           static_cast<int>(lifetime.begin),
+           static_cast<int>(lifetime.end) - 1});
   return problem;
 }

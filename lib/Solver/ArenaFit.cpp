@@ -41,6 +41,41 @@ ArenaFit remat::planScheduleArena(const Graph &graph, const SolveResult &result,
   return fit;
 }
 
+ArenaFitOptions remat::getArenaFitOptions(int64_t alignment) {
+  ArenaFitOptions options;
+  options.alignment = alignment;
+  options.planner.searchWork /= 4;
+  return options;
+}
+
+/// The exact planner's offsets for `problem` from `start`, when smaller.
+static ArenaPlan planExactOffsets(const ArenaProblem &problem,
+                                  const ArenaFitOptions &options,
+                                  const ArenaPlan &start) {
+  if (start.optimal)
+    return start;
+  ArenaPlan exact = planArenaExact(problem, options.exactOptions, &start);
+  if (!exact.valid())
+    return start;
+  if (exact.bytes >= start.bytes) {
+    // No better, and perhaps proven so.
+    ArenaPlan same = start;
+    same.optimal = exact.optimal;
+    return same;
+  }
+  return exact;
+}
+
+ArenaPlan remat::planFitArena(const ArenaProblem &problem,
+                              int64_t residentBytes, int64_t budget,
+                              const ArenaFitOptions &options) {
+  ArenaPlan plan = planArena(problem, options.planner);
+  int64_t total = residentBytes;
+  if (!plan.valid() || (addBytes(total, plan.bytes) && total <= budget))
+    return plan;
+  return planExactOffsets(problem, options, plan);
+}
+
 /// Whether `candidate` is better than `best`: it fits where `best` does not,
 /// or needs fewer bytes.
 static bool isBetterFit(const ArenaFit &candidate, const ArenaFit &best) {
@@ -58,14 +93,7 @@ static void tryExactOffsets(const Graph &graph, int64_t budget,
     return;
   ArenaProblem problem =
       arenaOfSchedule(graph, fit.result.schedule, options.alignment);
-  ArenaPlan exact = planArenaExact(problem, options.exactOptions, &fit.arena);
-  if (!exact.valid())
-    return;
-  if (exact.bytes >= fit.arena.bytes) {
-    // No better, and perhaps proven so.
-    fit.arena.optimal = exact.optimal;
-    return;
-  }
+  ArenaPlan exact = planExactOffsets(problem, options, fit.arena);
   fit.totalBytes -= fit.arena.bytes - exact.bytes;
   fit.arena = std::move(exact);
   fit.fits = fit.totalBytes <= budget;

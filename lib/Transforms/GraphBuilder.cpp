@@ -221,6 +221,8 @@ static FailureOr<Node> getOpNode(Operation &op, int id, GatherPolicy policy) {
   if (cost) {
     node.bytes = cost.getTotalBytes();
     node.cost = cost.getComputeCost();
+    if (cost.getBytes().size() > 1)
+      node.partBytes.assign(cost.getBytes().begin(), cost.getBytes().end());
   } else if (hasTensorResult) {
     return op.emitError() << "op has no '" << RematDialect::kCostAttrName
                           << "' attribute; run --remat-annotate-costs "

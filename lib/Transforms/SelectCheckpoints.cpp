@@ -83,12 +83,7 @@ struct PlanAnswer {
 /// The options of fitArena for `options`.
 static ArenaFitOptions
 getArenaFitOptions(const SelectCheckpointsOptions &options) {
-  ArenaFitOptions fitOptions;
-  fitOptions.alignment = options.arenaAlignment;
-  // A quarter of the lowering's search: the lowering, searching harder on
-  // its own buffers, then tends to find an arena no larger than this one.
-  fitOptions.planner.searchWork /= 4;
-  return fitOptions;
+  return getArenaFitOptions(options.arenaAlignment);
 }
 
 /// Builds the problem graph of `func` and simulates its own order.

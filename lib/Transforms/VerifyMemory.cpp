@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Analysis/MemoryAnalysis.h"
+#include "remat/Solver/ArenaFit.h"
 #include "remat/Solver/Budget.h"
 #include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/PassOptions.h"
@@ -23,16 +24,20 @@ using namespace remat;
 
 /// The static memory plan of the analysed function: its resident arguments
 /// plus one arena of every other buffer, planned over the analysis's live
-/// ranges. Fails with a located error when no arena can be planned.
+/// ranges as the planning pipeline planned the arena it recorded against
+/// `limit` (planFitArena), so that the arena it fitted is met again. Fails
+/// with a located error when no arena can be planned.
 static FailureOr<ArenaPlan> planFunctionArena(const MemoryAnalysis &memory,
-                                              int64_t alignment,
+                                              int64_t alignment, int64_t limit,
                                               int64_t &totalBytes) {
   ArenaProblem problem =
       getArenaProblem(memory, alignment, [](const BufferLiveRange &buffer) {
         return buffer.kind != BufferLiveRange::Kind::Argument;
       });
-  ArenaPlan arena = planArena(problem, ArenaOptions());
   totalBytes = memory.getResidentBytes();
+  ArenaFitOptions options = getArenaFitOptions(alignment);
+  options.planner.targetBytes = std::max<int64_t>(limit - totalBytes, -1);
+  ArenaPlan arena = planFitArena(problem, totalBytes, limit, options);
   if (!arena.valid() || !addBytes(totalBytes, arena.bytes))
     return mlir::emitError(memory.getFunction()->getLoc())
            << "cannot plan the arena: "
@@ -49,7 +54,8 @@ static LogicalResult verifyArena(func::FuncOp func,
   if (!plan || !plan.getArena())
     return success();
   int64_t totalBytes = 0;
-  FailureOr<ArenaPlan> arena = planFunctionArena(memory, alignment, totalBytes);
+  FailureOr<ArenaPlan> arena =
+      planFunctionArena(memory, alignment, limit, totalBytes);
   if (failed(arena))
     return failure();
   if (totalBytes > limit) {

@@ -474,4 +474,31 @@ TEST(ArenaFitTest, ExactThenOrdersThenALowerTarget) {
   EXPECT_EQ(stuck.steps.back(), "solver target 768 bytes: no plan");
 }
 
+TEST(ArenaTest, EachResultOfAScheduledNodeIsAligned) {
+  // m has two results of 4 bytes (8 in all), which the lowering gives a
+  // buffer each: at alignment 16 they take 32 bytes, not 16, in the
+  // schedule's arena as in the IR's, so that the arena a plan records is
+  // the one the IR's verifier finds. A one-result node of 8 bytes takes 16.
+  Graph g;
+  test::addNode(g, "x", NodeKind::Input, 16, 0, {});
+  int m = test::addNode(g, "m", NodeKind::Forward, 8, 1, {0});
+  g.nodes[m].partBytes = {4, 4};
+  int n = test::addNode(g, "n", NodeKind::Forward, 8, 1, {m});
+  g.outputs = {n};
+  std::string error;
+  ArenaProblem problem = arenaOfSchedule(
+      g, Schedule{{Step::compute(m), Step::compute(n)}}, 16, &error);
+  ASSERT_EQ(error, "");
+  ASSERT_EQ(problem.size(), 2);
+  EXPECT_EQ(problem.buffers[0].bytes, 32);
+  EXPECT_EQ(problem.buffers[1].bytes, 8);
+  EXPECT_EQ(problem.lowerBound(), 48);
+  // Unaligned, the parts change nothing.
+  EXPECT_EQ(arenaOfSchedule(g, Schedule{{Step::compute(m), Step::compute(n)}},
+                            1, &error)
+                .buffers[0]
+                .bytes,
+            8);
+}
+
 } // namespace

@@ -60,6 +60,19 @@ struct ArenaFit {
   std::string error;
 };
 
+/// The options fitArena plans with for a lowering of `alignment`: a quarter
+/// of the lowering's search (the lowering, searching harder on its own
+/// buffers, then tends to find an arena no larger than the plan's).
+ArenaFitOptions getArenaFitOptions(int64_t alignment);
+
+/// The arena of `problem` as fitArena leaves it: the planner's plan, then,
+/// when `residentBytes` + that plan exceed `budget`, the exact offsets
+/// (step 1). A schedule's buffers and those of the IR that runs it are one
+/// problem (Arena.h), so planning the IR of a fitted plan with the same
+/// options meets the arena fitArena recorded (the memory verifier's check).
+ArenaPlan planFitArena(const ArenaProblem &problem, int64_t residentBytes,
+                       int64_t budget, const ArenaFitOptions &options);
+
 /// The arena of `result`'s schedule on `graph` planned with `options`
 /// (resident bytes added in `totalBytes`; `fits` against `budget`).
 ArenaFit planScheduleArena(const Graph &graph, const SolveResult &result,

@@ -95,6 +95,10 @@ struct Node {
     return kind == NodeKind::Input || kind == NodeKind::Param;
   }
   bool isView() const { return aliasOf >= 0; }
+  /// With several results, the bytes of each (summing to `bytes`): a
+  /// lowering gives each its own buffer, so an arena aligns each
+  /// (arenaOfSchedule). Empty: one buffer of `bytes`.
+  std::vector<int64_t> partBytes;
 };
 
 /// Calls `fn` on every value `node` reads: its dependencies and, for a view,
