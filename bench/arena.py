@@ -22,10 +22,13 @@ For every step and budget (100 %, 70 % and the smallest feasible, `min`):
             process during the step (remat-run --json: peak_bytes,
             rss_growth_bytes, arena_bytes).
 
-Prints a Markdown table (docs/Arena.md, "Benchmark"). Usage:
+Prints a Markdown table (docs/Arena.md, "Benchmark"). With --timeout S a
+command that runs longer than S seconds ends its row, which names the stage
+(plan, bufferize, effort=..., run) and the seconds each stage took; --times
+adds those seconds to every row. Usage:
 
   python3 bench/arena.py [--build build] [--solver local-search]
-      [--models DIR] STEP.mlir...
+      [--exact-nodes N] [--opt-level L] [--timeout S] [--times] STEP.mlir...
 """
 
 import argparse
@@ -34,6 +37,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 PLAN_RE = re.compile(r"remat\.plan = #remat\.plan<[^>]*budget = (\d+), "
                      r"predicted_peak = (\d+)[^>]*?(?:, arena = (\d+))?>")
@@ -42,13 +46,25 @@ ARENA_RE = re.compile(r"remark: arena of (\d+) bytes for \d+ buffer\(s\) of "
                       r"at once: (\d+) bytes\)")
 
 
-def run(cmd, env=None):
-    return subprocess.run(cmd, capture_output=True, text=True, env=env)
+class StageTimeout(Exception):
+    """A command of the row ran past --timeout."""
+
+
+def run(args, stage, cmd):
+    """Runs one command of a row; its seconds go to args.stages[stage]."""
+    start = time.monotonic()
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        raise StageTimeout(stage)
+    finally:
+        args.stages[stage] = time.monotonic() - start
 
 
 def plan(args, step, budget, out):
     option = "mode=min-budget" if budget == "min" else "budget=" + budget
-    result = run([args.remat_opt, step, "--remat-pipeline=solver=%s %s" %
+    result = run(args, "plan", [args.remat_opt, step, "--remat-pipeline=solver=%s %s" %
                   (args.solver, option), "-o", out])
     if result.returncode != 0:
         return None, result.stderr.strip().splitlines()[0][:120]
@@ -59,13 +75,14 @@ def plan(args, step, budget, out):
 def lowering_arenas(args, planned, tmp):
     """effort -> (arena, planner, optimal, lower bound), buffers own."""
     bufferized = os.path.join(tmp, "bufferized.mlir")
-    result = run([args.remat_opt, planned, "--remat-bufferize=arena=false",
+    result = run(args, "bufferize", [args.remat_opt, planned,
+                                     "--remat-bufferize=arena=false",
                   "-o", bufferized])
     if result.returncode != 0:
         return {}
     arenas = {}
     for effort in ("greedy", "search", "exact"):
-        result = run([args.remat_opt, bufferized,
+        result = run(args, "effort=" + effort, [args.remat_opt, bufferized,
                       "--remat-plan-arena=effort=%s exact-nodes=%d" %
                       (effort, args.exact_nodes),
                       "--mlir-print-op-on-diagnostic=false", "-o", os.devnull])
@@ -81,8 +98,9 @@ def measure(args, planned, arena):
     --json, in one arena or each buffer on its own."""
     pipeline = "builtin.module(remat-lower-to-cpu{arena=%s})" % (
         "true" if arena else "false")
-    result = run([args.remat_run, planned, "--json",
-                  "--pipeline=" + pipeline])
+    result = run(args, "run arena" if arena else "run own",
+                 [args.remat_run, planned, "--json", "--opt-level=%d" %
+                  args.opt_level, "--pipeline=" + pipeline])
     if result.returncode != 0:
         return None
     report = json.loads(result.stdout)
@@ -95,8 +113,27 @@ def percent(value, base):
     return "%+.1f%%" % (100.0 * (value - base) / base) if base else "?"
 
 
+def stage_times(args):
+    return ", ".join("%s %.0f s" % (stage, seconds)
+                     for stage, seconds in args.stages.items())
+
+
 def row(args, step, budget, tmp):
+    """The table row of one step and budget; a stage over --timeout ends it."""
+    args.stages = {}
     name = os.path.basename(step)
+    try:
+        text = measured_row(args, name, step, budget, tmp)
+    except StageTimeout as timeout:
+        text = "| %s | %s | timed out: %s over %g s (%s) | | | | | | | |" % (
+            name, budget, timeout.args[0], args.timeout, stage_times(args))
+    if args.times:
+        print("%s %s: %s" % (name, budget, stage_times(args)), file=sys.stderr,
+              flush=True)
+    return text
+
+
+def measured_row(args, name, step, budget, tmp):
     planned = os.path.join(tmp, "planned.mlir")
     match, error = plan(args, step, budget, planned)
     if not match:
@@ -135,6 +172,13 @@ def main():
     parser.add_argument("--solver", default="local-search")
     parser.add_argument("--budgets", default="100%,70%,min")
     parser.add_argument("--exact-nodes", type=int, default=1000000)
+    parser.add_argument("--opt-level", type=int, default=2,
+                        help="remat-run's LLVM level (0 for the largest "
+                        "imported steps, as their tests run them)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds one command may run (default: no limit)")
+    parser.add_argument("--times", action="store_true",
+                        help="print each row's seconds per stage on stderr")
     args = parser.parse_args()
     args.remat_opt = os.path.join(args.build, "bin", "remat-opt")
     args.remat_run = os.path.join(args.build, "bin", "remat-run")

@@ -11,7 +11,19 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace remat;
+
+/// `value` as JSON, which has no NaN or infinity: those as the strings
+/// "nan", "inf" and "-inf" (what Python's float() reads back).
+static llvm::json::Value toJsonNumber(double value) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value > 0 ? "inf" : "-inf";
+  return value;
+}
 
 void RunReport::addCount(llvm::StringRef key, uint64_t value,
                          llvm::StringRef note) {
@@ -61,13 +73,13 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
         j.object([&] {
           j.attribute("index", static_cast<int64_t>(i));
           j.attribute("type", spec.typeString);
-          j.attribute("sum", checksums[i].sum);
-          j.attribute("abs_sum", checksums[i].absSum);
+          j.attribute("sum", toJsonNumber(checksums[i].sum));
+          j.attribute("abs_sum", toJsonNumber(checksums[i].absSum));
           j.attribute("fnv1a64", formatHex64(checksums[i].fnv));
           if (printValues)
             j.attributeArray("values", [&] {
               for (double v : checksums[i].values)
-                j.value(v);
+                j.value(toJsonNumber(v));
             });
         });
       }

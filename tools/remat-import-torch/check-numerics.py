@@ -28,7 +28,8 @@ compared are the parameters after torch.optim's step and the optimizer's
 new state, which PyTorch starts from remat-run's values for the state
 arguments (AdamW's step count an integer, its exp_avg_sq non-negative:
 remat-run runs a copy of the step that reads those arguments through |x|,
---save-run-input keeps it). The buffers (arguments after the parameters)
+--save-run-input keeps it; with --no-run that copy is all it writes: a
+per-rank step of remat-import-torch --shard --fsdp, for mpirun). The buffers (arguments after the parameters)
 get remat-run's values too, and the buffers PyTorch's step updates in place
 (batch norm's running statistics) are compared after the loss and the
 parameters' results, in named_buffers order; the new optimizer state last.
@@ -298,7 +299,13 @@ def parse_args():
                    help="measure PyTorch's own error (for --slack) as its "
                    "float64 step's change when every float input is scaled "
                    "by 1 + PERTURB cos(i), instead of its float32 error")
+    p.add_argument("--no-run", action="store_true",
+                   help="with --mlir and --save-run-input: only write the "
+                   "IR remat-run would run and exit (for a per-rank step "
+                   "of remat-import-torch --shard, run under mpirun)")
     args = p.parse_args()
+    if args.no_run and not (args.mlir and args.save_run_input):
+        p.error("--no-run needs --mlir and --save-run-input")
     model_spec.check_arguments(p, args)
     args.opt = optimizer_spec.from_arguments(p, args)
     return args
@@ -310,8 +317,7 @@ def reference(args):
     PyTorch's own is its step in the step's type, or with --perturb its
     float64 step on inputs perturbed at rounding level."""
     spec = model_spec.ModelSpec.create(args)
-    first_state = len(list(spec.model.named_parameters())) + \
-        len(list(spec.model.named_buffers()))
+    first_state = first_state_of(spec)
     expected, labels = torch_step(spec, torch.float64, args)
     other = model_spec.DTYPE_NAMES[spec.dtype]
     if args.perturb:
@@ -327,19 +333,33 @@ def reference(args):
     return labels, expected, theirs, other, first_state
 
 
+def first_state_of(spec):
+    """The first argument of the step after the parameters and buffers:
+    the optimizer's state when there is one."""
+    return len(list(spec.model.named_parameters())) + \
+        len(list(spec.model.named_buffers()))
+
+
+def write_run_input(args, first_state, path):
+    """Writes to `path` the step --mlir as remat-run runs it (see
+    `nonnegative_state`); the optimizer's state starts at argument
+    `first_state`."""
+    with open(args.mlir) as f:
+        text = nonnegative_state(f.read(), args.opt, first_state)
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def run_ours(args, total, first_state):
     """remat-run's results of the imported step (values printed when all
     results hold at most --max-values elements); the optimizer's state
     starts at argument `first_state`."""
-    with open(args.mlir) as f:
-        text = nonnegative_state(f.read(), args.opt, first_state)
     path = args.save_run_input
     if path is None:
         tmp = tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False)
         path = tmp.name
         tmp.close()
-    with open(path, "w") as f:
-        f.write(text)
+    write_run_input(args, first_state, path)
     try:
         return run_remat_run(args, path, total)
     finally:
@@ -358,7 +378,14 @@ def run_remat_run(args, path, total):
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit("remat-run failed:\n" + run.stderr)
-    return json.loads(run.stdout)["results"]
+    results = json.loads(run.stdout)["results"]
+    for got in results:
+        # A NaN or infinity comes as "nan", "inf" or "-inf" (JSON has none).
+        for key in ("sum", "abs_sum"):
+            got[key] = float(got[key])
+        if "values" in got:
+            got["values"] = [float(v) for v in got["values"]]
+    return results
 
 
 def errors(got, want, theirs, other, args):
@@ -407,6 +434,10 @@ def shape_text(t):
 def main():
     args = parse_args()
     try:
+        if args.no_run:
+            spec = model_spec.ModelSpec.create(args)
+            write_run_input(args, first_state_of(spec), args.save_run_input)
+            return 0
         labels, expected, theirs, other, first_state = reference(args)
     except torch_trace.ImportError_ as e:
         sys.exit("check-numerics: error: %s" % e)

@@ -40,14 +40,15 @@ def add_arguments(cx, joint, opt=None, sharding=None):
     argument (the data ones marked remat.data, data_attributes), the
     optimizer's state after the buffers; the tangent the constant 1. With
     `sharding` (shard_export.FullySharded), each parameter argument is the
-    rank's shard, gathered where it is first used. Returns the state's
-    Values (opt.state_names order)."""
+    rank's shard, gathered where it is first used, and each optimizer
+    state slot the rank's shard of it. Returns the state's Values
+    (opt.state_names order)."""
     fn, e = cx.function, cx.e
     state = None
     for i, p in enumerate(joint.placeholders):
         kind = joint.placeholder_kind(i)
         if state is None and kind not in ("param", "buffer"):
-            state = add_state(cx, joint, opt)
+            state = add_state(cx, joint, opt, sharding)
         v = p.meta["val"]
         elt = element_type(v.dtype, "argument %s" % p.name)
         if kind == "tangent":
@@ -66,7 +67,7 @@ def add_arguments(cx, joint, opt=None, sharding=None):
         hint = sanitize(label) if not data else ("x" if kind == "input" else "labels")
         cx.values[p] = fn.argument(hint, list(v.shape), elt, data_attributes(joint, i),
                                    label)
-    return state if state is not None else add_state(cx, joint, opt)
+    return state if state is not None else add_state(cx, joint, opt, sharding)
 
 
 def data_attributes(joint, index):
@@ -90,10 +91,12 @@ def trainable(joint):
                                                 joint.grads) if g is not None]
 
 
-def add_state(cx, joint, opt):
+def add_state(cx, joint, opt, sharding=None):
     """The optimizer's state as arguments, each located at its name
     (`conv1.weight.exp_avg`; AdamW's step count `step`, int64): a slot
-    has its parameter's shape and type."""
+    has its parameter's shape and type; with `sharding`
+    (shard_export.FullySharded) it is the rank's shard of that, the step
+    count replicated."""
     if opt is None:
         return []
     shapes = {"step": ([], "i64")}
@@ -103,6 +106,9 @@ def add_state(cx, joint, opt):
             shapes["%s.%s" % (name, slot)] = (
                 list(v.shape), element_type(v.dtype, "parameter %s" % name))
     names = opt.state_names([name for name, _, _ in trainable(joint)])
+    if sharding is not None:
+        return [sharding.state(cx, sanitize(n), *shapes[n], label=n)
+                for n in names]
     return [cx.function.argument(sanitize(n), *shapes[n], loc=n)
             for n in names]
 
@@ -183,9 +189,8 @@ def to_function(joint, name, opt=None, sharding=None):
     """The step as an mlir_emitter.Function (shard_export edits it), with
     the update of `opt` (an optimizer_spec.Optimizer) when given; raises
     UnsupportedOps naming every op it cannot lower. With `sharding`
-    (shard_export.FullySharded) the parameters, their gradients and the
-    plain SGD step (the only optimizer it shards yet) are the rank's
-    shards."""
+    (shard_export.FullySharded) the parameters, their gradients, the
+    optimizer's state and its step are the rank's shards."""
     fn = Function(sanitize(name))
     cx = Context(joint, fn)
     try:
@@ -194,7 +199,7 @@ def to_function(joint, name, opt=None, sharding=None):
         raise UnsupportedOps("unsupported input of the step: %s" % err)
     after = None
     if sharding is not None:
-        sharding.expect(joint.grads, joint.param_names, opt)
+        sharding.expect(joint.grads, joint.param_names, opt, state)
         after = sharding.after
     unknown = lower_graph(cx, joint, after)
     if unknown:
@@ -204,7 +209,8 @@ def to_function(joint, name, opt=None, sharding=None):
                                         % decimal_float(p)], label))
     if sharding is not None:
         fn.results = [cx.values[joint.loss]] + sharding.results() + \
-            [cx.values[v] for _, v in joint.buffer_updates]
+            [cx.values[v] for _, v in joint.buffer_updates] + \
+            sharding.new_state()
         fn.before = header(name, joint, opt)
         return fn
     steps = [(n, cx.values[p], cx.values[g]) for n, p, g in trainable(joint)]

@@ -57,9 +57,10 @@ def main(argv=None):
                    "statistics all-reduced; see docs/Distributed.md)")
     p.add_argument("--fsdp", action="store_true",
                    help="with --shard N: fully sharded data parallel "
-                   "(parameters, gradients and a plain SGD step split "
-                   "along dimension 0 over the ranks, parameters "
-                   "all-gathered before use, gradients reduce-scattered)")
+                   "(parameters, gradients, the optimizer's state and its "
+                   "step split along dimension 0 over the ranks, "
+                   "parameters all-gathered before use, gradients "
+                   "reduce-scattered)")
     optimizer_spec.add_arguments(p)
     args = p.parse_args(argv)
     if args.list_lowerings:
@@ -79,12 +80,9 @@ def main(argv=None):
     if args.fsdp and args.shard is None:
         p.error("--fsdp needs --shard N")
     args.opt = optimizer_spec.from_arguments(p, args)
-    if args.shard is not None and args.opt is not None and not (
-            args.fsdp and args.opt.kind == "sgd" and not args.opt.weight_decay):
-        p.error("--shard takes an optimizer only with --fsdp and plain SGD "
-                "(--optimizer sgd --lr LR, no weight decay): the plain "
-                "data-parallel step returns all-reduced gradients, and "
-                "momentum and AdamW state are not sharded yet")
+    if args.shard is not None and args.opt is not None and not args.fsdp:
+        p.error("--shard takes an optimizer only with --fsdp: the plain "
+                "data-parallel step returns all-reduced gradients")
 
     try:
         spec = model_spec.ModelSpec.create(args)
@@ -167,7 +165,7 @@ def emit(args, spec):
 def emit_data_parallel_mlir(args, spec):
     """--emit-mlir with --shard N: the per-rank step of N data-parallel
     ranks (shard_export.py), batch norm synchronized over the ranks; with
-    --fsdp, parameters, gradients and the SGD step sharded too."""
+    --fsdp, parameters, gradients, optimizer state and step sharded too."""
     import mlir_export
     import shard_export
     local = shard_export.per_rank_spec(spec, args.shard)

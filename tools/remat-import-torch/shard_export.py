@@ -33,9 +33,18 @@ split over the ranks too:
 * each gradient is padded with zero rows to N*s, reduce-scattered
   (`shard.reduce_scatter`, sum) and divided by N: the rank's shard of the
   gradient of the global batch;
-* the optimizer step (--sgd-lr) runs on the shards; the results are the
-  loss (all-reduced) and the rank's shard of each gradient or updated
-  parameter.
+* each optimizer state slot (SGD's momentum buffer, AdamW's exp_avg and
+  exp_avg_sq) is an argument holding the rank's shard, padded like its
+  parameter; AdamW's step count stays replicated (one int64 per rank);
+* the optimizer step (--optimizer) runs on the shard right after the
+  gradient's reduce-scatter; the padding rows of a gradient are zero, so
+  the step keeps those of the parameter and its state finite (AdamW's
+  0 / (sqrt(0) + eps) is 0 for eps > 0) and they never reach a real row
+  (the gather slices them off);
+* the results are the loss (all-reduced), the rank's shard of each
+  gradient or updated parameter, the updated buffers, then the new
+  optimizer state (the step count, then the rank's shard of each slot),
+  in the order of the single-process step's results.
 
 This holds when the samples of a batch are independent (the loss is a mean
 of per-sample losses). Batch norm in training mode couples them (its
@@ -47,7 +56,7 @@ dy and of dy * (x - mean). See docs/Distributed.md for the derivation.
 """
 
 import torch_trace
-from lowerings.optimizer import sgd
+from lowerings.optimizer import step_count, update_one
 from lowerings.registry import Deferred
 from mlir_emitter import Value, identity_map
 
@@ -193,10 +202,12 @@ def _divide(e, value, count, init_hint, hint):
 
 
 class FullySharded:
-    """--fsdp: the parameters, their gradients and the optimizer step split
-    along dimension 0 over the `ranks` ranks of @dp (module comment).
-    mlir_export.to_function calls `parameter` for each parameter argument
-    and `gradients` once, with the per-rank gradients."""
+    """--fsdp: the parameters, their gradients, the optimizer's state and
+    its step split along dimension 0 over the `ranks` ranks of @dp (module
+    comment). mlir_export.to_function calls `parameter` for each parameter
+    argument, `state` for each optimizer state argument, `expect` once
+    before lowering the graph and `after` after each node, then takes
+    `results` and `new_state`."""
 
     def __init__(self, ranks):
         self.ranks = ranks
@@ -235,17 +246,33 @@ class FullySharded:
         e.loc = saved
         return v
 
-    def expect(self, grads, names, opt):
+    def state(self, cx, hint, shape, elt, label):
+        """The argument of optimizer state `label` (whose whole value has
+        `shape`): a slot the rank's shard, padded like its parameter;
+        AdamW's step count (a scalar) replicated."""
+        if not shape:
+            return cx.function.argument(hint, shape, elt, loc=label)
+        return cx.function.argument(hint, [self.rows(shape)] + shape[1:], elt,
+                                    ["remat.split_dim = 0 : i64"], label)
+
+    def expect(self, grads, names, opt, state):
         """The gradient nodes of the parameters (in `parameter` order),
-        their names, and the optimizer (None: no update; plain SGD, the
-        only one without state, otherwise)."""
+        their names, the optimizer (None: no update) and its state
+        arguments (`state`, opt.state_names order)."""
         self.grads, self.names, self.opt = list(grads), list(names), opt
         self.out = [None] * len(self.grads)
+        state = list(state)
+        self.step = state.pop(0) if opt is not None and opt.has_step else None
+        width = len(opt.slots) if opt is not None else 0
+        trainable = [i for i, g in enumerate(self.grads) if g is not None]
+        self.slots = {i: state[k * width:(k + 1) * width]
+                      for k, i in enumerate(trainable)}
+        self.new_step, self.new_slots, self.scalars = [], {}, None
 
     def after(self, cx, node):
         """Called after each node is lowered: right after a parameter's
-        gradient, its shard (reduce-scattered, divided by N) and, with SGD,
-        the updated shard."""
+        gradient, its shard (reduce-scattered, divided by N) and, with an
+        optimizer, the updated shard and state."""
         for i, g in enumerate(self.grads):
             if g is node:
                 self.out[i] = self._shard_gradient(cx, i, cx.val(node))
@@ -253,7 +280,10 @@ class FullySharded:
     def _shard_gradient(self, cx, i, g):
         """Gradient `g` of parameter i padded to N * rows with zero rows,
         reduce-scattered, divided by N: the rank's shard of the gradient of
-        the global batch; then its SGD step when there is one."""
+        the global batch; then the optimizer's step on the shard when
+        there is one (its new state kept for `new_state`). The padding
+        rows of a gradient are zero, so the step leaves those of the
+        parameter and its state finite (AdamW: 0 / (0 + eps))."""
         e = cx.e
         shard, shape, label = self.shards[i]
         e.loc = "%s/reduce_scatter" % label
@@ -267,8 +297,12 @@ class FullySharded:
         grad = _divide(e, total, count, "fsdp_init%d" % i, "fsdp_grad%d" % i)
         if self.opt is None:
             return grad
-        e.loc = "%s/sgd" % self.names[i]
-        return sgd(e, self.opt, shard, grad, [])[0]
+        if self.scalars is None:
+            self.new_step, self.scalars = step_count(e, self.opt, self.step)
+        outs = update_one(e, self.opt, self.names[i], shard, grad,
+                          self.slots[i], self.scalars)
+        self.new_slots[i] = outs[1:]
+        return outs[0]
 
     def results(self):
         """The rank's shard of every gradient or updated parameter."""
@@ -277,3 +311,11 @@ class FullySharded:
             raise torch_trace.ImportError_(
                 "--fsdp: no gradient was lowered for %s" % ", ".join(missing))
         return self.out
+
+    def new_state(self):
+        """The new optimizer state (opt.state_names order): AdamW's step
+        count, then the rank's shard of every slot."""
+        if self.opt is None:
+            return []
+        return self.new_step + [v for i in sorted(self.new_slots)
+                                for v in self.new_slots[i]]

@@ -82,7 +82,8 @@ struct RunReport {
 
   /// One JSON object followed by a newline: "file", "entry", "device"
   /// (unless empty), "results" (index, type, sum, abs_sum, fnv1a64 and,
-  /// with printValues, the values of each), "rank" and "ranks" (when
+  /// with printValues, the values of each; a NaN or infinity as the string
+  /// "nan", "inf" or "-inf"), "rank" and "ranks" (when
   /// distributed), then the members of every figure.
   void printJSON(llvm::raw_ostream &os) const;
   /// "rank <r> of <n>" (when distributed), "entry: @<entry>" (followed by

@@ -20,13 +20,16 @@ With --ranks-only (no SINGLE.json: a hand-written per-rank step with no
 single-process twin), the first check is left out and, as with --sharded,
 the ranks must agree bitwise on the loss only.
 With --sharded (a fully sharded step, remat-import-torch --fsdp), every
-result after the loss is the rank's shard along dimension 0 of a padded
-result: the ranks' shards, concatenated in rank order with the padding
-dropped, must equal the single-process result, and the ranks must agree
-bitwise on the loss.
+result of rank >= 1 (an updated parameter or optimizer state slot) is the
+rank's shard along dimension 0 of a padded result: the ranks' shards,
+concatenated in rank order with the padding dropped, must equal the
+single-process result; the 0-d results (the loss, AdamW's step count) are
+replicated: the ranks must agree on them bitwise.
+Every value, the padding rows included, must be finite.
 Exits non-zero on the first failed check.
 """
 import json
+import math
 import re
 import sys
 
@@ -39,17 +42,32 @@ def fail(message):
     sys.exit(1)
 
 
+def replicated(result):
+    """Whether a result of a sharded step is the same on every rank: a 0-d
+    one (the loss, AdamW's step count); the others are shards."""
+    return not re.match(r"tensor<[0-9?]", result["type"])
+
+
 def assembled(plain, sharded):
     """Per rank, its result values as the single-process step's: with
-    `sharded`, every result after the loss is the concatenation of all the
-    ranks' shards (the padding is dropped by the caller's zip)."""
+    `sharded`, every sharded result is the concatenation of all the ranks'
+    shards (the padding is dropped by the caller's zip)."""
     if not sharded:
         return [[r["values"] for r in report["results"]] for report in plain]
-    whole = [report["results"][0]["values"] for report in plain[:1]]
-    for i in range(1, len(plain[0]["results"])):
-        whole.append([v for report in plain
-                      for v in report["results"][i]["values"]])
-    return [[report["results"][0]["values"]] + whole[1:] for report in plain]
+    whole = {i: [v for report in plain for v in report["results"][i]["values"]]
+             for i, r in enumerate(plain[0]["results"]) if not replicated(r)}
+    return [[whole.get(i, r["values"]) for i, r in enumerate(report["results"])]
+            for report in plain]
+
+
+def check_finite(reports):
+    """Every value of every result (padding rows included) is finite,
+    where the values were printed (--print-results)."""
+    for report in reports:
+        for index, r in enumerate(report["results"]):
+            if not all(math.isfinite(v) for v in r.get("values", [])):
+                fail("rank %d result #%d holds a NaN or infinity" %
+                     (report["rank"], index))
 
 
 def check_single(single, plain, remat, sharded):
@@ -76,6 +94,22 @@ def check_single(single, plain, remat, sharded):
           (len(plain), ATOL, RTOL, worst))
 
 
+def with_floats(report):
+    """`report` (one remat-run --json report) with every printed value a
+    float: remat-run writes a NaN or infinity as "nan", "inf" or "-inf",
+    which JSON lacks as numbers; float() reads them, check_finite names
+    them."""
+    for result in report["results"]:
+        result["values"] = [float(v) for v in result.get("values", [])]
+    return report
+
+
+def load_ranks(path):
+    """The per-rank reports of `mpirun remat-run --json`."""
+    with open(path) as f:
+        return [with_floats(r) for r in json.load(f)["per_rank"]]
+
+
 def main(argv):
     sharded = "--sharded" in argv or "--ranks-only" in argv
     ranks_only = "--ranks-only" in argv
@@ -85,27 +119,26 @@ def main(argv):
              "PLANNED | --ranks-only RANKS REMAT PLANNED")
     if not ranks_only:
         with open(argv.pop(1)) as f:
-            single = json.load(f)
-    with open(argv[1]) as f:
-        plain = json.load(f)["per_rank"]
-    with open(argv[2]) as f:
-        remat = json.load(f)["per_rank"]
+            single = with_floats(json.load(f))
+    plain, remat = load_ranks(argv[1]), load_ranks(argv[2])
     with open(argv[3]) as f:
         plan = re.search(r"remat\.plan = #remat\.plan<[^>]*budget = (\d+)",
                          f.read())
     if not plan:
         fail("no remat.plan with a budget in " + argv[3])
     budget = int(plan.group(1))
+    check_finite(plain + remat)
     if not ranks_only:
         check_single(single, plain, remat, sharded)
 
-    agreed = 1 if sharded else None  # sharded: the loss only
-    hashes = [[r["fnv1a64"] for r in report["results"][:agreed]]
-              for report in plain]
+    hashes = [[r["fnv1a64"] for r in report["results"]
+               if not sharded or replicated(r)] for report in plain]
     if any(h != hashes[0] for h in hashes):
         fail("ranks disagree on their results")
-    print("ok: every rank holds bitwise the same %s" %
-          ("loss" if sharded else "results"))
+    others = len(hashes[0]) - 1
+    print("ok: every rank holds bitwise the same %s" % (
+        "results" if not sharded else "loss" if not others else
+        "loss and %d other 0-d result(s)" % others))
 
     for a, b in zip(plain, remat):
         if [r["fnv1a64"] for r in a["results"]] != \

@@ -23,30 +23,44 @@ def update(cx, opt, trainable, state):
     opt.state_names order. Returns (new parameters, new state)."""
     e = cx.e
     state = list(state)
-    step = state.pop(0) if opt.has_step else None
-    new_state = []
-    scalars = {}
-    if step is not None:
-        e.loc = "step/adamw"
-        new_state.append(e.elementwise([step, 1], [], "i64", lambda b, s: b.op(
-            "arith.addi", s, "i64")))
+    new_state, scalars = step_count(e, opt, state.pop(0) if opt.has_step else None)
     new_params = []
     for k, (name, p, g) in enumerate(trainable):
-        if not is_float(p.elt):
-            raise Unsupported("--optimizer on parameter '%s' of type %s"
-                              % (name, p.elt))
         slots = state[k * len(opt.slots):(k + 1) * len(opt.slots)]
-        if opt.kind == "adamw" and p.elt not in scalars:
-            e.loc = "step/bias_correction"
-            scalars[p.elt] = bias_corrections(e, opt, new_state[0], p.elt)
-        e.loc = "%s/%s" % (name, opt.kind)
-        if opt.kind == "adamw":
-            outs = adamw(e, opt, p, g, slots, scalars[p.elt])
-        else:
-            outs = sgd(e, opt, p, g, slots)
+        outs = update_one(e, opt, name, p, g, slots, scalars)
         new_params.append(outs[0])
         new_state.extend(outs[1:])
     return new_params, new_state
+
+
+def step_count(e, opt, step):
+    """AdamW's new step count (`step` + 1, `loc("step/adamw")`) as a list
+    of one Value, and the scalars `update_one` reads; ([], {}) without a
+    step count (`step` None)."""
+    if step is None:
+        return [], {}
+    e.loc = "step/adamw"
+    new = e.elementwise([step, 1], [], "i64", lambda b, s: b.op(
+        "arith.addi", s, "i64"))
+    return [new], {"step": new}
+
+
+def update_one(e, opt, name, p, g, slots, scalars):
+    """The step of parameter `name` (Value `p`, gradient `g`, its state
+    `slots` in opt.slots order), `loc("<name>/<kind>")`: [p'] + the new
+    slots. AdamW's bias corrections are emitted on first need per element
+    type and kept in `scalars` (step_count's). Raises Unsupported for a
+    parameter that is not a float."""
+    if not is_float(p.elt):
+        raise Unsupported("--optimizer on parameter '%s' of type %s"
+                          % (name, p.elt))
+    if opt.kind == "adamw" and p.elt not in scalars:
+        e.loc = "step/bias_correction"
+        scalars[p.elt] = bias_corrections(e, opt, scalars["step"], p.elt)
+    e.loc = "%s/%s" % (name, opt.kind)
+    if opt.kind == "adamw":
+        return adamw(e, opt, p, g, slots, scalars[p.elt])
+    return sgd(e, opt, p, g, slots)
 
 
 def _fused(e, ins, like, n_outs, payload):
