@@ -42,8 +42,13 @@ into the parameters per rank, the data slice, the results and the rest.
 Prints Markdown (docs/Distributed.md, "FSDP benchmark"). Runs outside CI:
 
   nice python3 bench/fsdp.py [--models gpt,cnn] [--ranks 1,2,4]
-      [--optimizer sgd] [--lr 0.05] [--device h100] [--budget baselines]
-      [--timeout 600] [--build build]
+      [--policies 0,1,2,3] [--optimizer sgd|momentum|adamw] [--lr 0.05]
+      [--device h100] [--budget baselines] [--timeout 600] [--build build]
+
+With --optimizer adamw the FSDP steps and their single-process reference
+run the copy of the step that check-numerics --no-run writes (AdamW's
+exp_avg_sq read through |x|: remat-run's inputs are negative half the
+time).
 """
 
 import argparse
@@ -59,6 +64,8 @@ from distributed import ROOT, run_bounded, run_ranks
 INPUTS = os.path.join(ROOT, "test", "Importer", "Inputs")
 CHECK = os.path.join(ROOT, "test", "Distributed", "Inputs",
                      "check_data_parallel.py")
+NUMERICS = os.path.join(ROOT, "tools", "remat-import-torch",
+                        "check-numerics.py")
 GPT_ARGS = {"n_layer": 2, "n_embd": 64, "n_head": 2, "block_size": 32,
             "vocab_size": 128, "dropout": 0.0}
 MODELS = {
@@ -97,8 +104,9 @@ def bounded(o, cmd):
     if result.returncode != 0:
         lines = (result.stderr or result.stdout).strip().splitlines()
         errors = [line for line in lines if "error" in line] or lines
-        raise Failed(errors[0][:100] if errors else "exit %d" %
-                     result.returncode)
+        message = re.sub(r"^\S+:\d+:\d+: ", "", errors[0]) if errors else \
+            "exit %d" % result.returncode
+        raise Failed(message[:120])
     return result
 
 
@@ -157,7 +165,15 @@ def import_step(o, work, model, ranks, fsdp):
     if ranks:
         cmd += ["--shard", str(ranks)] + (["--fsdp"] if fsdp else [])
     bounded(o, cmd + ["--emit-mlir", path])
-    return path
+    if not fsdp or o.optimizer != "adamw":
+        return path
+    # remat-run's inputs are negative half the time, AdamW's exp_avg_sq
+    # never is: run the copy of the step that reads it through |x|.
+    run_input = path.replace(".mlir", ".run.mlir")
+    bounded(o, ["/usr/bin/python3", NUMERICS] + MODELS[model] +
+            ["--optimizer", o.optimizer, "--lr", str(o.lr), "--mlir", path,
+             "--save-run-input", run_input, "--no-run"])
+    return run_input
 
 
 def single_steps(o, work, model):
@@ -165,7 +181,7 @@ def single_steps(o, work, model):
     with the optimizer step (the FSDP rows' reference) and without (the
     data-parallel rows')."""
     single = {}
-    for fsdp in (False, True):
+    for fsdp in sorted({fsdp for _, fsdp, _ in policies(o)}):
         step = import_step(o, work, model, 0, fsdp)
         report = os.path.join(work, "single%d.json" % fsdp)
         with open(report, "w") as f:
@@ -216,11 +232,13 @@ def check(o, single, plain, remat, planned, sharded, work):
     return "yes, max diff %s" % worst.group(1)
 
 
-def planned_row(o, work, step, label, options, budget_used, minimum):
+def planned_row(o, work, step, options, budget_used, minimum):
     """The cells of one row past the policy: plan at the budget used (the
-    min plan when they coincide), run it, check it."""
-    budget = max(budget_used, minimum["plan"]["budget"])
-    if budget == minimum["plan"]["budget"]:
+    min plan when they coincide; without a min plan, at the budget used),
+    run it, check it."""
+    low = minimum["plan"]["budget"] if minimum else budget_used
+    budget = max(budget_used, low)
+    if minimum and budget == low:
         at, planned = minimum["plan"], minimum["file"]
     else:
         planned = os.path.join(work, "at.mlir")
@@ -237,19 +255,33 @@ def planned_row(o, work, step, label, options, budget_used, minimum):
             "%d (%d)" % (sent, gathers), verdict]
 
 
+ARENA_OVER_RE = re.compile(r"the arena of (\d+) bytes .* exceeds the budget")
+
+
 def min_plan(o, work, step, label, options):
-    """The row's plan at budget=min: fields and file."""
+    """The row's plan at budget=min: fields and file. When the verifier's
+    arena of that plan exceeds the budget the search found (a few bytes
+    over), the plan at the verifier's arena instead, marked `arena`."""
     out = os.path.join(work, "min-%s.mlir" % label.split()[-1].strip("()"))
-    fields = plan(o, step["path"], options, "min", out)
+    marked = False
+    try:
+        fields = plan(o, step["path"], options, "min", out)
+    except Failed as error:
+        over = ARENA_OVER_RE.search(str(error))
+        if not over:
+            raise
+        fields = plan(o, step["path"], options, over.group(1), out)
+        marked = True
     with open(out) as f:
         sent, gathers = communication(f.read())
-    return {"plan": fields, "file": out, "sent": sent, "gathers": gathers}
+    return {"plan": fields, "file": out, "sent": sent, "gathers": gathers,
+            "marked": marked}
 
 
 def steps_of(o, work, model, ranks):
     """The data-parallel and FSDP steps at `ranks`, run unplanned."""
     steps = {}
-    for fsdp in (False, True):
+    for fsdp in sorted({fsdp for _, fsdp, _ in policies(o)}):
         path = (o.single[fsdp][0] if ranks == 1 and not fsdp else
                 import_step(o, work, model, ranks, fsdp))
         plain = run_ranks(o, path, ranks, LOWER, ["--print-results"],
@@ -257,6 +289,11 @@ def steps_of(o, work, model, ranks):
         steps[fsdp] = {"path": path, "ranks": ranks, "fsdp": fsdp,
                        "plain": plain}
     return steps
+
+
+def policies(o):
+    """The rows of POLICIES that --policies names (by index)."""
+    return [POLICIES[int(i)] for i in o.policies.split(",")]
 
 
 def budget_used(o, minimums):
@@ -274,45 +311,44 @@ def rows(o, work, model, ranks):
         steps = steps_of(o, work, model, ranks)
     except (Failed, subprocess.CalledProcessError) as error:
         return ["| %s | %d | %s |" % (model, ranks, str(error)[:100])], []
-    minimums, cells = {}, {}
-    for label, fsdp, options in POLICIES:
+    minimums, low = {}, {}
+    for label, fsdp, options in policies(o):
         try:
             minimums[label] = min_plan(o, work, steps[fsdp], label, options)
+            low[label] = ["%d%s" % (minimums[label]["plan"]["budget"],
+                                    " (arena)" if minimums[label]["marked"]
+                                    else ""),
+                          time_cell(o, minimums[label]["plan"]),
+                          "%d (%d)" % (minimums[label]["sent"],
+                                       minimums[label]["gathers"])]
         except Failed as error:
-            cells[label] = ["", "", "", "", "budget=min: %s" % error]
+            low[label] = ["budget=min: %s" % error, "", ""]
     if not minimums:
         return ["| %s | %d | no plan |" % (model, ranks)], []
     budget = budget_used(o, minimums)
     out = []
-    for label, fsdp, options in POLICIES:
-        minimum = minimums.get(label)
-        if minimum and label not in cells:
-            try:
-                cells[label] = planned_row(o, work, steps[fsdp], label,
-                                           options, budget, minimum)
-            except (Failed, subprocess.CalledProcessError) as error:
-                cells[label] = ["", "", "", "", str(error)[:100]]
-        low = (["%d" % minimum["plan"]["budget"],
-                time_cell(o, minimum["plan"]),
-                "%d (%d)" % (minimum["sent"], minimum["gathers"])]
-               if minimum else ["", "", ""])
-        c = cells[label]
+    for label, fsdp, options in policies(o):
+        try:
+            cells = planned_row(o, work, steps[fsdp], options, budget,
+                                minimums.get(label))
+        except (Failed, subprocess.CalledProcessError) as error:
+            cells = ["", "", "", "", str(error)[:100]]
         out.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
-                   % tuple([model, ranks, label] + c[:4] + low + c[4:]))
+                   % tuple([model, ranks, label] + cells[:4] + low[label] +
+                           cells[4:]))
     return out, breakdown(model, ranks, steps)
 
 
 def breakdown(model, ranks, steps):
     """Rows of the per-rank memory breakdown of the unplanned steps."""
     out = []
-    for fsdp in (False, True):
-        step = steps[fsdp]
+    for fsdp, step in sorted(steps.items()):
         with open(step["path"]) as f:
             params, data, results = signature_bytes(f.read())
         used = max(r["peak_bytes"] + r["input_bytes"] for r in step["plain"])
         out.append("| %s | %d | %s | %d | %d | %d | %d | %d |" % (
             model, ranks, "FSDP" if fsdp else "data parallel", params, data,
-            results, used, used - params - data))
+            results, used, used - params - data - results))
     return out
 
 
@@ -323,10 +359,11 @@ HEADER = (
     "| sent/rank B at min (gathers) | bitwise = plain, = single process |\n"
     "|---|---|---|---|---|---|---|---|---|---|---|")
 BREAKDOWN = (
-    "| model | ranks | step | parameters + buffers (inputs) | data slice "
+    "| model | ranks | step | parameters, buffers, optimizer state "
+    "(inputs) | data slice "
     "| results (loss, updated parameters or DP's gradients, buffers) "
-    "| measured peak + inputs, unplanned | rest: activations, gradients, "
-    "gathered copies |\n"
+    "| measured peak + inputs, unplanned | the rest: activations, "
+    "gradients in flight, gathered copies |\n"
     "|---|---|---|---|---|---|---|---|")
 
 
@@ -334,9 +371,14 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default="gpt,cnn")
     ap.add_argument("--ranks", default="1,2,4")
+    ap.add_argument("--policies", default="0,1,2,3",
+                    help="rows: 0 data parallel, 1 FSDP keep, 2 FSDP "
+                         "re-gather, 3 FSDP plan")
     ap.add_argument("--optimizer", default="sgd",
                     choices=["sgd", "momentum", "adamw"])
-    ap.add_argument("--lr", type=float, default=0.05)
+    ap.add_argument("--lr", type=float, default=0.05,
+                    help="the optimizer's learning rate (FSDP steps; "
+                         "--shard alone takes no optimizer)")
     ap.add_argument("--device", default="h100")
     ap.add_argument("--budget", default="baselines",
                     help="baselines (the larger of the keep and re-gather "
