@@ -92,7 +92,12 @@ ELEMENT_BYTES = {"f64": 8, "i64": 8, "f32": 4, "i32": 4, "bf16": 2, "f16": 2,
 
 
 class Failed(Exception):
-    """A step of a row that did not finish; the cell shows the message."""
+    """A step of a row that did not finish; the cell shows the message
+    (its first 120 characters; `full` keeps all of it)."""
+
+    def __init__(self, full):
+        super().__init__(full[:120])
+        self.full = full
 
 
 def bounded(o, cmd):
@@ -106,7 +111,7 @@ def bounded(o, cmd):
         errors = [line for line in lines if "error" in line] or lines
         message = re.sub(r"^\S+:\d+:\d+: ", "", errors[0]) if errors else \
             "exit %d" % result.returncode
-        raise Failed(message[:120])
+        raise Failed(message)
     return result
 
 
@@ -255,27 +260,30 @@ def planned_row(o, work, step, options, budget_used, minimum):
             "%d (%d)" % (sent, gathers), verdict]
 
 
-ARENA_OVER_RE = re.compile(r"the arena of (\d+) bytes .* exceeds the budget")
+ARENA_OVER_RE = re.compile(r"error: the arena of (\d+) bytes")
 
 
 def min_plan(o, work, step, label, options):
-    """The row's plan at budget=min: fields and file. When the verifier's
-    arena of that plan exceeds the budget the search found (a few bytes
-    over), the plan at the verifier's arena instead, marked `arena`."""
+    """The row's plan at budget=min: fields and file. When the arena of
+    that plan exceeds the budget the search found (the verifier's arena is
+    a few bytes over), the plan at that arena instead (up to 3 tries),
+    marked `arena`."""
     out = os.path.join(work, "min-%s.mlir" % label.split()[-1].strip("()"))
-    marked = False
-    try:
-        fields = plan(o, step["path"], options, "min", out)
-    except Failed as error:
-        over = ARENA_OVER_RE.search(str(error))
-        if not over:
-            raise
-        fields = plan(o, step["path"], options, over.group(1), out)
-        marked = True
+    budget, tries = "min", 0
+    while True:
+        try:
+            fields = plan(o, step["path"], options, budget, out)
+            break
+        except Failed as error:
+            over = ARENA_OVER_RE.search(error.full)
+            tries += 1
+            if not over or tries == 4:
+                raise
+            budget = over.group(1)
     with open(out) as f:
         sent, gathers = communication(f.read())
     return {"plan": fields, "file": out, "sent": sent, "gathers": gathers,
-            "marked": marked}
+            "marked": budget != "min"}
 
 
 def steps_of(o, work, model, ranks):
