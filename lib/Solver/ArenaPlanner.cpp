@@ -63,6 +63,16 @@ static void searchOrders(const ArenaProblem &problem,
   }
 }
 
+/// The arena the longer searches go on to meet: the target, or less when
+/// `closeShare` asks for it; -1 without a target.
+static int64_t getSearchGoal(const ArenaOptions &options, int64_t lowerBound) {
+  if (options.targetBytes < 0 || options.closeShare <= 0)
+    return options.targetBytes;
+  auto slack = static_cast<int64_t>(static_cast<double>(lowerBound) *
+                                    options.closeShare);
+  return std::min(options.targetBytes, lowerBound + slack);
+}
+
 /// The planners of planArena on a canonical problem.
 static ArenaPlan planCanonical(const ArenaProblem &problem,
                                const ArenaOptions &options) {
@@ -75,13 +85,14 @@ static ArenaPlan planCanonical(const ArenaProblem &problem,
       std::min<int64_t>(options.searchIterations, options.searchWork / (n * n));
   uint64_t seed = 26;
   searchOrders(problem, order, iterations, -1, seed, best);
-  // Above the target: longer searches with new seeds, within targetWork.
+  // Above the goal: longer searches with new seeds, within targetWork.
+  int64_t goal = getSearchGoal(options, best.lowerBound);
   int64_t work = options.targetWork / (n * n);
-  while (options.targetBytes >= 0 && best.bytes > options.targetBytes &&
-         iterations > 0 && !best.optimal && 2 * iterations <= work) {
+  while (goal >= 0 && best.bytes > goal && iterations > 0 && !best.optimal &&
+         2 * iterations <= work) {
     iterations *= 2;
     work -= iterations;
-    searchOrders(problem, order, iterations, options.targetBytes, seed, best);
+    searchOrders(problem, order, iterations, goal, seed, best);
   }
   if (!options.exact || best.optimal)
     return best;

@@ -367,6 +367,7 @@ FailureOr<ArenaPlan> ArenaPlanner::plan(ArenaSummary &summary) {
     arenaOptions.searchIterations = 0;
   arenaOptions.exactOptions.nodeLimit = options.exactNodes;
   arenaOptions.targetBytes = getArenaTarget(func, hint);
+  arenaOptions.closeShare = kArenaCloseShare;
   ArenaPlan arena = planArena(problem, arenaOptions);
   if (!arena.valid()) {
     InFlightDiagnostic diag = func.emitError()

@@ -154,6 +154,20 @@ TEST(ArenaTest, GreedyBySizeBestFit) {
   EXPECT_TRUE(plan.optimal);
 }
 
+/// The instance worked by hand below: greedy plans end at 9, the bound is 8.
+static ArenaProblem makeWorkedProblem() {
+  return makeProblem({{4, 0, 1}, {3, 1, 3}, {3, 2, 2}, {2, 2, 2}});
+}
+
+/// planArena without the exact search and with one iteration for each of
+/// its four order searches, which then end at the greedy plans' 9.
+static ArenaOptions getShortSearchOptions() {
+  ArenaOptions options;
+  options.exact = false;
+  options.searchIterations = 4;
+  return options;
+}
+
 TEST(ArenaTest, ExactBeatsGreedyWorkedByHand) {
   // a (4, [0,1]), b (3, [1,3]), c (3, [2,2]), d (2, [2,2]). Lower bound:
   // step 1 holds a + b = 7, step 2 b + c + d = 8.
@@ -162,8 +176,7 @@ TEST(ArenaTest, ExactBeatsGreedyWorkedByHand) {
   // [3,4) too small: on top at 7. Arena 9. By start the same order and the
   // same 9.
   // Exact: d at 0, c at 2, b at 5 (above a's [0,4)): 8, the bound.
-  ArenaProblem problem =
-      makeProblem({{4, 0, 1}, {3, 1, 3}, {3, 2, 2}, {2, 2, 2}});
+  ArenaProblem problem = makeWorkedProblem();
   EXPECT_EQ(problem.lowerBound(), 8);
   ArenaPlan bySize = planArenaGreedy(problem, ArenaOrder::BySize);
   ArenaPlan byStart = planArenaGreedy(problem, ArenaOrder::ByStart);
@@ -193,8 +206,7 @@ TEST(ArenaTest, OnePlanForTheSameOverlaps) {
   // kept, start order kept) and its buffers listed in another order:
   // planArena plans both as one canonical problem, so each buffer gets the
   // same offset.
-  ArenaProblem problem =
-      makeProblem({{4, 0, 1}, {3, 1, 3}, {3, 2, 2}, {2, 2, 2}});
+  ArenaProblem problem = makeWorkedProblem();
   ArenaProblem spread =
       makeProblem({{2, 17, 17}, {3, 17, 18}, {4, 10, 14}, {3, 14, 25}});
   ArenaPlan plan = planArena(problem, ArenaOptions());
@@ -210,8 +222,7 @@ TEST(ArenaTest, OnePlanForTheSameOverlaps) {
 TEST(ArenaTest, OrderSearchImprovesOnTheGreedyOrder) {
   // The instance above, searched from the by-size order (a, b, c, d): some
   // order reaches the bound 8, and the search finds one.
-  ArenaProblem problem =
-      makeProblem({{4, 0, 1}, {3, 1, 3}, {3, 2, 2}, {2, 2, 2}});
+  ArenaProblem problem = makeWorkedProblem();
   ArenaSearchOptions options;
   options.iterations = 100;
   ArenaPlan searched = searchArenaOrder(problem, {0, 1, 2, 3}, options, "s");
@@ -229,11 +240,8 @@ TEST(ArenaTest, SearchesOnToMeetATarget) {
   // the arena a rematerialization plan promised) they search on, longer
   // and with new seeds, and meet it; a target they already meet or one
   // below the bound changes nothing or stops at the work limit.
-  ArenaProblem problem =
-      makeProblem({{4, 0, 1}, {3, 1, 3}, {3, 2, 2}, {2, 2, 2}});
-  ArenaOptions options;
-  options.exact = false;
-  options.searchIterations = 4;
+  ArenaProblem problem = makeWorkedProblem();
+  ArenaOptions options = getShortSearchOptions();
   ArenaPlan plain = planArena(problem, options);
   ASSERT_TRUE(plain.valid()) << plain.error;
   EXPECT_EQ(plain.bytes, 9);
@@ -246,6 +254,26 @@ TEST(ArenaTest, SearchesOnToMeetATarget) {
   EXPECT_EQ(met.planner, "order-search");
   options.targetBytes = 7;
   options.targetWork = 0;
+  EXPECT_EQ(planArena(problem, options).bytes, 9);
+}
+
+TEST(ArenaTest, ACloseShareSearchesBelowAGenerousTarget) {
+  // The instance above: a target of 9 is met by the first searches, which
+  // then stop at 9, 12.5 % above the bound 8. With a close share of 2 %
+  // (a lowering's, kArenaCloseShare) they search on toward 8 and reach it;
+  // a share that 9 already meets (12.5 %) stops at 9 as before, and
+  // without a target the share asks for nothing.
+  ArenaProblem problem = makeWorkedProblem();
+  ArenaOptions options = getShortSearchOptions();
+  options.targetBytes = 9;
+  options.closeShare = kArenaCloseShare;
+  ArenaPlan close = planArena(problem, options);
+  ASSERT_TRUE(close.valid()) << close.error;
+  EXPECT_EQ(close.bytes, 8);
+  options.closeShare = 0.125;
+  EXPECT_EQ(planArena(problem, options).bytes, 9);
+  options.closeShare = kArenaCloseShare;
+  options.targetBytes = -1;
   EXPECT_EQ(planArena(problem, options).bytes, 9);
 }
 

@@ -205,7 +205,17 @@ struct ArenaOptions {
   /// spent `targetWork` more (the same n^2 units as `searchWork`).
   int64_t targetBytes = -1;
   int64_t targetWork = 1600000000;
+  /// With a target, the longer searches also go on (within the same
+  /// `targetWork`) while the plan is more than this share above the lower
+  /// bound, even when it meets the target: a lowering aims at the arena
+  /// its plan promised, and at little fragmentation when the plan promised
+  /// more (kArenaCloseShare). 0: stop at the target.
+  double closeShare = 0;
 };
+
+/// The fragmentation a planned step's lowering searches to stay within: 2 %
+/// of the most its buffers hold at once (docs/Arena.md, section 2).
+inline constexpr double kArenaCloseShare = 0.02;
 
 /// The best of the greedy plans (by size, area, length, start; best and
 /// first fit), improved by four order searches from the best of them (each
