@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -48,13 +49,34 @@ def mpirun(ranks):
     return cmd
 
 
-def run_ranks(o, step, ranks, pipeline):
+def run_bounded(cmd, timeout=None):
+    """subprocess.run(cmd) with the output captured as text, in a process
+    group of its own that a timeout kills whole (mpirun's ranks included)
+    before subprocess.TimeoutExpired is raised."""
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, start_new_session=True) as process:
+        try:
+            out, err = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise
+    return subprocess.CompletedProcess(cmd, process.returncode, out, err)
+
+
+def run_ranks(o, step, ranks, pipeline, extra=(), timeout=None):
+    """The per-rank reports of `mpirun -np RANKS remat-run STEP --json`
+    (a step with no grid run on one rank: its one report, as rank 0)."""
     cmd = mpirun(ranks) + [o.remat_run, step, "--json",
-                           "--repeat=%d" % o.repeat]
+                           "--repeat=%d" % o.repeat] + list(extra)
     if pipeline:
         cmd.append("--pipeline=" + pipeline)
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)["per_rank"]
+    out = run_bounded(cmd, timeout)
+    if out.returncode != 0:
+        raise subprocess.CalledProcessError(out.returncode, cmd, out.stdout,
+                                            out.stderr)
+    report = json.loads(out.stdout)
+    return report.get("per_rank", [dict(report, rank=0, ranks=1)])
 
 
 def per_rank_budget(o, step):
