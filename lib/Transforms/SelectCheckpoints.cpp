@@ -359,14 +359,17 @@ getSolveOptions(func::FuncOp func, const SelectCheckpointsOptions &options) {
 /// The error for an arena over the budget whose sum-of-live peak fits it,
 /// with what was tried.
 static LogicalResult emitArenaOverBudget(func::FuncOp func, const ArenaFit &fit,
-                                         int64_t budget) {
+                                         int64_t budget, int64_t smallest) {
   InFlightDiagnostic diag = mlir::emitError(func.getLoc());
   diag << "the arena of " << fit.totalBytes << " bytes exceeds the budget of "
        << budget << " bytes, though the sum-of-live peak of "
        << fit.result.peakBytes << " bytes fits it";
   if (!fit.steps.empty())
     diag << "; tried " << llvm::join(fit.steps, "; ");
-  diag << " (lower the budget, or plan without the arena: arena=false)";
+  if (smallest >= 0)
+    diag << "; the smallest feasible budget is " << smallest
+         << " bytes, its arena included";
+  diag << " (raise the budget, or plan without the arena: arena=false)";
   return diag;
 }
 
@@ -390,8 +393,22 @@ static LogicalResult fitAnswerArena(func::FuncOp func,
     return mlir::emitError(func.getLoc())
            << "cannot plan the arena of '" << func.getSymName()
            << "': " << fit.error;
+  int64_t smallestBudget = -1;
+  if (!fit.fits && mode == Mode::MinCompute) {
+    // A plan at a smaller budget whose arena fits there fits here too: the
+    // smallest budget's plan keeps feasibility monotone in the budget.
+    SmallestBudget smallest =
+        findSmallestPlanBudget(problem, options, solver, solveOptions);
+    smallestBudget = smallest.arena ? smallest.budget : -1;
+    if (smallest.arena && smallest.budget <= answer.budget) {
+      smallest.arena->steps.push_back(
+          "the plan at the smallest feasible budget, " +
+          std::to_string(smallest.budget) + " bytes");
+      fit = std::move(*smallest.arena);
+    }
+  }
   if (!fit.fits)
-    return emitArenaOverBudget(func, fit, answer.budget);
+    return emitArenaOverBudget(func, fit, answer.budget, smallestBudget);
   answer.result = fit.result;
   answer.arena = std::move(fit);
   return success();
@@ -604,7 +621,7 @@ getRecordedArena(func::FuncOp func, const PlanProblem &problem,
            << "cannot plan the arena of '" << func.getSymName()
            << "': " << fit.error;
   if (!fit.fits)
-    return emitArenaOverBudget(func, fit, budget);
+    return emitArenaOverBudget(func, fit, budget, -1);
   return std::optional<ArenaFit>(std::move(fit));
 }
 

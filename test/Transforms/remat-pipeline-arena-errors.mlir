@@ -5,12 +5,13 @@
 // the same, so is the 832-byte sum-of-live peak and the 896-byte arena,
 // but the order is now the only one. The exact planner proves 896 bytes
 // optimal, no other order exists, and checkpoint-all cannot meet a lower
-// target: the arena does not fit, and the error says what was tried.
+// target: the arena does not fit, and the error says what was tried and
+// names the smallest feasible budget, its arena included.
 
 #row = affine_map<(d0, d1) -> (0, d1)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #all = affine_map<(d0, d1) -> ()>
-// expected-error @below {{the arena of 896 bytes exceeds the budget of 832 bytes, though the sum-of-live peak of 832 bytes fits it; tried the first arena of 896 bytes (best-fit-by-size) over the budget of 832 bytes with a sum-of-live peak of 832 bytes; exact offsets: 896 bytes (optimal), no better; other orders of the same computations: no smaller arena; solver target 768 bytes: no plan (lower the budget, or plan without the arena: arena=false)}}
+// expected-error @below {{the arena of 896 bytes exceeds the budget of 832 bytes, though the sum-of-live peak of 832 bytes fits it; tried the first arena of 896 bytes (best-fit-by-size) over the budget of 832 bytes with a sum-of-live peak of 832 bytes; exact offsets: 896 bytes (optimal), no better; other orders of the same computations: no smaller arena; solver target 768 bytes: no plan; the smallest feasible budget is 896 bytes, its arena included (raise the budget, or plan without the arena: arena=false)}}
 func.func @fragmenting_chained(%x: tensor<1x16xf32>) -> tensor<f32> {
   %e0 = tensor.empty() : tensor<2x16xf32>
   %v0 = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<1x16xf32>) outs(%e0 : tensor<2x16xf32>) {
