@@ -401,10 +401,12 @@ static LogicalResult fitAnswerArena(func::FuncOp func,
         findSmallestPlanBudget(problem, options, solver, solveOptions);
     smallestBudget = smallest.arena ? smallest.budget : -1;
     if (smallest.arena && smallest.budget <= answer.budget) {
-      smallest.arena->steps.push_back(
-          "the plan at the smallest feasible budget, " +
-          std::to_string(smallest.budget) + " bytes");
+      std::vector<std::string> steps = std::move(fit.steps);
+      steps.push_back("the plan at the smallest feasible budget, " +
+                      std::to_string(smallest.budget) + " bytes: arena " +
+                      std::to_string(smallest.arena->totalBytes) + " bytes");
       fit = std::move(*smallest.arena);
+      fit.steps = std::move(steps);
     }
   }
   if (!fit.fits)
