@@ -80,12 +80,6 @@ struct PlanAnswer {
 };
 } // namespace
 
-/// The options of fitArena for `options`.
-static ArenaFitOptions
-getArenaFitOptions(const SelectCheckpointsOptions &options) {
-  return getArenaFitOptions(options.arenaAlignment);
-}
-
 /// Builds the problem graph of `func` and simulates its own order.
 static FailureOr<PlanProblem>
 buildPlanProblem(func::FuncOp func, const SelectCheckpointsOptions &options) {
@@ -103,8 +97,9 @@ buildPlanProblem(func::FuncOp func, const SelectCheckpointsOptions &options) {
   if (options.arena) {
     SolveResult own;
     own.schedule = checkpointAllSchedule(graph);
-    ArenaFit fit = planScheduleArena(graph, own, kMaxTotalBytes,
-                                     getArenaFitOptions(options));
+    ArenaFit fit =
+        planScheduleArena(graph, own, kMaxTotalBytes,
+                          getArenaFitOptions(options.arenaAlignment));
     problem.baselineArena = fit.totalBytes;
   }
   return problem;
@@ -163,8 +158,9 @@ findSmallestPlanBudget(const PlanProblem &problem,
     smallest.result = std::move(search.best);
     return smallest;
   }
-  ArenaBudget withArena = findSmallestArenaBudget(
-      graph, solver, solveOptions, search, getArenaFitOptions(options));
+  ArenaBudget withArena =
+      findSmallestArenaBudget(graph, solver, solveOptions, search,
+                              getArenaFitOptions(options.arenaAlignment));
   if (!withArena.fit.fits) {
     smallest.why =
         withArena.fit.error.empty()
@@ -388,7 +384,7 @@ static LogicalResult fitAnswerArena(func::FuncOp func,
     return success();
   const Graph &graph = problem.functionGraph.graph;
   ArenaFit fit = fitArena(graph, solver, mode, solveOptions, answer.result,
-                          getArenaFitOptions(options));
+                          getArenaFitOptions(options.arenaAlignment));
   if (!fit.error.empty())
     return mlir::emitError(func.getLoc())
            << "cannot plan the arena of '" << func.getSymName()
@@ -616,8 +612,9 @@ getRecordedArena(func::FuncOp func, const PlanProblem &problem,
     return answer.arena;
   bool budgetGiven = answer.budget >= 0 && !options.budget.empty();
   int64_t budget = budgetGiven ? answer.budget : kMaxTotalBytes;
-  ArenaFit fit = planScheduleArena(problem.functionGraph.graph, answer.result,
-                                   budget, getArenaFitOptions(options));
+  ArenaFit fit =
+      planScheduleArena(problem.functionGraph.graph, answer.result, budget,
+                        getArenaFitOptions(options.arenaAlignment));
   if (!fit.error.empty())
     return mlir::emitError(func.getLoc())
            << "cannot plan the arena of '" << func.getSymName()

@@ -24,9 +24,10 @@ using namespace remat;
 
 /// The static memory plan of the analysed function: its resident arguments
 /// plus one arena of every other buffer, planned over the analysis's live
-/// ranges as the planning pipeline planned the arena it recorded against
-/// `limit` (planFitArena), so that the arena it fitted is met again. Fails
-/// with a located error when no arena can be planned.
+/// ranges with the planning pipeline's options and steps (planFitArena),
+/// searching on toward `limit` as the lowering searches toward its target,
+/// so that the arena the plan recorded is found again. Fails with a located
+/// error when no arena can be planned.
 static FailureOr<ArenaPlan> planFunctionArena(const MemoryAnalysis &memory,
                                               int64_t alignment, int64_t limit,
                                               int64_t &totalBytes) {
