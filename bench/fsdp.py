@@ -14,8 +14,8 @@ ranks N (default 1, 2, 4), at a fixed global batch:
                   single-process step), planned per rank;
   FSDP keep       --shard N --fsdp, remat-pipeline{gather-policy=keep}:
                   every gathered parameter kept to its last use;
-  FSDP re-gather  gather-policy=regather with solver=chen-greedy (the
-                  portfolio may ignore the pin, docs/Distributed.md);
+  FSDP re-gather  gather-policy=regather, the default solver: every
+                  gathered parameter the backward reads gathered again;
   FSDP plan       gather-policy=plan, the default solver: ours.
 
 Each row is planned twice with remat-opt: at `budget=min` (the smallest
@@ -79,7 +79,7 @@ MODELS = {
 POLICIES = [
     ("data parallel", False, ""),
     ("FSDP keep", True, "gather-policy=keep"),
-    ("FSDP re-gather", True, "gather-policy=regather solver=chen-greedy"),
+    ("FSDP re-gather", True, "gather-policy=regather"),
     ("FSDP plan (ours)", True, "gather-policy=plan"),
 ]
 LOWER = "builtin.module(remat-lower-to-cpu)"

@@ -47,6 +47,7 @@ void remat::buildRematPipeline(OpPassManager &pm,
     RematExportGraphOptions exportGraph;
     exportGraph.output = options.exportGraph;
     exportGraph.dataArgs = options.dataArgs;
+    exportGraph.gatherPolicy = options.gatherPolicy;
     if (functions.size() == 1)
       exportGraph.function = functions.front();
     pm.addPass(createRematExportGraph(exportGraph));

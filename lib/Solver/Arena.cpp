@@ -376,10 +376,7 @@ ArenaProblem remat::arenaOfSchedule(const Graph &graph,
                                     std::string *error) {
   ArenaProblem problem;
   problem.alignment = alignment;
-  std::vector<int> order;
-  for (const Step &step : schedule.steps)
-    if (step.kind == Step::Kind::Compute)
-      order.push_back(step.node);
+  std::vector<int> order = computeOrderOf(schedule);
   std::string buildError;
   Schedule lastUse = scheduleFromComputeOrder(graph, order, &buildError);
   std::vector<StorageLifetime> lifetimes;

@@ -104,10 +104,7 @@ static void tryExactOffsets(const Graph &graph, int64_t budget,
 static ArenaFit tryOrders(const Graph &graph, int64_t budget,
                           const ArenaFitOptions &options, const ArenaFit &fit,
                           std::string &chosen) {
-  std::vector<int> order;
-  for (const Step &step : fit.result.schedule.steps)
-    if (step.kind == Step::Kind::Compute)
-      order.push_back(step.node);
+  std::vector<int> order = computeOrderOf(fit.result.schedule);
   ArenaFit best = fit;
   for (OrderPolicy policy :
        {OrderPolicy::OnDemand, OrderPolicy::OnDemandLatestFirst,

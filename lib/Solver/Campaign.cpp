@@ -157,6 +157,8 @@ public:
       fail(solver, "reported cost differs from the simulated one");
     if (recomputedPin(graph, result.schedule) >= 0)
       fail(solver, "recomputes a keep = always node");
+    if (sharedNeverPin(graph, result.schedule) >= 0)
+      fail(solver, "lets the backward read a keep = never node's forward copy");
     if (options.objective == Objective::MinComputeUnderBudget &&
         result.peakBytes > options.budget)
       fail(solver, "peak over the budget");

@@ -97,6 +97,14 @@ std::string Graph::check() const {
               "graph)";
         return os.str();
       }
+      if (node.kind == NodeKind::Forward &&
+          nodes[dep].kind == NodeKind::Backward) {
+        os << describeNode(*this, id) << " is a forward node but reads "
+           << describeNode(*this, dep)
+           << ", a backward node: what runs after the backward starts is "
+              "backward";
+        return os.str();
+      }
     }
     if (node.aliasOf >= 0) {
       if (node.aliasOf >= id) {

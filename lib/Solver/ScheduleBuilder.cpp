@@ -149,26 +149,44 @@ private:
 
   /// Forward values are kept as `keep` says (pins and outputs win over
   /// it); backward values always are, and run in the forward pass
-  /// (`hoisted`) when `keep` names a recomputable one.
+  /// (`hoisted`) when `keep` names a recomputable one that may run there.
+  /// A backward node pinned `always` (a collective) is not hoisted for its
+  /// pin: that pin forbids recomputing it, not running it late.
   void chooseKept(const std::vector<char> &keep) {
     std::vector<char> isOutput(n, 0);
     for (int out : graph.outputs)
       if (out >= 0 && out < n)
         isOutput[out] = 1;
+    std::vector<char> readsNever = backwardReadsNever();
     for (int id = 0; id < n; ++id) {
       if (!recomputable[id])
         continue;
       const Node &node = graph.nodes[id];
-      bool k = id < static_cast<int>(keep.size()) && keep[id];
-      if (node.keep == KeepPolicy::Always)
-        k = true;
-      if (node.keep == KeepPolicy::Never)
-        k = false;
+      bool k = id < static_cast<int>(keep.size()) && keep[id] &&
+               node.keep != KeepPolicy::Never;
       if (node.kind == NodeKind::Forward)
-        kept[id] = k || isOutput[id];
+        kept[id] = k || isOutput[id] || node.keep == KeepPolicy::Always;
       else
-        hoisted[id] = k;
+        hoisted[id] = k && !readsNever[id];
     }
+  }
+
+  /// The backward nodes that read a `keep = never` value, directly, through
+  /// a view or through other backward nodes: run in the forward pass, they
+  /// would read the forward pass's copy of it (sharedNeverPin).
+  std::vector<char> backwardReadsNever() const {
+    std::vector<char> result(n, 0);
+    for (int id = 0; id < n; ++id) {
+      const Node &node = graph.nodes[id];
+      if (node.kind != NodeKind::Backward)
+        continue;
+      forEachRead(node, [&](int dep) {
+        for (int v = dep; v >= 0; v = graph.nodes[v].aliasOf)
+          result[id] |= graph.nodes[v].keep == KeepPolicy::Never ||
+                        result[v];
+      });
+    }
+    return result;
   }
 
   /// Forward nodes split into segments at kept nodes in topological order;

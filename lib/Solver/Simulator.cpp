@@ -154,6 +154,14 @@ Simulation remat::simulate(const Graph &graph, const Schedule &schedule,
   return sim;
 }
 
+std::vector<int> remat::computeOrderOf(const Schedule &schedule) {
+  std::vector<int> order;
+  for (const Step &step : schedule.steps)
+    if (step.kind == Step::Kind::Compute)
+      order.push_back(step.node);
+  return order;
+}
+
 Schedule remat::scheduleFromComputeOrder(const Graph &graph,
                                          const std::vector<int> &order,
                                          std::string *error) {

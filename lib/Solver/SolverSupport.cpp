@@ -155,6 +155,98 @@ int remat::recomputedPin(const Graph &graph, const Schedule &schedule) {
   return -1;
 }
 
+namespace {
+/// Which kinds of computation read the current copy of each node, for the
+/// `keep = never` rule (sharedNeverPin): the forward pass (a forward node's
+/// first copy, class 1) or a recomputation (a backward node, or a forward
+/// node computed again, class 2). A read of a view reads its bases too.
+class NeverPinReads {
+public:
+  explicit NeverPinReads(const Graph &graph)
+      : graph(graph), readers(graph.size(), 0), seen(graph.size(), 0) {}
+
+  /// The class of computing `id` now.
+  char classOf(int id) const {
+    return graph.nodes[id].kind == NodeKind::Forward && !seen[id] ? 1 : 2;
+  }
+
+  /// The first `never` node in the view chain of `dep` whose copy the other
+  /// class than `cls` already reads, or -1.
+  int conflict(int dep, char cls) const {
+    for (int id = dep; id >= 0; id = graph.nodes[id].aliasOf)
+      if (!graph.nodes[id].isResident() &&
+          graph.nodes[id].keep == KeepPolicy::Never &&
+          (readers[id] & (3 - cls)))
+        return id;
+    return -1;
+  }
+
+  /// Records computing `id` as `cls`: a new copy of it, read by no one.
+  void compute(int id, char cls) {
+    forEachRead(graph.nodes[id], [&](int dep) {
+      for (int v = dep; v >= 0; v = graph.nodes[v].aliasOf)
+        readers[v] |= cls;
+    });
+    readers[id] = 0;
+    seen[id] = 1;
+  }
+
+private:
+  const Graph &graph;
+  std::vector<char> readers, seen;
+};
+} // namespace
+
+static bool hasNeverPin(const Graph &graph) {
+  return std::any_of(graph.nodes.begin(), graph.nodes.end(),
+                     [](const Node &node) {
+    return node.keep == KeepPolicy::Never;
+  });
+}
+
+int remat::sharedNeverPin(const Graph &graph, const Schedule &schedule) {
+  if (!hasNeverPin(graph))
+    return -1;
+  NeverPinReads reads(graph);
+  for (const Step &step : schedule.steps) {
+    if (step.kind != Step::Kind::Compute || step.node < 0 ||
+        step.node >= graph.size())
+      continue;
+    char cls = reads.classOf(step.node);
+    int shared = -1;
+    forEachRead(graph.nodes[step.node], [&](int dep) {
+      if (shared < 0)
+        shared = reads.conflict(dep, cls);
+    });
+    if (shared >= 0)
+      return shared;
+    reads.compute(step.node, cls);
+  }
+  return -1;
+}
+
+std::vector<int> remat::honorNeverPins(const Graph &graph,
+                                       const std::vector<int> &order) {
+  if (!hasNeverPin(graph))
+    return order;
+  NeverPinReads reads(graph);
+  std::vector<int> result;
+  result.reserve(order.size());
+  // Computes `id` as `cls`, first computing again each value it reads whose
+  // `never` copy the other class reads (as a recomputation, recursively).
+  auto emit = [&](auto &self, int id, char cls) -> void {
+    forEachRead(graph.nodes[id], [&](int dep) {
+      if (reads.conflict(dep, cls) >= 0)
+        self(self, dep, 2);
+    });
+    result.push_back(id);
+    reads.compute(id, cls);
+  };
+  for (int id : order)
+    emit(emit, id, reads.classOf(id));
+  return result;
+}
+
 Simulation remat::repairWherePeakMatters(const Graph &graph,
                                          const SolveOptions &options,
                                          Schedule &schedule, WorkMeter &meter) {
@@ -162,10 +254,7 @@ Simulation remat::repairWherePeakMatters(const Graph &graph,
   if (!sim.valid() || (sim.peakBytes <= options.budget &&
                        options.objective != Objective::MinPeakUnderOverhead))
     return sim;
-  std::vector<int> order;
-  for (const Step &step : schedule.steps)
-    if (step.kind == Step::Kind::Compute)
-      order.push_back(step.node);
+  std::vector<int> order = computeOrderOf(schedule);
   WorkMeter repair(meter, std::max(meter.left(), meter.part(kRepairShare)));
   Schedule repaired =
       scheduleFromComputeOrder(graph, repairPeak(graph, order, &repair));
@@ -177,6 +266,14 @@ Simulation remat::repairWherePeakMatters(const Graph &graph,
   return after;
 }
 
+/// "node N ('name')" for a pinned node in a diagnostic.
+static std::string describePin(const Graph &graph, int id) {
+  std::string text = "node " + std::to_string(id);
+  if (!graph.nodes[id].name.empty())
+    text += " ('" + graph.nodes[id].name + "')";
+  return text;
+}
+
 /// Whether `sim` of a schedule meets `options`; otherwise why not.
 static std::string whyNotFeasible(const Graph &graph,
                                   const SolveOptions &options,
@@ -186,8 +283,11 @@ static std::string whyNotFeasible(const Graph &graph,
   if (!sim.valid()) {
     why << "internal error: the simulator rejected the schedule: " << sim.error;
   } else if (int pinned = recomputedPin(graph, schedule); pinned >= 0) {
-    why << "node " << pinned << " is pinned keep = always but the schedule "
-        << "recomputes it";
+    why << describePin(graph, pinned) << " is pinned keep = always but the "
+        << "schedule recomputes it";
+  } else if (int pinned = sharedNeverPin(graph, schedule); pinned >= 0) {
+    why << describePin(graph, pinned) << " is pinned keep = never but the "
+        << "backward pass reads the forward pass's copy of it";
   } else if (sim.peakBytes > options.budget) {
     why << "the best schedule found peaks at " << sim.peakBytes
         << " bytes, over the budget of " << options.budget << " bytes";
@@ -207,6 +307,15 @@ SolveResult remat::finishSolve(const Graph &graph, const SolveOptions &options,
   SolveResult result;
   result.solver = solver;
   result.message = message;
+  if (hasNeverPin(graph)) {
+    std::vector<int> order = computeOrderOf(schedule);
+    std::vector<int> honored = honorNeverPins(graph, order);
+    if (honored != order) {
+      schedule = scheduleFromComputeOrder(graph, honored);
+      if (claimed == SolveStatus::Optimal)
+        claimed = SolveStatus::Feasible;
+    }
+  }
   Simulation sim = repairWherePeakMatters(graph, options, schedule, meter);
   result.schedule = std::move(schedule);
   result.peakBytes = sim.peakBytes;

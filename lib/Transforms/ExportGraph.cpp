@@ -58,6 +58,7 @@ struct ExportGraphPass
       return signalPassFailure();
     GraphBuilderOptions options;
     options.numDataArgs = dataArgs;
+    options.gatherPolicy = gatherPolicy;
     FailureOr<FunctionGraph> graph = buildFunctionGraph(*func, options);
     if (failed(graph))
       return signalPassFailure();

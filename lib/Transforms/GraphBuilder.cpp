@@ -16,6 +16,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -195,11 +196,36 @@ static LogicalResult addArgumentNodes(func::FuncOp func,
   return success();
 }
 
-/// The pin `policy` gives a parameter gather.
-static KeepPolicy getGatherPin(GatherPolicy policy) {
+/// Whether `op` computes from gathered parameters only: it is a parameter
+/// gather, or it reads at least one value of such an op (`derived`) and
+/// otherwise only values that carry no data (tensor.empty, constants). A
+/// transposed or cast copy of a gathered weight is one.
+static bool isGatherDerived(Operation &op,
+                            const llvm::DenseSet<Operation *> &derived) {
+  if (isParameterGather(&op))
+    return true;
+  llvm::SetVector<Value> used(op.operand_begin(), op.operand_end());
+  getUsedValuesDefinedAbove(op.getRegions(), used);
+  bool readsGathered = false;
+  for (Value value : used) {
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return false;
+    if (derived.contains(def))
+      readsGathered = true;
+    else if (def->getNumOperands() != 0 || !isMemoryEffectFree(def))
+      return false;
+  }
+  return readsGathered;
+}
+
+/// The pin `policy` gives a parameter gather (`isGather`) or an op that
+/// computes from gathered parameters only: re-gathering drops such copies
+/// with the gather; keeping pins the gather alone.
+static KeepPolicy getGatherPin(GatherPolicy policy, bool isGather) {
   switch (policy) {
   case GatherPolicy::Keep:
-    return KeepPolicy::Always;
+    return isGather ? KeepPolicy::Always : KeepPolicy::Default;
   case GatherPolicy::Regather:
     return KeepPolicy::Never;
   case GatherPolicy::Plan:
@@ -209,9 +235,10 @@ static KeepPolicy getGatherPin(GatherPolicy policy) {
 }
 
 /// The bytes, cost, kind and pin of the node of `op`, from its `remat.*`
-/// attributes, whether it can be recomputed and, for a parameter gather,
-/// `policy`.
-static FailureOr<Node> getOpNode(Operation &op, int id, GatherPolicy policy) {
+/// attributes, whether it can be recomputed and, when it computes from
+/// gathered parameters only (`gatherDerived`), `policy`.
+static FailureOr<Node> getOpNode(Operation &op, int id, GatherPolicy policy,
+                                 bool gatherDerived) {
   Node node;
   node.name = getNodeName(&op, id);
   auto cost = op.getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
@@ -248,8 +275,8 @@ static FailureOr<Node> getOpNode(Operation &op, int id, GatherPolicy policy) {
                             << ": it cannot be recomputed";
     node.keep = keep.getValue() == Keep::Always ? KeepPolicy::Always
                                                 : KeepPolicy::Never;
-  } else if (isParameterGather(&op)) {
-    node.keep = getGatherPin(policy);
+  } else if (gatherDerived) {
+    node.keep = getGatherPin(policy, isParameterGather(&op));
   }
   if (!recomputable)
     node.keep = KeepPolicy::Always;
@@ -275,7 +302,10 @@ static void addCollectiveEdge(Operation &op, int id, int &lastPinned,
 }
 
 /// Adds the dependencies of `op`'s node (operands and values captured by
-/// regions, and the order edge of a collective) and its view.
+/// regions, and the order edge of a collective) and its view. A forward op
+/// that reads a backward node (a collective of the forward phase, such as
+/// the loss's all-reduce, ordered after the backward's collectives) runs in
+/// the backward: its node is a backward node.
 static void addOpEdges(Operation &op, FunctionGraph &result, int &lastPinned,
                        Node &node) {
   llvm::SetVector<Value> used(op.operand_begin(), op.operand_end());
@@ -289,6 +319,10 @@ static void addOpEdges(Operation &op, FunctionGraph &result, int &lastPinned,
   addCollectiveEdge(op, result.graph.size(), lastPinned, deps);
   llvm::sort(deps);
   node.deps.assign(deps.begin(), deps.end());
+  if (llvm::any_of(deps, [&](int dep) {
+        return result.graph.nodes[dep].kind == NodeKind::Backward;
+      }))
+    node.kind = NodeKind::Backward;
 
   if (Value aliased = getAliasedValue(&op); node.bytes == 0 && aliased) {
     int base = result.nodeOf(aliased);
@@ -344,10 +378,15 @@ remat::buildFunctionGraph(func::FuncOp func,
 
   // Ops: one node each, except constants and the terminator.
   int lastPinned = -1;
+  llvm::DenseSet<Operation *> gatherDerived;
   for (Operation &op : body.without_terminator()) {
     if (isFreeOp(&op))
       continue;
-    FailureOr<Node> node = getOpNode(op, graph.size(), options.gatherPolicy);
+    bool derived = isGatherDerived(op, gatherDerived);
+    if (derived)
+      gatherDerived.insert(&op);
+    FailureOr<Node> node =
+        getOpNode(op, graph.size(), options.gatherPolicy, derived);
     if (failed(node))
       return failure();
     addOpEdges(op, result, lastPinned, *node);

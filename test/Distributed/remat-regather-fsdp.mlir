@@ -46,14 +46,20 @@
 // (1,108 with the arena of its buffers);
 // re-gather every weight used again in the backward pass (FSDP's
 // reshard-after-forward: W3 and W2; W1 is not used again) gathers 5 times
-// even at 100 %. The pin is honoured by the checkpoint-set solvers, hence
-// solver=chen-greedy (the portfolio may answer with checkpoint-all there).
+// even at 100 %, with any solver (every answer is mended and checked to
+// read a re-gathered copy in the backward: sharedNeverPin, SolverSupport.h).
 // RUN: not remat-opt %s --remat-pipeline="budget=1072 gather-policy=keep" 2>&1 | FileCheck %s --check-prefix=KEEPPOLICY
 // KEEPPOLICY: error: budget of 1072 bytes is infeasible {{.*}}the smallest feasible budget is 1108 bytes (78.5% of the checkpoint-all peak of 1412 bytes, its arena included)
-// RUN: remat-opt %s --remat-pipeline="budget=100% gather-policy=regather solver=chen-greedy" 2>&1 | FileCheck %s --check-prefix=REGATHERPOLICY
+// RUN: remat-opt %s --remat-pipeline="budget=100% gather-policy=regather" 2>&1 | FileCheck %s --check-prefix=REGATHERPOLICY
+// RUN: remat-opt %s --remat-pipeline="budget=100% gather-policy=regather solver=checkpoint-all" 2>&1 | FileCheck %s --check-prefix=REGATHERPOLICY
 // REGATHERPOLICY: recomputes 2 op(s)
 // REGATHERPOLICY-COUNT-5: shard.all_gather
 // REGATHERPOLICY-NOT: shard.all_gather
+// The exported graph carries the same pins: the three gathers `never`
+// (remat-solve then plans the problem the pipeline plans).
+// RUN: remat-opt %s --remat-pipeline="gather-policy=regather export-graph=%t.graph.json" -o /dev/null
+// RUN: grep -c '"keep": "never"' %t.graph.json | FileCheck %s --check-prefix=EXPORTPINS
+// EXPORTPINS: 3
 // RUN: not remat-opt %s --remat-pipeline="gather-policy=sometimes" 2>&1 | FileCheck %s --check-prefix=BADPOLICY
 // BADPOLICY: Cannot find option named 'sometimes'
 //

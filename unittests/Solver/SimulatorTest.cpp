@@ -172,6 +172,11 @@ TEST(GraphTest, CheckNamesTheProblem) {
   g = chain4();
   g.outputs = {4};
   EXPECT_NE(g.check().find("output 4 does not exist"), std::string::npos);
+  g = chain4();
+  g.nodes.push_back(makeNode("d", 1, 1, {3}));
+  EXPECT_NE(g.check().find("node 4 ('d') is a forward node but reads node 3 "
+                           "('c'), a backward node"),
+            std::string::npos);
 }
 
 TEST(GraphTest, UsersStorageResident) {

@@ -16,6 +16,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -481,6 +482,85 @@ TEST(SolversTest, AlwaysPinsAreHonoured) {
   EXPECT_EQ(r.status, SolveStatus::Infeasible);
   EXPECT_NE(r.message.find("pinned keep = always"), std::string::npos);
   EXPECT_EQ(solveBruteForce(g, opts).status, SolveStatus::Unsupported);
+}
+
+/// A re-gathered weight in miniature: the gather `g` and its transposed
+/// copy `t` (both pinned `never`, as gather-policy=regather pins them) feed
+/// the forward `h` and the input gradient `gh`. Ids: w 0, x 1, g 2, t 3,
+/// h 4, loss 5, gh 6, gw 7.
+static Graph regatherGraph() {
+  Graph g;
+  int w = addNode(g, "w", NodeKind::Param, 4, 0, {});
+  int x = addNode(g, "x", NodeKind::Input, 1, 0, {});
+  int gather = addNode(g, "g", NodeKind::Forward, 4, 2, {w});
+  int t = addNode(g, "t", NodeKind::Forward, 4, 0, {gather});
+  int h = addNode(g, "h", NodeKind::Forward, 2, 1, {x, t});
+  int loss = addNode(g, "loss", NodeKind::Forward, 1, 1, {h});
+  int gh = addNode(g, "gh", NodeKind::Backward, 2, 1, {loss, t});
+  int gw = addNode(g, "gw", NodeKind::Backward, 4, 1, {gh, x});
+  g.nodes[gather].keep = KeepPolicy::Never;
+  g.nodes[t].keep = KeepPolicy::Never;
+  g.outputs = {loss, gw};
+  return g;
+}
+
+static int countComputes(const Schedule &schedule, int id) {
+  std::vector<int> order = computeOrderOf(schedule);
+  return std::count(order.begin(), order.end(), id);
+}
+
+// A `keep = never` pin: the backward reads a copy computed again for it.
+// Checkpoint-all's order shares the forward's copy; finishSolve mends it
+// (the gather and the copy run again before gh) and no longer calls it
+// optimal; every solver's answer honors the pins.
+TEST(SolversTest, NeverPinsAreHonoured) {
+  Graph g = regatherGraph();
+  ASSERT_EQ(g.check(), "");
+  Schedule all = checkpointAllSchedule(g);
+  EXPECT_EQ(sharedNeverPin(g, all), 3);
+  EXPECT_EQ(honorNeverPins(g, computeOrderOf(all)),
+            (std::vector<int>{2, 3, 4, 5, 2, 3, 6, 7}));
+  // Gathering again peaks higher than checkpoint-all (13 bytes): g's and
+  // t's new copies are live together with what the backward holds.
+  SolveOptions opts;
+  opts.budget = 16;
+  WorkMeter meter(opts);
+  SolveResult mended =
+      finishSolve(g, opts, "test", all, SolveStatus::Optimal, meter);
+  ASSERT_TRUE(mended.feasible()) << mended.message;
+  EXPECT_EQ(mended.status, SolveStatus::Feasible);
+  EXPECT_EQ(simulate(g, all).peakBytes, 13);
+  EXPECT_EQ(mended.peakBytes, 14);
+  EXPECT_EQ(countComputes(mended.schedule, 2), 2);
+  EXPECT_EQ(sharedNeverPin(g, mended.schedule), -1);
+  for (const SolverInfo *info : solversUnderTest(true)) {
+    SolveResult r = info->solve(g, opts);
+    if (!r.feasible())
+      continue;
+    EXPECT_EQ(sharedNeverPin(g, r.schedule), -1) << info->name;
+    EXPECT_EQ(countComputes(r.schedule, 2), 2) << info->name;
+  }
+}
+
+// A backward node pinned `always` (a collective of a step without backward
+// seeds, so recomputable) is not hoisted into the forward pass: the
+// backward node it reads would read the forward's copy of a `never` value.
+// Ids: x 0, f 1, h 2, b 3, c 4, out 5.
+TEST(ScheduleBuilderTest, AlwaysPinnedBackwardNodeIsNotHoisted) {
+  Graph g;
+  int x = addNode(g, "x", NodeKind::Input, 1, 0, {});
+  int f = addNode(g, "f", NodeKind::Forward, 4, 1, {x});
+  int h = addNode(g, "h", NodeKind::Forward, 1, 1, {f});
+  int b = addNode(g, "b", NodeKind::Backward, 1, 1, {f, h});
+  int c = addNode(g, "c", NodeKind::Backward, 1, 1, {b});
+  int out = addNode(g, "out", NodeKind::Backward, 1, 1, {c});
+  g.nodes[f].keep = KeepPolicy::Never;
+  g.nodes[c].keep = KeepPolicy::Always;
+  g.outputs = {out};
+  ASSERT_TRUE(recomputableNodes(g)[c]);
+  std::vector<char> keep(g.size(), 0);
+  EXPECT_EQ(computeOrderFromCheckpoints(g, keep),
+            (std::vector<int>{f, h, f, b, c, out}));
 }
 
 TEST(SolversTest, FinishSolveRepairsTheOrderWhenThePeakMatters) {

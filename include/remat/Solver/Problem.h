@@ -52,7 +52,9 @@ enum class NodeKind {
 enum class KeepPolicy {
   Default, ///< The solver decides.
   Always,  ///< Keep the value from its computation to its last use.
-  Never,   ///< Do not keep it across the forward/backward boundary.
+  Never,   ///< Do not keep it across the forward/backward boundary: what
+           ///< reads it in the backward (or recomputes from it) reads a
+           ///< copy computed again (sharedNeverPin, SolverSupport.h).
 };
 
 /// The largest number of bytes a graph may hold in all (2^62, 4 EiB), more

@@ -66,6 +66,9 @@ Schedule scheduleFromComputeOrder(const Graph &graph,
                                   const std::vector<int> &order,
                                   std::string *error = nullptr);
 
+/// The nodes `schedule` computes, in order (its compute order).
+std::vector<int> computeOrderOf(const Schedule &schedule);
+
 } // namespace remat
 
 #endif // REMAT_SOLVER_SIMULATOR_H

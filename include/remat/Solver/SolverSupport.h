@@ -195,10 +195,23 @@ bool isBetter(const SolveOptions &options, double limit, int64_t peakA,
               double costA, int64_t peakB, double costB);
 
 /// The first node pinned `KeepPolicy::Always` that `schedule` computes more
-/// than once, or -1. (`Never` pins are a hint to the checkpoint-set solvers,
-/// which never keep such a value across the forward/backward boundary; the
-/// model has no exact boundary to verify them against.)
+/// than once, or -1.
 int recomputedPin(const Graph &graph, const Schedule &schedule);
+
+/// The first node pinned `KeepPolicy::Never` one of whose copies `schedule`
+/// lets both the forward pass (a forward node's first copy) and a
+/// recomputation (a backward node, or a forward node computed again) read,
+/// directly or through a view of it; or -1. The backward pass must read a
+/// copy computed again for it, not the forward pass's: a parameter
+/// re-gathered, not kept.
+int sharedNeverPin(const Graph &graph, const Schedule &schedule);
+
+/// `order` with what `sharedNeverPin` forbids mended: before a computation
+/// that would read a `never` copy the other class reads, that value (and,
+/// recursively, what it reads likewise) is computed again. `finishSolve`
+/// applies it to every answer, so that every solver honors the pins.
+std::vector<int> honorNeverPins(const Graph &graph,
+                                const std::vector<int> &order);
 
 /// The simulation of `schedule`, after its order is repaired around the
 /// peak (`repairPeak`, Ordering.h: the same computations, so the same cost)

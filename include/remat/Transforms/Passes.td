@@ -17,6 +17,12 @@ defvar RematFunctionsOption =
                "function with a body); a name that is no function with a "
                "body is an error">;
 
+defvar RematGatherPolicyOption =
+    Option<"gatherPolicy", "gather-policy", "::remat::GatherPolicy",
+           "::remat::GatherPolicy::Plan",
+           "What the plan may do with the all-gather of a parameter shard "
+           "(docs/Distributed.md)", "REMAT_GATHER_POLICY_CL_VALUES">;
+
 def RematAnnotateCosts : Pass<"remat-annotate-costs", "::mlir::func::FuncOp"> {
   let summary = "Attach #remat.cost (bytes per result, FLOPs) to tensor ops";
   let description = [{
@@ -246,10 +252,7 @@ def RematSelectCheckpoints
            "Number of leading function arguments that hold data (inputs); "
            "the others are parameters. Ignored when arguments are marked "
            "remat.data: the marked ones are the data">,
-    Option<"gatherPolicy", "gather-policy", "::remat::GatherPolicy",
-           "::remat::GatherPolicy::Plan",
-           "What the plan may do with the all-gather of a parameter shard "
-           "(docs/Distributed.md)", "REMAT_GATHER_POLICY_CL_VALUES">,
+    RematGatherPolicyOption,
     RematFunctionsOption,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
            "Apply this saved schedule (remat-solve's result JSON) instead "
@@ -269,7 +272,7 @@ def RematExportGraph : Pass<"remat-export-graph", "::mlir::ModuleOp"> {
   let description = [{
     Writes the problem graph of one training step exactly as
     `--remat-select-checkpoints` builds it (same translation, same
-    `data-args`), in the graph JSON of docs/SolverFormat.md, so that
+    `data-args` and `gather-policy` pins), in the graph JSON of docs/SolverFormat.md, so that
     `remat-solve` can plan it. The plan comes back with
     `--remat-select-checkpoints=schedule=<result.json>`:
 
@@ -309,6 +312,7 @@ def RematExportGraph : Pass<"remat-export-graph", "::mlir::ModuleOp"> {
            "Number of leading function arguments that hold data (inputs); "
            "the others are parameters. Ignored when arguments are marked "
            "remat.data: the marked ones are the data">,
+    RematGatherPolicyOption,
   ];
 }
 
