@@ -40,7 +40,7 @@ class DeepMLP(nn.Module):
     """Six 16 x 16 linear layers and a 16 x 4 one on a small batch (4
     classes): the gathered weights (1,024 bytes a layer) outweigh the
     activations, and the backward pass of each layer needs its weight
-    again (docs/Distributed.md measures its plans; no test runs it)."""
+    again (remat-import-torch-fsdp-regather.test, docs/Distributed.md)."""
 
     def __init__(self):
         super().__init__()
