@@ -68,7 +68,8 @@ def run_ranks(o, step, ranks, pipeline, extra=(), timeout=None):
     """The per-rank reports of `mpirun -np RANKS remat-run STEP --json`
     (a step with no grid run on one rank: its one report, as rank 0)."""
     cmd = mpirun(ranks) + [o.remat_run, step, "--json",
-                           "--repeat=%d" % o.repeat] + list(extra)
+                           "--repeat=%d" % o.repeat,
+                           "--opt-level=%d" % o.opt_level] + list(extra)
     if pipeline:
         cmd.append("--pipeline=" + pipeline)
     out = run_bounded(cmd, timeout)
@@ -144,6 +145,8 @@ def main(argv):
     ap.add_argument("--ranks", default="1,2,4")
     ap.add_argument("--budget", default="50%")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--opt-level", type=int, default=2,
+                    help="remat-run's JIT optimization level")
     ap.add_argument("--remat-run")
     ap.add_argument("--remat-opt")
     o = ap.parse_args(argv)

@@ -43,7 +43,7 @@ Prints Markdown (docs/Distributed.md, "FSDP benchmark"). Runs outside CI:
 
   nice python3 bench/fsdp.py [--models gpt,cnn] [--ranks 1,2,4]
       [--policies 0,1,2,3] [--optimizer sgd|momentum|adamw] [--lr 0.05]
-      [--device h100] [--budget baselines] [--timeout 600] [--build build]
+      [--device h100] [--budget baselines] [--opt-level 0] [--timeout 600] [--build build]
 
 With --optimizer adamw the FSDP steps and their single-process reference
 run the copy of the step that check-numerics --no-run writes (AdamW's
@@ -391,6 +391,11 @@ def main(argv):
     ap.add_argument("--budget", default="baselines",
                     help="baselines (the larger of the keep and re-gather "
                          "policies' smallest budgets) or bytes per rank")
+    ap.add_argument("--opt-level", type=int, default=0,
+                    help="remat-run's JIT optimization level: the runs "
+                         "measure memory, and LLVM's optimizations take "
+                         "more than 10 minutes on a plan with thousands "
+                         "of recomputed ops")
     ap.add_argument("--timeout", type=int, default=600,
                     help="seconds each import, plan or run may take")
     ap.add_argument("--build", default=os.environ.get(

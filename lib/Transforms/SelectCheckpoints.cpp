@@ -180,12 +180,13 @@ findSmallestPlanBudget(const PlanProblem &problem,
 
 /// The error for a solver that found no schedule, with the smallest budget
 /// it can meet and where the memory goes in the function's own order.
+/// `smallest`: the smallest budget the solver meets, when it was searched.
 static LogicalResult emitNoSchedule(func::FuncOp func,
                                     const PlanProblem &problem,
-                                    const SelectCheckpointsOptions &options,
                                     const SolverInfo &solver, Mode mode,
                                     const SolveOptions &solveOptions,
-                                    const SolveResult &result) {
+                                    const SolveResult &result,
+                                    const std::optional<SmallestBudget> &smallest) {
   int64_t baselinePeak = problem.baseline.peakBytes;
   InFlightDiagnostic diag = mlir::emitError(func.getLoc());
   if (mode == Mode::MinCompute)
@@ -201,18 +202,15 @@ static LogicalResult emitNoSchedule(func::FuncOp func,
   if (mode == Mode::MinCompute && result.stoppedByTimeLimit) {
     diag << "; the time limit left no time to search for the smallest "
             "feasible budget";
-  } else if (mode == Mode::MinCompute) {
-    SmallestBudget smallest =
-        findSmallestPlanBudget(problem, options, solver, solveOptions);
-    if (smallest.budget >= 0)
-      diag << "; the smallest feasible budget is " << smallest.budget
-           << " bytes ("
-           << formatPercent(static_cast<double>(smallest.budget) /
-                            std::max<int64_t>(baselinePeak, 1))
-           << " of the checkpoint-all peak of " << baselinePeak << " bytes"
-           << (smallest.arena ? ", its arena included)" : ")");
-    else
-      diag << "; it " << smallest.why;
+  } else if (smallest && smallest->budget >= 0) {
+    diag << "; the smallest feasible budget is " << smallest->budget
+         << " bytes ("
+         << formatPercent(static_cast<double>(smallest->budget) /
+                          std::max<int64_t>(baselinePeak, 1))
+         << " of the checkpoint-all peak of " << baselinePeak << " bytes"
+         << (smallest->arena ? ", its arena included)" : ")");
+  } else if (smallest) {
+    diag << "; it " << smallest->why;
   }
   // Where the memory goes in the function's own order: the few ops that
   // matter, never the whole function.
@@ -412,6 +410,33 @@ static LogicalResult fitAnswerArena(func::FuncOp func,
   return success();
 }
 
+/// When the solve at the budget found nothing: in mode min-compute, the plan
+/// at the smallest budget the solver meets, if that is below this budget
+/// (it fits here too: feasibility stays monotone in the budget, whatever
+/// path a heuristic search takes at each); otherwise the error, naming that
+/// smallest budget.
+static FailureOr<PlanAnswer>
+solveAtSmallerBudget(func::FuncOp func, const PlanProblem &problem,
+                     const SelectCheckpointsOptions &options,
+                     const SolverInfo &solver, Mode mode,
+                     const SolveOptions &solveOptions, PlanAnswer &answer) {
+  std::optional<SmallestBudget> smallest;
+  // The search shares the deadline with the solve that failed.
+  if (mode == Mode::MinCompute && !answer.result.stoppedByTimeLimit)
+    smallest = findSmallestPlanBudget(problem, options, solver, solveOptions);
+  if (!smallest || smallest->budget < 0 || smallest->budget > answer.budget)
+    return emitNoSchedule(func, problem, solver, mode, solveOptions,
+                          answer.result, smallest);
+  mlir::emitRemark(func.getLoc())
+      << "solver '" << solver.name << "' found no schedule at the budget of "
+      << answer.budget << " bytes (" << answer.result.message
+      << "); its plan at the smallest feasible budget, " << smallest->budget
+      << " bytes, fits it";
+  answer.result = std::move(smallest->result);
+  answer.arena = std::move(smallest->arena);
+  return std::move(answer);
+}
+
 /// Runs the solver of `options` on the problem.
 static FailureOr<PlanAnswer>
 solvePlan(func::FuncOp func, const PlanProblem &problem,
@@ -445,8 +470,8 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
            << "solver '" << solver.name
            << "' does not apply to this function: " << result.message;
   if (!result.feasible())
-    return emitNoSchedule(func, problem, options, solver, mode,
-                          solveOptions, result);
+    return solveAtSmallerBudget(func, problem, options, solver, mode,
+                                solveOptions, answer);
   if (mode == Mode::MinPeak) {
     if (!options.budget.empty() && result.peakBytes > *budget)
       return mlir::emitError(func.getLoc())
