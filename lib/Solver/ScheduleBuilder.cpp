@@ -182,8 +182,7 @@ private:
         continue;
       forEachRead(node, [&](int dep) {
         for (int v = dep; v >= 0; v = graph.nodes[v].aliasOf)
-          result[id] |= graph.nodes[v].keep == KeepPolicy::Never ||
-                        result[v];
+          result[id] |= graph.nodes[v].keep == KeepPolicy::Never || result[v];
       });
     }
     return result;

@@ -198,10 +198,9 @@ private:
 } // namespace
 
 static bool hasNeverPin(const Graph &graph) {
-  return std::any_of(graph.nodes.begin(), graph.nodes.end(),
-                     [](const Node &node) {
-    return node.keep == KeepPolicy::Never;
-  });
+  return std::any_of(
+      graph.nodes.begin(), graph.nodes.end(),
+      [](const Node &node) { return node.keep == KeepPolicy::Never; });
 }
 
 int remat::sharedNeverPin(const Graph &graph, const Schedule &schedule) {

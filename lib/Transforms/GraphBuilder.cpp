@@ -235,10 +235,8 @@ static KeepPolicy getGatherPin(GatherPolicy policy, bool isGather) {
 }
 
 /// The bytes, cost, kind and pin of the node of `op`, from its `remat.*`
-/// attributes, whether it can be recomputed and, when it computes from
-/// gathered parameters only (`gatherDerived`), `policy`.
-static FailureOr<Node> getOpNode(Operation &op, int id, GatherPolicy policy,
-                                 bool gatherDerived) {
+/// attributes and whether it can be recomputed.
+static FailureOr<Node> getOpNode(Operation &op, int id) {
   Node node;
   node.name = getNodeName(&op, id);
   auto cost = op.getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
@@ -275,8 +273,6 @@ static FailureOr<Node> getOpNode(Operation &op, int id, GatherPolicy policy,
                             << ": it cannot be recomputed";
     node.keep = keep.getValue() == Keep::Always ? KeepPolicy::Always
                                                 : KeepPolicy::Never;
-  } else if (gatherDerived) {
-    node.keep = getGatherPin(policy, isParameterGather(&op));
   }
   if (!recomputable)
     node.keep = KeepPolicy::Always;
@@ -346,6 +342,13 @@ static void addOutputs(Block &body, FunctionGraph &result) {
       graph.outputs.push_back(id);
 }
 
+void remat::applyGatherPolicy(const FunctionGraph &functionGraph,
+                              GatherPolicy policy, Graph &graph) {
+  for (int id : functionGraph.gatherPinned)
+    graph.nodes[id].keep =
+        getGatherPin(policy, isParameterGather(functionGraph.nodeOps[id]));
+}
+
 FailureOr<FunctionGraph>
 remat::buildFunctionGraph(func::FuncOp func,
                           const GraphBuilderOptions &options) {
@@ -382,19 +385,22 @@ remat::buildFunctionGraph(func::FuncOp func,
   for (Operation &op : body.without_terminator()) {
     if (isFreeOp(&op))
       continue;
-    bool derived = isGatherDerived(op, gatherDerived);
-    if (derived)
-      gatherDerived.insert(&op);
-    FailureOr<Node> node =
-        getOpNode(op, graph.size(), options.gatherPolicy, derived);
+    FailureOr<Node> node = getOpNode(op, graph.size());
     if (failed(node))
       return failure();
+    if (isGatherDerived(op, gatherDerived)) {
+      gatherDerived.insert(&op);
+      if (node->keep == KeepPolicy::Default &&
+          !op.hasAttr(RematDialect::kKeepAttrName))
+        result.gatherPinned.push_back(graph.size());
+    }
     addOpEdges(op, result, lastPinned, *node);
     result.opNodes[&op] = graph.size();
     result.nodeOps.push_back(&op);
     graph.nodes.push_back(std::move(*node));
   }
 
+  applyGatherPolicy(result, options.gatherPolicy, graph);
   graph.fixedBytes = getLargestTransientBytes(func);
   fillBatchScaling(func, options.numDataArgs, hint, result);
   addOutputs(body, result);

@@ -97,9 +97,8 @@ buildPlanProblem(func::FuncOp func, const SelectCheckpointsOptions &options) {
   if (options.arena) {
     SolveResult own;
     own.schedule = checkpointAllSchedule(graph);
-    ArenaFit fit =
-        planScheduleArena(graph, own, kMaxTotalBytes,
-                          getArenaFitOptions(options.arenaAlignment));
+    ArenaFit fit = planScheduleArena(
+        graph, own, kMaxTotalBytes, getArenaFitOptions(options.arenaAlignment));
     problem.baselineArena = fit.totalBytes;
   }
   return problem;
@@ -112,10 +111,9 @@ static FailureOr<int64_t> getBudget(func::FuncOp func,
                                     const SelectCheckpointsOptions &options,
                                     const PlanProblem &problem) {
   std::string error;
-  std::optional<int64_t> budget =
-      parseBudget(options.budget,
-                  std::max(problem.baseline.peakBytes, problem.baselineArena),
-                  error);
+  std::optional<int64_t> budget = parseBudget(
+      options.budget,
+      std::max(problem.baseline.peakBytes, problem.baselineArena), error);
   if (!budget)
     return mlir::emitError(func.getLoc())
            << "invalid budget '" << options.budget << "': " << error;
@@ -137,11 +135,9 @@ struct SmallestBudget {
 /// The smallest budget the min-budget search of `solver` finds, and with
 /// the arena, the smallest at which the arena fits too
 /// (findSmallestArenaBudget): asked at that budget, the pipeline plans.
-static SmallestBudget
-findSmallestPlanBudget(const PlanProblem &problem,
-                       const SelectCheckpointsOptions &options,
-                       const SolverInfo &solver,
-                       const SolveOptions &solveOptions) {
+static SmallestBudget findSmallestPlanBudget(
+    const PlanProblem &problem, const SelectCheckpointsOptions &options,
+    const SolverInfo &solver, const SolveOptions &solveOptions) {
   const Graph &graph = problem.functionGraph.graph;
   SmallestBudget smallest;
   BudgetSearch search = findSmallestBudget(graph, solver, solveOptions);
@@ -162,14 +158,13 @@ findSmallestPlanBudget(const PlanProblem &problem,
       findSmallestArenaBudget(graph, solver, solveOptions, search,
                               getArenaFitOptions(options.arenaAlignment));
   if (!withArena.fit.fits) {
-    smallest.why =
-        withArena.fit.error.empty()
-            ? "meets the sum-of-live budget of " +
-                  std::to_string(search.smallestBudget) +
-                  " bytes, but no arena of its plans fits up to " +
-                  std::to_string(withArena.budget) +
-                  " bytes (arena=false plans at the former)"
-            : "has no arena: " + withArena.fit.error;
+    smallest.why = withArena.fit.error.empty()
+                       ? "meets the sum-of-live budget of " +
+                             std::to_string(search.smallestBudget) +
+                             " bytes, but no arena of its plans fits up to " +
+                             std::to_string(withArena.budget) +
+                             " bytes (arena=false plans at the former)"
+                       : "has no arena: " + withArena.fit.error;
     return smallest;
   }
   smallest.budget = withArena.budget;
@@ -181,12 +176,11 @@ findSmallestPlanBudget(const PlanProblem &problem,
 /// The error for a solver that found no schedule, with the smallest budget
 /// it can meet and where the memory goes in the function's own order.
 /// `smallest`: the smallest budget the solver meets, when it was searched.
-static LogicalResult emitNoSchedule(func::FuncOp func,
-                                    const PlanProblem &problem,
-                                    const SolverInfo &solver, Mode mode,
-                                    const SolveOptions &solveOptions,
-                                    const SolveResult &result,
-                                    const std::optional<SmallestBudget> &smallest) {
+static LogicalResult
+emitNoSchedule(func::FuncOp func, const PlanProblem &problem,
+               const SolverInfo &solver, Mode mode,
+               const SolveOptions &solveOptions, const SolveResult &result,
+               const std::optional<SmallestBudget> &smallest) {
   int64_t baselinePeak = problem.baseline.peakBytes;
   InFlightDiagnostic diag = mlir::emitError(func.getLoc());
   if (mode == Mode::MinCompute)
@@ -437,6 +431,32 @@ solveAtSmallerBudget(func::FuncOp func, const PlanProblem &problem,
   return std::move(answer);
 }
 
+/// With gather-policy=plan on a step with parameter gathers, the plans of
+/// the fixed policies (keep, regather) are plans of this graph too, which a
+/// heuristic search of the unpinned graph does not always find: `result`
+/// becomes the cheapest of the three answers at the budget (mode
+/// min-compute), so that ours never costs more than a fixed policy there.
+static void tryFixedGatherPolicies(const PlanProblem &problem,
+                                   const SelectCheckpointsOptions &options,
+                                   const SolverInfo &solver,
+                                   const SolveOptions &solveOptions,
+                                   SolveResult &result) {
+  const FunctionGraph &functionGraph = problem.functionGraph;
+  if (options.graph.gatherPolicy != GatherPolicy::Plan ||
+      functionGraph.gatherPinned.empty())
+    return;
+  for (GatherPolicy policy : {GatherPolicy::Keep, GatherPolicy::Regather}) {
+    Graph pinned = functionGraph.graph;
+    applyGatherPolicy(functionGraph, policy, pinned);
+    SolveResult other =
+        solveInMode(pinned, solver, Mode::MinCompute, solveOptions);
+    if (other.feasible() &&
+        (!result.feasible() || other.cost < result.cost ||
+         (other.cost == result.cost && other.peakBytes < result.peakBytes)))
+      result = std::move(other);
+  }
+}
+
 /// Runs the solver of `options` on the problem.
 static FailureOr<PlanAnswer>
 solvePlan(func::FuncOp func, const PlanProblem &problem,
@@ -464,6 +484,10 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
   answer.budget = *budget;
   answer.result =
       solveInMode(problem.functionGraph.graph, solver, mode, solveOptions);
+  if (mode == Mode::MinCompute &&
+      answer.result.status != SolveStatus::Unsupported)
+    tryFixedGatherPolicies(problem, options, solver, solveOptions,
+                           answer.result);
   const SolveResult &result = answer.result;
   if (result.status == SolveStatus::Unsupported)
     return mlir::emitError(func.getLoc())
@@ -503,8 +527,8 @@ static std::optional<Mode> parseSavedMode(StringRef name) {
 /// Checks that `saved` (read from `path`) holds a plan for this function's
 /// graph; returns its mode.
 static FailureOr<Mode> checkSavedResult(func::FuncOp func, StringRef path,
-                                            const SavedResult &saved,
-                                            const PlanProblem &problem) {
+                                        const SavedResult &saved,
+                                        const PlanProblem &problem) {
   GraphFingerprint actual = fingerprintGraph(problem.functionGraph.graph);
   std::string mismatch = describeMismatch(saved.graph, actual);
   if (!mismatch.empty())

@@ -114,11 +114,22 @@ struct FunctionGraph {
   /// Why `graph` has no batch scaling (`graph.batch == 0`); empty when it
   /// has some.
   std::string batchProblem;
+  /// The nodes a gather policy pins (GatherPolicy): parameter gathers and
+  /// the ops that compute from gathered parameters only, without a
+  /// `remat.keep` of their own.
+  llvm::SmallVector<int> gatherPinned;
 
   /// The node whose storage defines `value`, or -1 when `value` is free (a
   /// constant) or not defined in the function body.
   int nodeOf(mlir::Value value) const;
 };
+
+/// Sets the pins `policy` gives the nodes of `functionGraph.gatherPinned`
+/// in `graph` (a copy of its graph): `Keep` pins the gathers `Always`,
+/// `Regather` pins them and their derived copies `Never`, `Plan` pins
+/// nothing.
+void applyGatherPolicy(const FunctionGraph &functionGraph, GatherPolicy policy,
+                       Graph &graph);
 
 /// Whether `op` is free in the problem model: a constant that costs nothing
 /// and stays at the top of the function body.
