@@ -6,8 +6,9 @@
 # ===-----------------------------------------------------------------------=== #
 """Fully sharded data parallelism: fixed gather policies against the plan.
 
-For each model (a GPT-2-style language model and a small CNN with batch
-norm, imported by remat-import-torch with an SGD step) and each number of
+For each model (a GPT-2-style language model, a small CNN with batch norm
+and a small ResNet of torchvision's BasicBlocks, imported by
+remat-import-torch with an SGD step) and each number of
 ranks N (default 1, 2, 4), at a fixed global batch:
 
   data parallel   remat-import-torch --shard N (at 1 rank the
@@ -41,7 +42,7 @@ into the parameters per rank, the data slice, the results and the rest.
 
 Prints Markdown (docs/Distributed.md, "FSDP benchmark"). Runs outside CI:
 
-  nice python3 bench/fsdp.py [--models gpt,cnn] [--ranks 1,2,4]
+  nice python3 bench/fsdp.py [--models gpt,cnn,resnet] [--ranks 1,2,4]
       [--policies 0,1,2,3] [--optimizer sgd|momentum|adamw] [--lr 0.05]
       [--device h100] [--budget baselines] [--opt-level 0] [--timeout 600] [--build build]
 
@@ -74,6 +75,8 @@ MODELS = {
             "--input", "idx=4x32:i64:128", "--input", "targets=4x32:i64:128"],
     "cnn": ["--module", os.path.join(INPUTS, "tiny_cnn.py") + ":TinyCNN",
             "--input-shape", "8x3x16x16"],
+    "resnet": ["--module", os.path.join(INPUTS, "tiny_cnn.py") + ":TinyResNet",
+               "--input-shape", "8x3x16x16"],
 }
 # Row label -> (FSDP step?, remat-pipeline options of the row).
 POLICIES = [
@@ -377,7 +380,7 @@ BREAKDOWN = (
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--models", default="gpt,cnn")
+    ap.add_argument("--models", default="gpt,cnn,resnet")
     ap.add_argument("--ranks", default="1,2,4")
     ap.add_argument("--policies", default="0,1,2,3",
                     help="rows: 0 data parallel, 1 FSDP keep, 2 FSDP "

@@ -241,3 +241,24 @@ class FrozenStem(TinyCNN):
     def __init__(self):
         super().__init__()
         self.conv1.weight.requires_grad_(False)
+
+
+class TinyResNet(nn.Module):
+    """ResNet in miniature, from torchvision's own BasicBlock: a conv-BN-ReLU
+    stem, two residual blocks (the second strided, with a 1x1 projection on
+    its shortcut), global average pool, linear head (bench/fsdp.py)."""
+
+    def __init__(self):
+        super().__init__()
+        from torchvision.models.resnet import BasicBlock
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False),
+                                  nn.BatchNorm2d(8), nn.ReLU())
+        self.block1 = BasicBlock(8, 8)
+        self.block2 = BasicBlock(8, 16, stride=2, downsample=nn.Sequential(
+            nn.Conv2d(8, 16, 1, stride=2, bias=False), nn.BatchNorm2d(16)))
+        self.avg = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.block2(self.block1(self.stem(x)))
+        return self.fc(self.avg(x).flatten(1))
