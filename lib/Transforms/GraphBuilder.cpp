@@ -279,22 +279,59 @@ static FailureOr<Node> getOpNode(Operation &op, int id) {
   return node;
 }
 
-/// Adds the order edge of the collective `op`, node `id`, to `deps`: every
-/// collective reads the last pinned collective before it (`lastPinned`, -1
-/// for none), so that no order of the solvers moves a collective, or any
-/// copy of a parameter gather, before an earlier pinned one. A parameter
-/// gather is read by none: that would hold the gathered value until the
-/// next pinned collective. Rematerialize checks that its first copy still
-/// runs before the next pinned collective (its users' data edges see to it
-/// in a training step: every forward value reaches the loss's backward).
-static void addCollectiveEdge(Operation &op, int id, int &lastPinned,
+namespace {
+/// The collectives seen so far, for their order edges (addCollectiveEdge).
+struct CollectiveOrder {
+  /// The last pinned collective (every collective but a parameter gather);
+  /// -1 for none.
+  int lastPinned = -1;
+  /// The parameter gathers after it.
+  llvm::SmallVector<int> gathers;
+};
+} // namespace
+
+/// Whether node `target` is among `deps` or what they read, transitively.
+static bool reaches(const Graph &graph, llvm::ArrayRef<int> deps, int target) {
+  llvm::SmallVector<int> stack(deps.begin(), deps.end());
+  llvm::DenseSet<int> seen(deps.begin(), deps.end());
+  while (!stack.empty()) {
+    int id = stack.pop_back_val();
+    if (id == target)
+      return true;
+    for (int dep : graph.nodes[id].deps)
+      if (dep >= target && seen.insert(dep).second)
+        stack.push_back(dep);
+  }
+  return false;
+}
+
+/// Adds the order edges of the collective `op` to `deps`, so that no order
+/// of the solvers moves a collective, or the first copy of a parameter
+/// gather, across a pinned one: every collective reads the last pinned
+/// collective before it, and a pinned collective reads each parameter
+/// gather since that one which it does not already depend on (a gather
+/// whose users its data does not reach: a residual branch's batch norm can
+/// otherwise run before the other branch's gathered weights). A gather is
+/// read by none otherwise: that would hold the gathered value until the
+/// next pinned collective. Rematerialize checks the order.
+static void addCollectiveEdge(Operation &op, const Graph &graph,
+                              CollectiveOrder &order,
                               llvm::SmallVector<int> &deps) {
   if (!isCollectiveOp(&op))
     return;
-  if (lastPinned >= 0 && !llvm::is_contained(deps, lastPinned))
-    deps.push_back(lastPinned);
-  if (!isParameterGather(&op))
-    lastPinned = id;
+  if (order.lastPinned >= 0 && !llvm::is_contained(deps, order.lastPinned))
+    deps.push_back(order.lastPinned);
+  if (isParameterGather(&op)) {
+    order.gathers.push_back(graph.size());
+    return;
+  }
+  llvm::SmallVector<int> unordered;
+  for (int gather : order.gathers)
+    if (!reaches(graph, deps, gather))
+      unordered.push_back(gather);
+  deps.append(unordered.begin(), unordered.end());
+  order.lastPinned = graph.size();
+  order.gathers.clear();
 }
 
 /// Adds the dependencies of `op`'s node (operands and values captured by
@@ -302,8 +339,8 @@ static void addCollectiveEdge(Operation &op, int id, int &lastPinned,
 /// that reads a backward node (a collective of the forward phase, such as
 /// the loss's all-reduce, ordered after the backward's collectives) runs in
 /// the backward: its node is a backward node.
-static void addOpEdges(Operation &op, FunctionGraph &result, int &lastPinned,
-                       Node &node) {
+static void addOpEdges(Operation &op, FunctionGraph &result,
+                       CollectiveOrder &order, Node &node) {
   llvm::SetVector<Value> used(op.operand_begin(), op.operand_end());
   getUsedValuesDefinedAbove(op.getRegions(), used);
   llvm::SmallVector<int> deps;
@@ -312,7 +349,7 @@ static void addOpEdges(Operation &op, FunctionGraph &result, int &lastPinned,
     if (dep >= 0 && !llvm::is_contained(deps, dep))
       deps.push_back(dep);
   }
-  addCollectiveEdge(op, result.graph.size(), lastPinned, deps);
+  addCollectiveEdge(op, result.graph, order, deps);
   llvm::sort(deps);
   node.deps.assign(deps.begin(), deps.end());
   if (llvm::any_of(deps, [&](int dep) {
@@ -380,7 +417,7 @@ remat::buildFunctionGraph(func::FuncOp func,
     return failure();
 
   // Ops: one node each, except constants and the terminator.
-  int lastPinned = -1;
+  CollectiveOrder order;
   llvm::DenseSet<Operation *> gatherDerived;
   for (Operation &op : body.without_terminator()) {
     if (isFreeOp(&op))
@@ -394,7 +431,7 @@ remat::buildFunctionGraph(func::FuncOp func,
           !op.hasAttr(RematDialect::kKeepAttrName))
         result.gatherPinned.push_back(graph.size());
     }
-    addOpEdges(op, result, lastPinned, *node);
+    addOpEdges(op, result, order, *node);
     result.opNodes[&op] = graph.size();
     result.nodeOps.push_back(&op);
     graph.nodes.push_back(std::move(*node));
