@@ -450,6 +450,29 @@ FailureOr<CostAttr> remat::computeOpCost(Operation *op,
   return predictTime(op, *cost, options);
 }
 
+std::optional<std::string> remat::getUnderstatedCostBytes(Operation *op,
+                                                          CostAttr cost) {
+  if (ownsNoStorage(op))
+    return std::nullopt;
+  for (auto [result, bytes] : llvm::zip(op->getResults(), cost.getBytes())) {
+    auto type = dyn_cast<ShapedType>(result.getType());
+    if (!type || !isa<TensorType, BaseMemRefType>(type) ||
+        !type.hasStaticShape())
+      continue;
+    std::optional<int64_t> least = getStorageBytes(type, op);
+    // 0 says that the result shares another value's buffer (an in-place
+    // update, an alias): it owns none, which the docs allow.
+    if (bytes == 0 || !least || isSaturated(*least) || bytes >= *least)
+      continue;
+    return llvm::formatv("has a 'remat.cost' of {0} bytes for result #{1} "
+                         "({2}), which takes {3} bytes: a cost may overstate "
+                         "a statically shaped result, never understate it",
+                         bytes, result.getResultNumber(), type, *least)
+        .str();
+  }
+  return std::nullopt;
+}
+
 //===----------------------------------------------------------------------===//
 // CostProfile
 //===----------------------------------------------------------------------===//
@@ -587,6 +610,12 @@ LogicalResult remat::annotateCosts(Operation *root,
     if (!producesTensor(op))
       return;
     auto cost = op->getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
+    if (std::optional<std::string> why =
+            cost ? getUnderstatedCostBytes(op, cost) : std::nullopt) {
+      op->emitOpError() << *why;
+      anyFailed = true;
+      return;
+    }
     // A cost the op has keeps its bytes and FLOPs; the device prices it.
     FailureOr<CostAttr> computed =
         cost ? predictTime(op, cost, options) : computeOpCost(op, options);

@@ -11,6 +11,8 @@
 
 #include "remat/Analysis/MemoryAnalysis.h"
 
+#include "remat/Analysis/CostModel.h"
+
 #include "remat/Analysis/Storage.h"
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
@@ -46,12 +48,19 @@ using namespace remat;
 // Sizes
 //===----------------------------------------------------------------------===//
 
-/// Bytes of result `index` recorded by `remat.cost`, if the op has one.
-static std::optional<int64_t> getCostBytes(Operation *op, unsigned index) {
+/// Bytes of `result` recorded by `remat.cost`, if its op has one; fails the
+/// analysis when that cost understates a result (getUnderstatedCostBytes).
+std::optional<int64_t> MemoryAnalysis::getCheckedCostBytes(OpResult result) {
+  Operation *op = result.getOwner();
   auto cost = op->getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
-  if (!cost || index >= cost.getBytes().size())
+  if (cost)
+    if (std::optional<std::string> why = getUnderstatedCostBytes(op, cost)) {
+      fail(op, *why);
+      return std::nullopt;
+    }
+  if (!cost || result.getResultNumber() >= cost.getBytes().size())
     return std::nullopt;
-  return cost.getBytes()[index];
+  return cost.getBytes()[result.getResultNumber()];
 }
 
 //===----------------------------------------------------------------------===//
@@ -275,8 +284,10 @@ void MemoryAnalysis::addArgumentBuffers(Block &block) {
 /// Bytes a tensor result owns: `remat.cost`, else the fallback rules.
 std::optional<int64_t> MemoryAnalysis::getTensorBytes(OpResult result) {
   Operation *op = result.getOwner();
-  if (std::optional<int64_t> bytes = getCostBytes(op, result.getResultNumber()))
+  if (std::optional<int64_t> bytes = getCheckedCostBytes(result))
     return bytes;
+  if (error)
+    return std::nullopt;
   // Constants are static data, not heap (Problem.h: constants are free).
   if (op->hasTrait<OpTrait::ConstantLike>())
     return 0;
@@ -303,12 +314,15 @@ std::optional<int64_t> MemoryAnalysis::getTensorBytes(OpResult result) {
 /// Bytes a memref allocation owns: a `remat.cost` size hint, else its type.
 std::optional<int64_t> MemoryAnalysis::getAllocationBytes(OpResult result) {
   Operation *op = result.getOwner();
-  std::optional<int64_t> bytes = getCostBytes(op, result.getResultNumber());
+  std::optional<int64_t> bytes = getCheckedCostBytes(result);
+  if (error)
+    return std::nullopt;
   if (!bytes)
-    bytes = getStorageBytes(result.getType(), op,
-                            options.dynamicSizeHint > 0
-                                ? std::optional<int64_t>(options.dynamicSizeHint)
-                                : std::nullopt);
+    bytes =
+        getStorageBytes(result.getType(), op,
+                        options.dynamicSizeHint > 0
+                            ? std::optional<int64_t>(options.dynamicSizeHint)
+                            : std::nullopt);
   if (!bytes) {
     fail(op, llvm::formatv("allocates {0}, which has no static size: the "
                            "memory analysis needs static shapes, a "

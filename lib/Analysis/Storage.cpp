@@ -17,18 +17,30 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace remat;
 
+/// The bytes the LLVM lowering allocates for one element of the scalar or
+/// fixed-size vector `type`: its size under `layout` rounded up to its ABI
+/// alignment, as LLVM's alloc size (the stride of an array of them) is. An
+/// `i24` takes 4 bytes, an `f80` 16, a `vector<3xf32>` 16.
+static std::optional<int64_t> getAllocSize(Type type,
+                                           const DataLayout &layout) {
+  llvm::TypeSize size = layout.getTypeSize(type);
+  if (size.isScalable())
+    return std::nullopt;
+  uint64_t alignment = std::max<uint64_t>(layout.getTypeABIAlignment(type), 1);
+  return static_cast<int64_t>(llvm::alignTo(size.getFixedValue(), alignment));
+}
+
 std::optional<int64_t> remat::getElementStorageBytes(Type type,
                                                      const DataLayout &layout) {
-  if (type.isIntOrIndexOrFloat()) {
-    llvm::TypeSize size = layout.getTypeSize(type);
-    if (size.isScalable())
-      return std::nullopt;
-    return static_cast<int64_t>(size.getFixedValue());
-  }
+  if (type.isIntOrIndexOrFloat())
+    return getAllocSize(type, layout);
   if (auto complex = dyn_cast<ComplexType>(type)) {
+    // Lowered to a struct of two parts, each padded to its alignment.
     std::optional<int64_t> part =
         getElementStorageBytes(complex.getElementType(), layout);
     if (!part)
@@ -36,16 +48,17 @@ std::optional<int64_t> remat::getElementStorageBytes(Type type,
     return 2 * *part;
   }
   if (auto vector = dyn_cast<VectorType>(type)) {
-    if (vector.isScalable())
+    if (vector.isScalable() ||
+        !getElementStorageBytes(vector.getElementType(), layout))
       return std::nullopt;
-    return getStorageBytes(vector, layout);
+    return getAllocSize(vector, layout);
   }
   return std::nullopt;
 }
 
-std::optional<int64_t> remat::getStorageBytes(Type type,
-                                              const DataLayout &layout,
-                                              std::optional<int64_t> dynamicSize) {
+std::optional<int64_t>
+remat::getStorageBytes(Type type, const DataLayout &layout,
+                       std::optional<int64_t> dynamicSize) {
   auto shaped = dyn_cast<ShapedType>(type);
   if (!shaped)
     return getElementStorageBytes(type, layout);
@@ -70,8 +83,9 @@ std::optional<int64_t> remat::getStorageBytes(Type type,
   return saturated ? kSaturatedBytes : *bytes;
 }
 
-std::optional<int64_t> remat::getStorageBytes(Type type, Operation *scope,
-                                              std::optional<int64_t> dynamicSize) {
+std::optional<int64_t>
+remat::getStorageBytes(Type type, Operation *scope,
+                       std::optional<int64_t> dynamicSize) {
   return getStorageBytes(type, DataLayout::closest(scope), dynamicSize);
 }
 

@@ -244,6 +244,8 @@ static FailureOr<Node> getOpNode(Operation &op, int id) {
     return isa<RankedTensorType, UnrankedTensorType>(type);
   });
   if (cost) {
+    if (std::optional<std::string> why = getUnderstatedCostBytes(&op, cost))
+      return op.emitOpError() << *why;
     node.bytes = cost.getTotalBytes();
     node.cost = cost.getComputeCost();
     if (cost.getBytes().size() > 1)

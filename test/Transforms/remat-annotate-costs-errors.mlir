@@ -94,3 +94,17 @@ func.func @unregistered(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = "mydialect.frob"(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %a : tensor<4xf32>
 }
+
+// -----
+
+// A hand-written cost may overstate a result but never understate it: 16
+// bytes for a tensor<4x4xf32> (64 bytes) would make every peak, budget and
+// arena built on it too small. Views and empty tensors own nothing, so their
+// 0 is fine.
+func.func @understated_cost(%x: tensor<4x4xf32>) -> tensor<16xf32> {
+  %e = tensor.empty() {remat.cost = #remat.cost<bytes = [0], flops = 0>} : tensor<4x4xf32>
+  // expected-error @below {{'linalg.copy' op has a 'remat.cost' of 16 bytes for result #0 (tensor<4x4xf32>), which takes 64 bytes: a cost may overstate a statically shaped result, never understate it}}
+  %c = linalg.copy {remat.cost = #remat.cost<bytes = [16], flops = 0>} ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %v = tensor.collapse_shape %c [[0, 1]] {remat.cost = #remat.cost<bytes = [0], flops = 0>} : tensor<4x4xf32> into tensor<16xf32>
+  return %v : tensor<16xf32>
+}

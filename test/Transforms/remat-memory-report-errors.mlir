@@ -28,3 +28,14 @@ func.func @blocks(%c: i1) {
 func.func @fine() {
   return
 }
+
+// -----
+
+// The report does not trust a cost below the result type's size: the
+// program would allocate 64 bytes where the cost says 16.
+func.func @understated_cost(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %e = tensor.empty() : tensor<4x4xf32>
+  // expected-error @below {{'linalg.copy' op has a 'remat.cost' of 16 bytes for result #0 (tensor<4x4xf32>), which takes 64 bytes}}
+  %c = linalg.copy {remat.cost = #remat.cost<bytes = [16], flops = 0>} ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %c : tensor<4x4xf32>
+}

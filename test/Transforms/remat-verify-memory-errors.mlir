@@ -105,3 +105,14 @@ func.func @fragmenting(%x: tensor<1x16xf32>) -> tensor<f32> attributes {remat.pl
   } -> tensor<f32>
   return %loss : tensor<f32>
 }
+
+// -----
+
+// A hand-written cost below the result type's size is not trusted: this
+// plan's 48 bytes would be "within budget" on the costs, but the program
+// allocates 4 KiB for %a.
+func.func @understated(%x: tensor<1024xf32>) -> tensor<1024xf32> attributes {remat.plan = #remat.plan<solver = "checkpoint-all", mode = "min-compute", status = "optimal", budget = 8192, predicted_peak = 16, baseline_peak = 16, cost = 4, baseline_cost = 4>} {
+  // expected-error @below {{'math.tanh' op has a 'remat.cost' of 16 bytes for result #0 (tensor<1024xf32>), which takes 4096 bytes}}
+  %a = math.tanh %x {remat.cost = #remat.cost<bytes = [16], flops = 4>} : tensor<1024xf32>
+  return %a : tensor<1024xf32>
+}

@@ -164,11 +164,23 @@ void guardDynamicSizes(mlir::func::FuncOp func, int64_t hint);
 /// located error, when `func` records no hint.
 mlir::LogicalResult resizeDynamicSizes(mlir::func::FuncOp func, int64_t hint);
 
+/// Why the bytes `cost` records for `op` understate one of its results, or
+/// std::nullopt when none does. A cost may overstate what a result owns but
+/// never understate it: every peak, budget and arena built on it would be
+/// below what the lowering allocates. Checked are the statically shaped
+/// tensor and memref results of ops that own storage (not views, empty
+/// tensors or constants), against getStorageBytes of their type; 0 bytes is
+/// accepted, as the cost of a result that shares another value's buffer.
+std::optional<std::string> getUnderstatedCostBytes(mlir::Operation *op,
+                                                   CostAttr cost);
+
 /// Attaches `remat.cost` to every tensor-producing op nested in `root`. An op
-/// that already has one keeps it; with a device in `options`, every cost
-/// without a `roofline_ps` gets one (from its FLOPs); with a `profile`,
-/// every matched op's cost gets the measured `time_ns`. Visits every op even
-/// after an error, so that all unsupported ops are reported; fails if any was.
+/// that already has one keeps it (and fails, with a located error, when it
+/// understates a result: getUnderstatedCostBytes); with a device in `options`,
+/// every cost without a `roofline_ps` gets one (from its FLOPs); with a
+/// `profile`, every matched op's cost gets the measured `time_ns`. Visits every
+/// op even after an error, so that all unsupported ops are reported; fails if
+/// any was.
 mlir::LogicalResult annotateCosts(mlir::Operation *root,
                                   const CostModelOptions &options,
                                   const CostProfile *profile = nullptr);

@@ -202,6 +202,7 @@ private:
   void buildTimeline();
 
   void fail(mlir::Operation *op, const llvm::Twine &message);
+  std::optional<int64_t> getCheckedCostBytes(mlir::OpResult result);
   std::optional<int64_t> getTensorBytes(mlir::OpResult result);
   std::optional<int64_t> getAllocationBytes(mlir::OpResult result);
   void addBuffer(BufferLiveRange::Kind kind, mlir::Value value,

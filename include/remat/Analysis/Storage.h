@@ -11,10 +11,12 @@
 // views) and the runners (the sizes they allocate) ask these functions and
 // nothing else; docs/CostModel.md ("Bytes") gives the rationale of each rule.
 //
-//   * bytes of a value = elements x element bytes; the element bytes of an
-//     integer, float or `index` come from the data layout in scope (by
-//     default ceil(W / 8) for W bits, `index` 8), `complex<T>` takes twice
-//     T, `vector<N x T>` N times T; other element types are unknown;
+//   * bytes of a value = elements x element bytes; the element bytes are
+//     what the LLVM lowering allocates per element (LLVM's alloc size): the
+//     data layout's size of an integer, float, `index` or fixed-size vector
+//     rounded up to its ABI alignment (by default `i24` 4, `f80` 16,
+//     `vector<3xf32>` 16, `index` 8), `complex<T>` twice T; other element
+//     types are unknown;
 //   * a size that does not fit in int64_t saturates at kSaturatedBytes;
 //   * views (isViewOp) alias the buffer of their source and own nothing;
 //     neither do uninitialized allocations (their buffer is the writer's)
@@ -50,10 +52,13 @@ inline constexpr int64_t kSaturatedBytes = std::numeric_limits<int64_t>::max();
 /// represent, not a real count.
 inline bool isSaturated(int64_t bytes) { return bytes == kSaturatedBytes; }
 
-/// The bytes one element of `type` occupies once bufferized under `layout`:
-/// the layout's size of an integer, float or `index`; twice the part of a
-/// `complex`; lanes times the lane of a fixed-size `vector`. std::nullopt for
-/// any other type (the model does not guess sizes).
+/// The bytes one element of `type` occupies once bufferized and lowered
+/// under `layout`, i.e. the stride between elements the lowering allocates:
+/// the layout's size of an integer, float, `index` or fixed-size `vector`
+/// rounded up to its ABI alignment; twice the part of a `complex`.
+/// std::nullopt for any other type (the model does not guess sizes). This is
+/// the only home of that number: the cost model, the memory analysis, the
+/// arena and the runners all ask it.
 std::optional<int64_t> getElementStorageBytes(mlir::Type type,
                                               const mlir::DataLayout &layout);
 
