@@ -136,14 +136,17 @@ static func::FuncOp findNamedEntry(ModuleOp module, StringRef name,
   return error.empty() ? entry : nullptr;
 }
 
-/// The functions of `module` that a call in another function names.
+/// The functions of `module` that a call in another function names, except
+/// in `main` (a driver calling the step, never an entry itself).
 static llvm::StringSet<> getCalledFunctions(ModuleOp module) {
   llvm::StringSet<> called;
   module.walk([&](CallOpInterface call) {
     auto callee =
         llvm::dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
     auto caller = call->getParentOfType<func::FuncOp>();
-    if (callee && (!caller || caller.getName() != callee.getLeafReference()))
+    StringRef callerName = caller ? caller.getName() : "";
+    if (callee && callerName != "main" &&
+        callerName != callee.getLeafReference())
       called.insert(callee.getLeafReference());
   });
   return called;
@@ -670,15 +673,16 @@ llvm::Error remat::checkRegisteredOps(ModuleOp module, StringRef filename,
   module.walk([&](Operation *op) {
     if (!op->isRegistered() &&
         reported.insert(op->getName().getStringRef()).second)
-      op->emitError() << "unregistered op '" << op->getName() << "': " << tool
-                      << " lowers and runs only ops of registered dialects; "
-                         "replace it (with a linalg.generic, or a call to a "
-                         "func.func with a body) before running";
+      mlir::emitError(op->getLoc())
+          << "unregistered op '" << op->getName() << "': " << tool
+          << " lowers and runs only ops of registered dialects; replace it "
+             "(with a linalg.generic, or a call to a func.func with a body) "
+             "before running";
   });
   if (reported.empty())
     return llvm::Error::success();
-  return makeRunnerError("'" + filename + "' holds " + Twine(reported.size()) +
-                         " unregistered op kind(s) (see the diagnostics "
+  return makeRunnerError("'" + filename +
+                         "' holds unregistered ops (see the diagnostics "
                          "above): " +
                          tool + " does not accept them");
 }
