@@ -6,10 +6,12 @@
 
 #include "remat/Analysis/Phases.h"
 
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
@@ -30,17 +32,63 @@ static bool isScalarType(Type type) {
   return type.isIntOrIndexOrFloat();
 }
 
-unsigned remat::findLossResult(func::FuncOp func) {
-  for (auto [index, type] : llvm::enumerate(func.getResultTypes()))
-    if (isScalarType(type))
-      return index;
-  return 0;
+SmallVector<unsigned> remat::findLossCandidates(func::FuncOp func) {
+  SmallVector<unsigned> floats, others;
+  for (auto [index, type] : llvm::enumerate(func.getResultTypes())) {
+    if (!isScalarType(type))
+      continue;
+    if (isa<FloatType>(getElementTypeOrSelf(type)))
+      floats.push_back(index);
+    else
+      others.push_back(index);
+  }
+  return floats.empty() ? others : floats;
 }
 
-/// Checks `func` and returns the forward result indices: `forwardResults`, or
-/// the loss when it is empty.
-static FailureOr<SmallVector<unsigned>>
-getForwardResults(func::FuncOp func, ArrayRef<unsigned> forwardResults) {
+/// "#1 (tensor<f32>), #2 (tensor<f32>)": the results of `func` at `indices`.
+static std::string describeResults(func::FuncOp func,
+                                   ArrayRef<unsigned> indices) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(indices, os, [&](unsigned index) {
+    os << "#" << index << " (" << func.getResultTypes()[index] << ")";
+  });
+  return text;
+}
+
+/// The inferred loss of `func` (the first loss candidate, else result 0);
+/// warns on `func` when several results could be the loss.
+static unsigned inferLoss(func::FuncOp func) {
+  SmallVector<unsigned> candidates = findLossCandidates(func);
+  if (candidates.size() > 1)
+    mlir::emitWarning(func.getLoc())
+        << "'func.func' op has " << candidates.size()
+        << " results that could be the loss: "
+        << describeResults(func, candidates) << "; taking #"
+        << candidates.front()
+        << ", the first (name the loss with loss=<index>, or the forward "
+           "outputs with forward-results=)";
+  return candidates.empty() ? 0 : candidates.front();
+}
+
+/// Checks that result `loss` of `func` exists and is a scalar.
+static LogicalResult checkLoss(func::FuncOp func, int64_t loss) {
+  unsigned numResults = func.getNumResults();
+  if (loss < 0 || loss >= static_cast<int64_t>(numResults))
+    return mlir::emitError(func.getLoc())
+           << "'func.func' op has " << numResults << " result(s); loss index "
+           << loss << " is out of range";
+  Type type = func.getResultTypes()[loss];
+  if (!isScalarType(type))
+    return mlir::emitError(func.getLoc())
+           << "'func.func' op result #" << loss << " (" << type
+           << ") cannot be the loss: a loss is a scalar (a 0-d tensor or an "
+              "integer/float)";
+  return success();
+}
+
+FailureOr<SmallVector<unsigned>>
+remat::resolveForwardOutputs(func::FuncOp func, const ForwardOutputs &outputs) {
   if (!func.getBody().hasOneBlock())
     return mlir::emitError(func.getLoc())
            << "'func.func' op "
@@ -52,14 +100,19 @@ getForwardResults(func::FuncOp func, ArrayRef<unsigned> forwardResults) {
            << "'func.func' op "
            << "has no results; phase inference needs the forward outputs "
               "(e.g. the loss) among the returned values";
-  SmallVector<unsigned> indices(forwardResults);
-  if (indices.empty())
-    indices.push_back(findLossResult(func));
-  for (unsigned index : indices)
+  for (unsigned index : outputs.results)
     if (index >= numResults)
-      return mlir::emitError(func.getLoc()) << "'func.func' op "
+      return mlir::emitError(func.getLoc())
+             << "'func.func' op "
              << "has " << numResults << " result(s); forward result index "
              << index << " is out of range";
+  if (outputs.loss && failed(checkLoss(func, *outputs.loss)))
+    return failure();
+  SmallVector<unsigned> indices(outputs.results);
+  if (outputs.loss)
+    indices.push_back(*outputs.loss);
+  if (indices.empty())
+    indices.push_back(inferLoss(func));
   return indices;
 }
 
@@ -101,18 +154,12 @@ computeForwardSlice(Block &body, ArrayRef<unsigned> indices,
   return forward;
 }
 
-FailureOr<PhaseMap> remat::inferPhases(func::FuncOp func,
-                                       ArrayRef<unsigned> forwardResults) {
-  PhaseMap phases;
-  if (func.isDeclaration())
-    return phases;
-  FailureOr<SmallVector<unsigned>> indices =
-      getForwardResults(func, forwardResults);
-  if (failed(indices))
-    return failure();
-  Block &body = func.getBody().front();
+/// The phase of every top-level op of `body` when the results at `indices`
+/// are the forward outputs.
+static PhaseMap computePhases(Block &body, ArrayRef<unsigned> indices) {
   llvm::SetVector<Operation *> forward =
-      computeForwardSlice(body, *indices, /*seedExplicit=*/true);
+      computeForwardSlice(body, indices, /*seedExplicit=*/true);
+  PhaseMap phases;
   for (Operation &op : body.without_terminator()) {
     if (std::optional<Phase> explicitPhase = getExplicitPhase(&op))
       phases[&op] = *explicitPhase;
@@ -120,6 +167,17 @@ FailureOr<PhaseMap> remat::inferPhases(func::FuncOp func,
       phases[&op] = forward.contains(&op) ? Phase::Forward : Phase::Backward;
   }
   return phases;
+}
+
+FailureOr<PhaseMap> remat::inferPhases(func::FuncOp func,
+                                       const ForwardOutputs &outputs) {
+  if (func.isDeclaration())
+    return PhaseMap();
+  FailureOr<SmallVector<unsigned>> indices =
+      resolveForwardOutputs(func, outputs);
+  if (failed(indices))
+    return failure();
+  return computePhases(func.getBody().front(), *indices);
 }
 
 /// Warns at every op whose explicit `remat.phase` differs from what the
@@ -152,23 +210,20 @@ static void warnContradictingMarks(func::FuncOp func,
 }
 
 LogicalResult remat::annotatePhases(func::FuncOp func,
-                                    ArrayRef<unsigned> forwardResults) {
-  FailureOr<PhaseMap> phases = inferPhases(func, forwardResults);
-  if (failed(phases))
-    return failure();
+                                    const ForwardOutputs &outputs) {
   if (func.isDeclaration())
     return success();
-  SmallVector<unsigned> indices(forwardResults);
-  if (indices.empty())
-    indices.push_back(findLossResult(func));
-  warnContradictingMarks(func, indices);
+  FailureOr<SmallVector<unsigned>> indices =
+      resolveForwardOutputs(func, outputs);
+  if (failed(indices))
+    return failure();
+  warnContradictingMarks(func, *indices);
+  Block &body = func.getBody().front();
+  PhaseMap phases = computePhases(body, *indices);
   MLIRContext *context = func.getContext();
-  for (Operation &op : func.getBody().getOps()) {
-    auto it = phases->find(&op);
-    if (it == phases->end() || getExplicitPhase(&op))
-      continue;
-    op.setAttr(RematDialect::kPhaseAttrName,
-               PhaseAttr::get(context, it->second));
-  }
+  for (Operation &op : body.without_terminator())
+    if (!getExplicitPhase(&op))
+      op.setAttr(RematDialect::kPhaseAttrName,
+                 PhaseAttr::get(context, phases.lookup(&op)));
   return success();
 }

@@ -39,9 +39,13 @@ void remat::buildRematPipeline(OpPassManager &pm,
   annotate.warnings = !maxBatch;
   annotate.device = options.device;
   annotate.link = options.link;
+  annotate.allowUnknown = options.allowUnknown;
   funcPm.addPass(createRematAnnotateCosts(annotate));
   RematInferPhasesOptions infer;
   infer.functions = functions;
+  infer.loss = options.loss;
+  infer.forwardResults.assign(options.forwardResults.begin(),
+                              options.forwardResults.end());
   funcPm.addPass(createRematInferPhases(infer));
   if (!options.exportGraph.empty()) {
     RematExportGraphOptions exportGraph;

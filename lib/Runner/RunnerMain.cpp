@@ -115,6 +115,9 @@ llvm::Error RunnerDriver::prepare(int &argc, char **&argv) {
     return opened.takeError();
   input = std::move(*opened);
   ModuleOp module = input->getModule();
+  if (llvm::Error error =
+          checkRegisteredOps(module, options.inputFilename, config.toolName))
+    return error;
 
   // The entry, and its signature before lowering erases it.
   std::string error;

@@ -20,6 +20,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -28,6 +29,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -118,27 +120,77 @@ FailureOr<ValueSpec> remat::getValueSpec(Type type, const DataLayout &layout,
   return spec;
 }
 
+/// The entry named `name` in `module`, or null with `error` set.
+static func::FuncOp findNamedEntry(ModuleOp module, StringRef name,
+                                   StringRef source, std::string &error) {
+  auto entry = module.lookupSymbol<func::FuncOp>(name);
+  if (!entry && module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    error = ("entry '" + name +
+             "' is already in the LLVM dialect; the runner needs the "
+             "func.func form (tensors or memrefs) to build its inputs")
+                .str();
+  else if (!entry)
+    error = ("no function named '" + name + "' in '" + source + "'").str();
+  else if (entry.isExternal())
+    error = ("entry '" + name + "' has no body").str();
+  return error.empty() ? entry : nullptr;
+}
+
+/// The functions of `module` that a call in another function names, except
+/// in `main` (a driver calling the step, never an entry itself).
+static llvm::StringSet<> getCalledFunctions(ModuleOp module) {
+  llvm::StringSet<> called;
+  module.walk([&](CallOpInterface call) {
+    auto callee =
+        llvm::dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
+    auto caller = call->getParentOfType<func::FuncOp>();
+    StringRef callerName = caller ? caller.getName() : "";
+    if (callee && callerName != "main" &&
+        callerName != callee.getLeafReference())
+      called.insert(callee.getLeafReference());
+  });
+  return called;
+}
+
+/// "@a, @b": the names of `funcs`.
+static std::string joinNames(ArrayRef<func::FuncOp> funcs) {
+  std::string names;
+  llvm::raw_string_ostream os(names);
+  llvm::interleaveComma(
+      funcs, os, [&](func::FuncOp func) { os << "@" << func.getName(); });
+  return names;
+}
+
 func::FuncOp remat::findEntry(ModuleOp module, StringRef name, StringRef source,
                               std::string &error) {
-  if (!name.empty()) {
-    auto entry = module.lookupSymbol<func::FuncOp>(name);
-    if (!entry && module.lookupSymbol<LLVM::LLVMFuncOp>(name))
-      error = ("entry '" + name +
-               "' is already in the LLVM dialect; the runner needs the "
-               "func.func form (tensors or memrefs) to build its inputs")
-                  .str();
-    else if (!entry)
-      error = ("no function named '" + name + "' in '" + source + "'").str();
-    else if (entry.isExternal())
-      error = ("entry '" + name + "' has no body").str();
-    return error.empty() ? entry : nullptr;
-  }
+  if (!name.empty())
+    return findNamedEntry(module, name, source, error);
+  SmallVector<func::FuncOp> publics;
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal() && func.isPublic() && func.getName() != "main")
-      return func;
-  error = ("no entry function: '" + source +
-           "' has no public func.func with a body other than 'main' (use "
-           "--entry)")
+      publics.push_back(func);
+  if (publics.empty()) {
+    error = ("no entry function: '" + source +
+             "' has no public func.func with a body other than 'main' (use "
+             "--entry)")
+                .str();
+    return nullptr;
+  }
+  // A step's public helpers are called by it: they are no candidates.
+  llvm::StringSet<> called = getCalledFunctions(module);
+  SmallVector<func::FuncOp> roots(
+      llvm::make_filter_range(publics, [&](func::FuncOp func) {
+        return !called.contains(func.getName());
+      }));
+  if (roots.size() == 1)
+    return roots.front();
+  error = ("several possible entries in '" + source +
+           "': " + joinNames(roots.empty() ? publics : roots) +
+           (roots.empty() ? " (public functions with a body, each called by "
+                            "another)"
+                          : " (public functions with a body that no other "
+                            "function calls)") +
+           "; name one with --entry")
               .str();
   return nullptr;
 }
@@ -516,6 +568,8 @@ llvm::Expected<std::unique_ptr<RunnerInput>> RunnerInput::open(
     registerTranslations(registry);
   input->context = std::make_unique<MLIRContext>(registry);
   input->context->loadAllAvailableDialects();
+  // Parsed, so that checkRegisteredOps can name them at their location.
+  input->context->allowUnregisteredDialects();
   input->sourceMgr = std::make_unique<llvm::SourceMgr>();
   input->diagHandler = std::make_unique<SourceMgrDiagnosticHandler>(
       *input->sourceMgr, input->context.get());
@@ -611,6 +665,26 @@ static std::optional<int64_t> getStaticBytes(Value value,
       !isa<TensorType, BaseMemRefType>(type))
     return std::nullopt;
   return getStorageBytes(type, layout);
+}
+
+llvm::Error remat::checkRegisteredOps(ModuleOp module, StringRef filename,
+                                      StringRef tool) {
+  llvm::StringSet<> reported;
+  module.walk([&](Operation *op) {
+    if (!op->isRegistered() &&
+        reported.insert(op->getName().getStringRef()).second)
+      mlir::emitError(op->getLoc())
+          << "unregistered op '" << op->getName() << "': " << tool
+          << " lowers and runs only ops of registered dialects; replace it "
+             "(with a linalg.generic, or a call to a func.func with a body) "
+             "before running";
+  });
+  if (reported.empty())
+    return llvm::Error::success();
+  return makeRunnerError("'" + filename +
+                         "' holds unregistered ops (see the diagnostics "
+                         "above): " +
+                         tool + " does not accept them");
 }
 
 llvm::Error remat::checkStorageSizes(ModuleOp module, StringRef filename,

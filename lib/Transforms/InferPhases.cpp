@@ -28,8 +28,11 @@ struct RematInferPhasesPass
   using SelectedFunctionsPass::SelectedFunctionsPass;
 
   void runOnSelectedFunction(func::FuncOp func) override {
-    SmallVector<unsigned> indices(forwardResults.begin(), forwardResults.end());
-    if (failed(annotatePhases(func, indices)))
+    ForwardOutputs outputs;
+    if (loss != -1)
+      outputs.loss = loss;
+    outputs.results.assign(forwardResults.begin(), forwardResults.end());
+    if (failed(annotatePhases(func, outputs)))
       return signalPassFailure();
   }
 };

@@ -2,17 +2,17 @@
 // (status 3), never a crash. On a machine with a GPU these paths cannot be
 // reached.
 // UNSUPPORTED: cuda-gpu
-// RUN: not remat-gpu-run %s 2>&1 | FileCheck %s --check-prefix=NOGPU
+// RUN: not remat-gpu-run %s --entry=double 2>&1 | FileCheck %s --check-prefix=NOGPU
 // NOGPU: remat-gpu-run: error: {{cannot load the CUDA runtime library|no usable CUDA GPU}}
 
 // With libcuda.so.1 being the toolkit's stub, cuInit fails inside our
 // runtime library, which reports the driver error.
 // RUN: %if remat-cuda-runtime && cuda-driver-stub %{ rm -rf %t.dir && mkdir -p %t.dir && ln -s %cuda_driver_stub %t.dir/libcuda.so.1 %}
-// RUN: %if remat-cuda-runtime && cuda-driver-stub %{ env LD_LIBRARY_PATH=%t.dir not remat-gpu-run %s 2>&1 | FileCheck %s --check-prefix=STUB %}
+// RUN: %if remat-cuda-runtime && cuda-driver-stub %{ env LD_LIBRARY_PATH=%t.dir not remat-gpu-run %s --entry=double 2>&1 | FileCheck %s --check-prefix=STUB %}
 // STUB: remat-gpu-run: error: no usable CUDA GPU: CUDA error 34 (libcuda is the CUDA toolkit's stub, not a driver)
 
 // Lowering needs no GPU.
-// RUN: remat-gpu-run %s --print-lowered | FileCheck %s --check-prefix=LOWERED
+// RUN: remat-gpu-run %s --entry=double --print-lowered | FileCheck %s --check-prefix=LOWERED
 // LOWERED: llvm.func @double(
 // LOWERED: gpu.binary @double_kernel
 
@@ -21,7 +21,7 @@
 // ENTRY: remat-gpu-run: error: no function named 'missing' in '{{.*}}remat-gpu-run-errors.mlir'
 // RUN: not remat-gpu-run %s --entry=dynamic 2>&1 | FileCheck %s --check-prefix=DYN
 // DYN: remat-gpu-run: error: unsupported type tensor<?xf32> of argument #0 of 'dynamic': dynamic shapes are not supported
-// RUN: not remat-gpu-run %s --pipeline='bogus-pass' 2>&1 | FileCheck %s --check-prefix=PIPE
+// RUN: not remat-gpu-run %s --entry=double --pipeline='bogus-pass' 2>&1 | FileCheck %s --check-prefix=PIPE
 // PIPE: remat-gpu-run: error: invalid --pipeline 'bogus-pass'
 // Sizes beyond 2^63 bytes, refused before lowering (the runners share the
 // check: test/Runner/remat-run-errors.mlir).

@@ -3,7 +3,7 @@
 // docs/Running.md), in f32 and in bf16 alike (a bf16 language model's
 // masks); the mark on an integer argument is a CLI error naming it.
 //
-// RUN: remat-run %s --print-results | FileCheck %s
+// RUN: remat-run %s --entry=masks --print-results | FileCheck %s
 // RUN: not remat-run %s --entry=on_int 2>&1 | FileCheck %s --check-prefix=ERR
 
 // CHECK:      result #0: tensor<8xf32>

@@ -217,6 +217,25 @@ struct RematPipelineOptions
       llvm::cl::desc("Names of the functions to plan (default: every public "
                      "function with a body); a name that is no function "
                      "with a body is an error")};
+  PassOptions::Option<int64_t> loss{
+      *this, "loss",
+      llvm::cl::desc("Index of the result that is the loss, a scalar "
+                     "(remat-infer-phases; -1: inferred, the first "
+                     "floating-point scalar result, with a warning when "
+                     "several could be)"),
+      llvm::cl::init(-1)};
+  PassOptions::ListOption<unsigned> forwardResults{
+      *this, "forward-results",
+      llvm::cl::desc("Indices of further results that are forward outputs: "
+                     "every op they depend on is forward "
+                     "(remat-infer-phases)")};
+  PassOptions::Option<bool> allowUnknown{
+      *this, "allow-unknown",
+      llvm::cl::desc("Cost ops the cost model does not know (custom ops, "
+                     "ops of other dialects) from their result types with 0 "
+                     "FLOPs and a warning, instead of failing "
+                     "(remat-annotate-costs)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> inlineCalls{
       *this, "inline",
       llvm::cl::desc("Inline func.call ops first (upstream inline pass, "

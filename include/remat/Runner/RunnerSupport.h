@@ -82,9 +82,11 @@ mlir::FailureOr<ValueSpec> getValueSpec(mlir::Type type,
                                         llvm::StringRef tool,
                                         std::string &reason);
 
-/// The entry named `name`, or the first public func.func with a body that is
-/// not `main` when `name` is empty. Sets `error` (naming `source`, the input
-/// file) and returns null on failure.
+/// The entry named `name`; when `name` is empty, the public func.func with a
+/// body other than `main` that no other function calls, if exactly one is
+/// (its public helpers are no candidates). Sets `error` (naming `source`, the
+/// input file, and the candidates when there are several) and returns null
+/// on failure.
 mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name,
                              llvm::StringRef source, std::string &error);
 
@@ -248,7 +250,8 @@ void registerRunnerDialects(mlir::DialectRegistry &registry);
 class RunnerInput {
 public:
   /// Opens and parses `filename` ("-" is stdin). Fails when the file is
-  /// missing or does not parse (the parser's diagnostics say where).
+  /// missing or does not parse (the parser's diagnostics say where). Ops of
+  /// unregistered dialects parse, for checkRegisteredOps to refuse them.
   static llvm::Expected<std::unique_ptr<RunnerInput>>
   open(llvm::StringRef filename,
        llvm::function_ref<void(mlir::DialectRegistry &)> registerTranslations);
@@ -270,6 +273,13 @@ private:
 llvm::Error getSignatureSpecs(llvm::StringRef tool, mlir::func::FuncOp entry,
                               llvm::SmallVectorImpl<ValueSpec> &argSpecs,
                               llvm::SmallVectorImpl<ValueSpec> &resultSpecs);
+
+/// Fails, after a located error at the first op of each name, when `module`
+/// holds ops that no registered dialect defines (custom ops of another
+/// stack): `tool` cannot lower or run them. `filename` names the input.
+/// RunnerInput::open parses such ops so that this can name them.
+llvm::Error checkRegisteredOps(mlir::ModuleOp module, llvm::StringRef filename,
+                               llvm::StringRef tool);
 
 /// Fails, after a located error at each, when a value of `module` (an op
 /// result or a block argument of a static tensor or memref type) takes more

@@ -121,9 +121,13 @@ def RematInferPhases : Pass<"remat-infer-phases", "::mlir::func::FuncOp"> {
   let description = [{
     In a training-step function (forward and backward in one `func.func` on
     tensors), the forward pass is every op that the forward outputs depend
-    on — by default the loss: the first returned value that is a scalar (a
-    0-d tensor or an integer/float), wherever it is among the results, or
-    result 0 if none is — and the backward pass is the rest. Records the
+    on, and the backward pass is the rest. The forward outputs are the
+    results that `loss=` and `forward-results=` name; when neither is given,
+    the loss is inferred: the first floating-point scalar result (a 0-d
+    float tensor or a float; integer scalars only when no result is a float
+    scalar), wherever it is among the results, or result 0 if none is. When
+    several results could be the loss (a 0-d bias update next to it), the
+    pass warns at the function, naming them and the one it took. Records the
     result as `remat.phase` on each top-level op of the body (ops nested in
     regions share their ancestor's phase); explicit `remat.phase` marks are
     kept and win over inference, and an op explicitly marked forward makes
@@ -131,10 +135,10 @@ def RematInferPhases : Pass<"remat-infer-phases", "::mlir::func::FuncOp"> {
     the forward outputs alone imply is kept with a warning at the op.
     Function arguments are not ops and get no mark.
 
-    A function with no results, with a multi-block body, or given an
-    out-of-range result index is an error at the function's location.
-    Only the functions `functions=` selects are classified (default: every
-    public function with a body).
+    A function with no results, with a multi-block body, given an
+    out-of-range result index, or a `loss=` result that is not a scalar is
+    an error at the function's location. Only the functions `functions=`
+    selects are classified (default: every public function with a body).
 
     Before:
     ```mlir
@@ -152,9 +156,14 @@ def RematInferPhases : Pass<"remat-infer-phases", "::mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["::remat::RematDialect"];
   let options = [
+    Option<"loss", "loss", "int64_t", /*default=*/"-1",
+           "Index of the result that is the loss, a scalar (-1: inferred, "
+           "the first floating-point scalar result, with a warning when "
+           "several could be)">,
     ListOption<"forwardResults", "forward-results", "unsigned",
-               "Indices of the results that are forward outputs (default: "
-               "the loss, the first scalar result, else 0)">,
+               "Indices of further results that are forward outputs (every "
+               "op they depend on is forward); with neither option, the "
+               "inferred loss">,
     RematFunctionsOption,
   ];
 }
