@@ -82,9 +82,10 @@ func.func @profiled(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %c: tensor<8x8xf
   // Nothing matches: no time_ns.
   // CHECK: arith.divf {{.*}} {remat.cost = #remat.cost<bytes = [256], flops = 64>}
   %6 = arith.divf %5, %4 : tensor<8x8xf32> loc("model.py":40:1)
-  // A hand-written cost keeps its bytes and FLOPs and takes the profiled time.
-  // CHECK: arith.addf {{.*}} {remat.cost = #remat.cost<bytes = [1], flops = 2, time_ns = 800>}
-  %7 = arith.addf %6, %6 {remat.cost = #remat.cost<bytes = [1], flops = 2>} : tensor<8x8xf32> loc("relu1")
+  // A hand-written cost keeps its bytes (300, overstating the 256 of the
+  // type) and FLOPs and takes the profiled time.
+  // CHECK: arith.addf {{.*}} {remat.cost = #remat.cost<bytes = [300], flops = 2, time_ns = 800>}
+  %7 = arith.addf %6, %6 {remat.cost = #remat.cost<bytes = [300], flops = 2>} : tensor<8x8xf32> loc("relu1")
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>,
       tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
 }
