@@ -89,7 +89,8 @@ LogicalResult IndexTracker::visitUse(OpOperand &use) {
         return checkIndex(op, op.getTensor().getType(), n - 1);
       })
       .Case([&](tensor::InsertOp op) {
-        return n < 2 ? success() : checkIndex(op, op.getDest().getType(), n - 2);
+        return n < 2 ? success()
+                     : checkIndex(op, op.getDest().getType(), n - 2);
       })
       .Case([&](memref::LoadOp op) {
         return n == 0 ? success()
@@ -120,18 +121,23 @@ LogicalResult IndexTracker::checkIndex(Operation *op, Type indexed,
   if (shaped.isDynamicDim(dim) || bound <= shaped.getDimSize(dim))
     return success();
   InFlightDiagnostic diag =
-      op->emitError() << "argument #" << arg.getArgNumber() << " of '"
-                      << entry.getName() << "' indexes dimension " << dim
-                      << " of " << indexed << " (" << shaped.getDimSize(dim)
-                      << " elements) with values up to " << bound - 1
-                      << ": the step would read out of bounds";
-  diag.attachNote(arg.getLoc())
-      << "argument #" << arg.getArgNumber() << " is drawn from [0, " << bound
-      << ") ("
-      << (spec.high ? "its '" + kHighAttrName.str() + "'"
-                    : std::string("integers without '") + kHighAttrName.str() +
-                          "'")
-      << "); give it a 'remat.high' of at most " << shaped.getDimSize(dim);
+      mlir::emitError(op->getLoc())
+      << "argument #" << arg.getArgNumber() << " of '" << entry.getName()
+      << "' indexes dimension " << dim << " of " << indexed << " ("
+      << shaped.getDimSize(dim) << " elements) with values up to " << bound - 1
+      << ": the step would read out of bounds";
+  // At the argument when it has a place in the file (the importer's are
+  // named, `loc("idx")`), else at the function.
+  Location argLoc = arg.getLoc();
+  if (!argLoc->findInstanceOf<FileLineColLoc>())
+    argLoc = entry.getLoc();
+  diag.attachNote(argLoc) << "argument #" << arg.getArgNumber()
+                          << " is drawn from [0, " << bound << ") ("
+                          << (spec.high ? "its '" + kHighAttrName.str() + "'"
+                                        : std::string("integers without '") +
+                                              kHighAttrName.str() + "'")
+                          << "); give it a 'remat.high' of at most "
+                          << shaped.getDimSize(dim);
   return failure();
 }
 

@@ -7,8 +7,8 @@
 // table (the importer now refuses that bound): refused, where the garbage
 // loss used to come out with exit 0.
 // RUN: not remat-run %S/Inputs/emb-idx50.mlir --print-results 2>&1 | FileCheck %s --check-prefix=EMB
-// EMB: emb-idx50.mlir:{{[0-9]+}}:{{[0-9]+}}: error: argument #3 of 'emb' indexes dimension 0 of tensor<10x4xf32> (10 elements) with values up to 49: the step would read out of bounds
-// EMB: note: argument #3 is drawn from [0, 50) (its 'remat.high'); give it a 'remat.high' of at most 10
+// EMB: emb-idx50.mlir:{{[0-9]+}}:{{[0-9]+}}: error: argument #3 of 'emb' indexes dimension 0 of 'tensor<10x4xf32>' (10 elements) with values up to 49: the step would read out of bounds
+// EMB: emb-idx50.mlir:5:{{[0-9]+}}: note: argument #3 is drawn from [0, 50) (its 'remat.high'); give it a 'remat.high' of at most 10
 // EMB: remat-run: error: 'emb' would index out of bounds with its inputs (see the diagnostics above)
 // EMB-NOT: loss
 //
@@ -25,8 +25,8 @@
 
 // Without remat.high integers are drawn from [0, 4): a gather from a
 // 3-element dimension would read past it.
-// DEFAULT: remat-run-index-bounds.mlir:[[@LINE+9]]:{{[0-9]+}}: error: argument #1 of 'default_draw' indexes dimension 1 of tensor<2x3xf32> (3 elements) with values up to 3: the step would read out of bounds
-// DEFAULT: remat-run-index-bounds.mlir:[[@LINE+3]]:{{[0-9]+}}: note: argument #1 is drawn from [0, 4) (integers without 'remat.high'); give it a 'remat.high' of at most 3
+// DEFAULT: remat-run-index-bounds.mlir:[[@LINE+9]]:{{[0-9]+}}: error: argument #1 of 'default_draw' indexes dimension 1 of 'tensor<2x3xf32>' (3 elements) with values up to 3: the step would read out of bounds
+// DEFAULT: remat-run-index-bounds.mlir:[[@LINE+2]]:{{[0-9]+}}: note: argument #1 is drawn from [0, 4) (integers without 'remat.high'); give it a 'remat.high' of at most 3
 func.func @default_draw(%x: tensor<2x3xf32>,
                         %index: tensor<2x5xi32>) -> tensor<2x5xf32> {
   %e = tensor.empty() : tensor<2x5xf32>
@@ -42,7 +42,7 @@ func.func @default_draw(%x: tensor<2x3xf32>,
 
 // x[idx] as the importer lowers aten.index: negative indices wrapped
 // (select(i < 0, i + n, i)), through a reshape of the indices.
-// WRAP: error: argument #1 of 'wrapped_index' indexes dimension 0 of tensor<5x2xf32> (5 elements) with values up to 5: the step would read out of bounds
+// WRAP: error: argument #1 of 'wrapped_index' indexes dimension 0 of 'tensor<5x2xf32>' (5 elements) with values up to 5: the step would read out of bounds
 func.func @wrapped_index(%x: tensor<5x2xf32>,
                          %idx: tensor<2x2xi64> {remat.data, remat.high = 6 : i64})
     -> tensor<4x2xf32> {
