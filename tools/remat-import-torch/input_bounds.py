@@ -40,44 +40,83 @@ def _dim_size(source, dim):
     return shape[dim % len(shape)] if shape else 1
 
 
-def _arange_length(node, value):
-    """The length of an arange that `node` (eq, ne, lt, ...) compares
-    `value` with, or None."""
-    others = [a for a in node.args[:2] if a is not value]
+def _rows(args, at):
+    """aten.embedding(weight, indices)."""
+    return [(_shape(args[0])[0], "the %d rows of the embedding")] \
+        if 1 in at else []
+
+
+def _rows_backward(args, at):
+    """aten.embedding_dense_backward(grad, indices, num_weights, ...)."""
+    return [(args[2], "the %d rows of the embedding")] if 1 in at else []
+
+
+def _classes(args, at):
+    """aten.nll_loss_forward(logits, target, ...)."""
+    return [(_class_count(args[0]), "the %d classes of the loss")] \
+        if 1 in at else []
+
+
+def _classes_backward(args, at):
+    """aten.nll_loss_backward(grad, logits, target, ...)."""
+    return [(_class_count(args[1]), "the %d classes of the loss")] \
+        if 2 in at else []
+
+
+def _along_dim(args, at):
+    """aten.index_select, gather, scatter(_add)(source, dim, index, ...)."""
+    return [(_dim_size(args[0], args[1]), "dimension %d (%%d long) of the "
+             "source" % args[1])] if 2 in at else []
+
+
+def _indexing(args, value):
+    """aten.index(_put)(source, [None, .., index, ..], ...)."""
+    return [(_dim_size(args[0], p), "dimension %d (%%d long) of the "
+             "indexed tensor" % p)
+            for p, i in enumerate(args[1]) if i is value]
+
+
+def _one_hot(args, at):
+    return [(args[1], "the %d classes of one_hot")] \
+        if 0 in at and len(args) > 1 and args[1] > 0 else []
+
+
+def _compared_with_arange(args, at):
+    """eq / ne with an arange: the arange's length."""
+    others = [a for k, a in enumerate(args[:2]) if k not in at]
     if others and getattr(others[0], "op", None) == "call_function" and \
             op_name(others[0]) == "aten.arange":
-        return _shape(others[0])[0]
-    return None
+        return [(_shape(others[0])[0], "an arange of length %d")]
+    return []
+
+
+# aten op -> its readers: fn(args, positions of the value) -> [(size, what
+# it indexes, '%d' for the size)].
+READERS = {
+    "aten.embedding": _rows,
+    "aten.embedding_dense_backward": _rows_backward,
+    "aten.nll_loss_forward": _classes,
+    "aten.nll_loss2d_forward": _classes,
+    "aten.nll_loss_backward": _classes_backward,
+    "aten.nll_loss2d_backward": _classes_backward,
+    "aten.index_select": _along_dim,
+    "aten.gather": _along_dim,
+    "aten.scatter": _along_dim,
+    "aten.scatter_add": _along_dim,
+    "aten.one_hot": _one_hot,
+    "aten.eq": _compared_with_arange,
+    "aten.ne": _compared_with_arange,
+}
 
 
 def _readers(node, value):
-    """[(size, what)] of the indexing `node` does with `value`: the size of
-    what it indexes, and what that is ('%d' for the size)."""
+    """[(size, what)] of the indexing `node` does with `value`."""
     name, args = op_name(node), node.args
-    pos = [k for k, a in enumerate(args) if a is value]
-    if name == "aten.embedding" and 1 in pos:
-        return [(_shape(args[0])[0], "the %d rows of the embedding")]
-    if name == "aten.embedding_dense_backward" and 1 in pos:
-        return [(args[2], "the %d rows of the embedding")]
-    if name in ("aten.nll_loss_forward", "aten.nll_loss2d_forward") and 1 in pos:
-        return [(_class_count(args[0]), "the %d classes of the loss")]
-    if name in ("aten.nll_loss_backward", "aten.nll_loss2d_backward") and 2 in pos:
-        return [(_class_count(args[1]), "the %d classes of the loss")]
-    if name in ("aten.index_select", "aten.gather", "aten.scatter",
-                "aten.scatter_add") and 2 in pos:
-        return [(_dim_size(args[0], args[1]), "dimension %d (%%d long) of %s"
-                 % (args[1], name))]
-    if name in ("aten.index", "aten.index_put") and len(args) > 1:
-        return [(_dim_size(args[0], p), "dimension %d (%%d long) of %s"
-                 % (p, name))
-                for p, i in enumerate(args[1]) if i is value]
-    if name == "aten.one_hot" and 0 in pos and len(args) > 1 and args[1] > 0:
-        return [(args[1], "the %d classes of one_hot")]
-    if name in ("aten.eq", "aten.ne"):
-        n = _arange_length(node, value)
-        return [(n, "an arange of length %d")] \
-            if n is not None else []
-    return []
+    if name in ("aten.index", "aten.index_put"):
+        return _indexing(args, value)
+    reader = READERS.get(name)
+    return reader(args, [k for k, a in enumerate(args) if a is value]) \
+        if reader else []
 
 
 def derived_bound(placeholder):

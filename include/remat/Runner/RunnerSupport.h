@@ -105,9 +105,10 @@ uint64_t randomBits(unsigned arg, int64_t i);
 
 /// The documented deterministic input: element `i` (row-major) of argument
 /// `arg` is sin(0.1 * i + arg) * 0.5 for floats, (i + arg) mod 4 for
-/// integers and (i + arg) mod 2 for booleans (i1, one byte each); with `spec.bernoulli = p`, 1 when randomBits(arg, i) / 2^64 < p
-/// (its top 53 bits, as a double in [0, 1)) and 0 otherwise; with
-/// `spec.high = h`, randomBits(arg, i) mod h. Scalars are element 0. Writes
+/// integers and (i + arg) mod 2 for booleans (i1, one byte each); with
+/// `spec.bernoulli = p`, 1 when randomBits(arg, i) / 2^64 < p (its top 53
+/// bits, as a double in [0, 1)) and 0 otherwise; with `spec.high = h`,
+/// randomBits(arg, i) mod h. Scalars are element 0. Writes
 /// `spec.numElements()` elements (one for scalars) to `data`.
 void fillInput(const ValueSpec &spec, unsigned arg, void *data);
 
