@@ -6,9 +6,10 @@ Takes the importer's options for what to trace (model_spec.add_arguments:
 --example-inputs, --loss, --dtype). Runs the IR written by
 `remat-import-torch --emit-mlir` (--mlir) with remat-run on remat-run's
 deterministic inputs (docs/Running.md: argument k, element i is
-sin(0.1 i + k) / 2 for floats and (i + k) mod 4 for integers: labels, token
-ids), computes the same step in PyTorch (train mode) on the same values in
-float64 (the reference) and in the step's type (--dtype: f32, f64, bf16),
+sin(0.1 i + k) / 2 for floats, (i + k) mod 4 for integers (random
+below the step's `remat.high` where it has one: labels, token ids), (i + k)
+mod 2 for booleans), computes the same step in PyTorch (train mode) on the
+same values in float64 (the reference) and in the step's type (--dtype: f32, f64, bf16),
 and compares the loss and every trainable parameter's gradient with the
 reference. Without --mlir it prints the reference only. A quantity passes
 when our error is at most rtol * scale + atol, or at most --slack (4) times
