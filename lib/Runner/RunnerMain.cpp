@@ -8,6 +8,7 @@
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/InitAllPasses.h"
+#include "remat/Runner/IndexBounds.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -139,6 +140,8 @@ llvm::Error RunnerDriver::prepare(int &argc, char **&argv) {
   if (!prepared)
     return prepared.takeError();
   ranked = std::move(*prepared);
+  if (llvm::Error error = checkIndexBounds(entry, ranked.argSpecs))
+    return error;
   eraseUnreachableFunctions(module, entry);
   return checkStorageSizes(module, options.inputFilename,
                            getPhysicalMemoryBytes());

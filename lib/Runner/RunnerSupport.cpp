@@ -43,6 +43,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 using namespace mlir;
@@ -57,6 +58,8 @@ int64_t ValueSpec::numElements() const {
 
 unsigned ValueSpec::elemBytes() const {
   switch (kind) {
+  case ElemKind::I1:
+    return 1;
   case ElemKind::BF16:
     return 2;
   case ElemKind::F32:
@@ -101,12 +104,14 @@ FailureOr<ValueSpec> remat::getValueSpec(Type type, const DataLayout &layout,
     spec.kind = ElemKind::F32;
   else if (elementType.isF64())
     spec.kind = ElemKind::F64;
+  else if (elementType.isSignlessInteger(1))
+    spec.kind = ElemKind::I1;
   else if (elementType.isSignlessInteger(32))
     spec.kind = ElemKind::I32;
   else if (elementType.isSignlessInteger(64))
     spec.kind = ElemKind::I64;
   else {
-    reason = "element type must be bf16, f32, f64, i32 or i64";
+    reason = "element type must be bf16, f32, f64, i1, i32 or i64";
     return failure();
   }
   // The storage model saturates instead of wrapping: a value this large
@@ -220,11 +225,18 @@ uint64_t remat::randomBits(unsigned arg, int64_t i) {
   return z ^ (z >> 31);
 }
 
+/// The range of integer inputs without `remat.high` (docs/Running.md).
+static constexpr int64_t kDefaultInputBound = 4;
+
+int64_t remat::getInputBound(const ValueSpec &spec) {
+  return spec.high.value_or(kDefaultInputBound);
+}
+
 void remat::fillInput(const ValueSpec &spec, unsigned arg, void *data) {
   int64_t n = spec.isMemRef ? spec.numElements() : 1;
   for (int64_t i = 0; i < n; ++i) {
     double f = std::sin(0.1 * static_cast<double>(i) + arg) * 0.5;
-    int64_t k = (i + arg) % 4;
+    int64_t k = (i + arg) % kDefaultInputBound;
     if (spec.bernoulli)
       f = std::ldexp(static_cast<double>(randomBits(arg, i) >> 11), -53) <
                   *spec.bernoulli
@@ -242,6 +254,9 @@ void remat::fillInput(const ValueSpec &spec, unsigned arg, void *data) {
       break;
     case ElemKind::F64:
       static_cast<double *>(data)[i] = f;
+      break;
+    case ElemKind::I1:
+      static_cast<uint8_t *>(data)[i] = static_cast<uint8_t>(k & 1);
       break;
     case ElemKind::I32:
       static_cast<int32_t *>(data)[i] = static_cast<int32_t>(k);
@@ -421,6 +436,8 @@ static double loadAsDouble(ElemKind kind, const char *p) {
     return load<float>(p);
   case ElemKind::F64:
     return load<double>(p);
+  case ElemKind::I1:
+    return static_cast<unsigned char>(*p) & 1;
   case ElemKind::I32:
     return load<int32_t>(p);
   case ElemKind::I64:
@@ -590,6 +607,19 @@ llvm::Expected<std::unique_ptr<RunnerInput>> RunnerInput::open(
 
 RunnerInput::~RunnerInput() = default;
 
+/// The largest `remat.high` of an integer argument of `kind`: its values
+/// [0, high) fit the type as signed integers (i1: 0 and 1).
+static int64_t getLargestHigh(ElemKind kind) {
+  switch (kind) {
+  case ElemKind::I1:
+    return 2;
+  case ElemKind::I32:
+    return int64_t(1) << 31;
+  default:
+    return std::numeric_limits<int64_t>::max();
+  }
+}
+
 /// Reads how argument `arg` of `entry` is drawn (kBernoulliAttrName,
 /// kHighAttrName) into `spec`; sets `reason` and fails on a malformed or
 /// misplaced attribute.
@@ -610,9 +640,18 @@ static LogicalResult readDrawAttributes(func::FuncOp entry, unsigned arg,
   }
   if (Attribute attr = entry.getArgAttr(arg, kHighAttrName)) {
     auto high = dyn_cast<IntegerAttr>(attr);
-    if (!high || isFloat || high.getInt() <= 0) {
+    if (!high || isFloat || !high.getType().isSignlessInteger(64) ||
+        high.getInt() <= 0) {
       reason = ("'" + kHighAttrName +
-                "' must be a positive integer on an integer argument")
+                "' must be a positive i64 on an integer argument")
+                   .str();
+      return failure();
+    }
+    if (high.getInt() > getLargestHigh(spec.kind)) {
+      reason = ("'" + kHighAttrName + "' = " + Twine(high.getInt()) +
+                " does not fit " + spec.typeString +
+                ": its values [0, high) need high <= " +
+                Twine(getLargestHigh(spec.kind)))
                    .str();
       return failure();
     }

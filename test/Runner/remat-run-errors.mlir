@@ -20,10 +20,10 @@
 // DYN: remat-run: error: unsupported type tensor<?xf32> of argument #1 of 'dynamic': dynamic shapes are not supported (remat-run builds inputs from static shapes)
 
 // RUN: not remat-run %s --entry=half 2>&1 | FileCheck %s --check-prefix=HALF
-// HALF: remat-run: error: unsupported type tensor<4xf16> of argument #0 of 'half': element type must be bf16, f32, f64, i32 or i64
+// HALF: remat-run: error: unsupported type tensor<4xf16> of argument #0 of 'half': element type must be bf16, f32, f64, i1, i32 or i64
 
 // RUN: not remat-run %s --entry=index_result 2>&1 | FileCheck %s --check-prefix=INDEX
-// INDEX: remat-run: error: unsupported type index of result #0 of 'index_result': element type must be bf16, f32, f64, i32 or i64
+// INDEX: remat-run: error: unsupported type index of result #0 of 'index_result': element type must be bf16, f32, f64, i1, i32 or i64
 
 // RUN: not remat-run %s --entry=unranked 2>&1 | FileCheck %s --check-prefix=UNRANKED
 // UNRANKED: remat-run: error: unsupported type tensor<*xf32> of argument #0 of 'unranked': only ranked tensors and memrefs are supported

@@ -6,9 +6,10 @@ Takes the importer's options for what to trace (model_spec.add_arguments:
 --example-inputs, --loss, --dtype). Runs the IR written by
 `remat-import-torch --emit-mlir` (--mlir) with remat-run on remat-run's
 deterministic inputs (docs/Running.md: argument k, element i is
-sin(0.1 i + k) / 2 for floats and (i + k) mod 4 for integers: labels, token
-ids), computes the same step in PyTorch (train mode) on the same values in
-float64 (the reference) and in the step's type (--dtype: f32, f64, bf16),
+sin(0.1 i + k) / 2 for floats, (i + k) mod 4 for integers (random
+below the step's `remat.high` where it has one: labels, token ids), (i + k)
+mod 2 for booleans), computes the same step in PyTorch (train mode) on the
+same values in float64 (the reference) and in the step's type (--dtype: f32, f64, bf16),
 and compares the loss and every trainable parameter's gradient with the
 reference. Without --mlir it prints the reference only. A quantity passes
 when our error is at most rtol * scale + atol, or at most --slack (4) times
@@ -43,6 +44,7 @@ PASS' or 'numerics FAIL'.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -75,7 +77,8 @@ def random_bits(k, n):
 def remat_run_value(k, shape, dtype, perturb=0.0, high=None, bernoulli=None):
     """remat-run's input k; floats times (1 + perturb cos(i)) if asked;
     with `high` (remat.high) integers in [0, high), with `bernoulli`
-    (remat.bernoulli) a 0/1 mask of that probability of a 1."""
+    (remat.bernoulli) a 0/1 mask of that probability of a 1; booleans
+    (i + k) mod 2."""
     n = 1
     for d in shape:
         n *= d
@@ -88,6 +91,8 @@ def remat_run_value(k, shape, dtype, perturb=0.0, high=None, bernoulli=None):
         if perturb:
             v = v * (1 + perturb * torch.cos(i))
         v = v.to(dtype)
+    elif dtype == torch.bool:
+        v = (torch.arange(n) + k) % 2 == 1
     elif high is not None:
         v = torch.from_numpy((random_bits(k, n) % numpy.uint64(high)).astype(numpy.int64))
         v = v.to(dtype)
@@ -115,15 +120,9 @@ def buffer_values(model, first, spec_dtype, dtype):
 def data_values(spec, first, dtype, perturb):
     """The step's data arguments (spec.inputs: forward's inputs, then the
     labels) as remat-run gives them from argument `first` on, float ones
-    converted to `dtype`. Raises ImportError_ for an input remat-run's
-    values do not fit: booleans, integers bounded below 4 (token ids of a
-    vocabulary smaller than remat-run's range)."""
+    converted to `dtype`."""
     values = []
     for k, i in enumerate(spec.inputs, first):
-        if i.dtype == torch.bool:
-            raise torch_trace.ImportError_(
-                "input '%s' is bool: remat-run gives no boolean inputs"
-                % i.name)
         if i.dtype.is_floating_point:
             values.append(remat_run_value(k, i.shape, i.dtype, perturb)
                           .to(dtype))
@@ -317,6 +316,7 @@ def reference(args):
     PyTorch's own is its step in the step's type, or with --perturb its
     float64 step on inputs perturbed at rounding level."""
     spec = model_spec.ModelSpec.create(args)
+    bound_integer_inputs(spec, args.mlir)
     first_state = first_state_of(spec)
     expected, labels = torch_step(spec, torch.float64, args)
     other = model_spec.DTYPE_NAMES[spec.dtype]
@@ -331,6 +331,26 @@ def reference(args):
                 "PyTorch's own %s step fails, so there is no error of "
                 "PyTorch's to compare ours with: %s" % (other, err))
     return labels, expected, theirs, other, first_state
+
+
+def bound_integer_inputs(spec, mlir=None):
+    """Gives spec's integer inputs the bounds remat-run draws them below:
+    the `remat.high` of the step `mlir` (the data arguments, first the
+    inputs, then the dropout masks), or without it the bounds the importer
+    gives (input_bounds.py: the step is traced as for --emit-mlir)."""
+    if all(i.dtype.is_floating_point or i.dtype == torch.bool
+           for i in spec.inputs):
+        return
+    if mlir is None:
+        torch_trace.trace(spec, decompose=True, for_mlir=True)
+        return
+    with open(mlir) as f:
+        sig = read_signatures(f.read())[0]
+    data = [a for a in sig.arg_attributes if "remat.data" in a and
+            "remat.bernoulli" not in a]
+    for i, attrs in zip(spec.inputs, data):
+        high = re.search(r"remat\.high = (\d+)", attrs)
+        i.high = int(high.group(1)) if high else None
 
 
 def first_state_of(spec):

@@ -724,13 +724,14 @@ def tokens(text):
 
 class Signature:
     """A func.func's name, visibility (`private`), arguments [(name
-    without %, type text)], result types, and where it is: `start` at
-    `func.func`, its body from `body_start` (just after `{`) to `body_end`
-    (at the closing `}`)."""
+    without %, type text)], the tokens after each argument's type (its
+    attribute dictionary and location) as text, result types, and where
+    it is: `start` at `func.func`, its body from `body_start` (just after
+    `{`) to `body_end` (at the closing `}`)."""
 
     def __init__(self, name, start):
         self.name, self.start, self.private = name, start, False
-        self.args, self.results = [], []
+        self.args, self.arg_attributes, self.results = [], [], []
         self.body_start = self.body_end = None
 
 
@@ -760,7 +761,9 @@ def _signature(toks, i):
     sig = Signature(toks[i].text[1:], start)
     sig.private = any(t.text == "private" for t in toks[j:i])
     args, i = _group(toks, i + 1, ")")
-    sig.args = [(a[0].text[1:], a[2].text) for a in args if len(a) > 2 and a[1].text == ":"]
+    args = [a for a in args if len(a) > 2 and a[1].text == ":"]
+    sig.args = [(a[0].text[1:], a[2].text) for a in args]
+    sig.arg_attributes = [" ".join(t.text for t in a[3:]) for a in args]
     # A declaration may end the text: past the last token reads as "".
     text = lambda k: toks[k].text if k < len(toks) else ""
     if text(i) == "->":

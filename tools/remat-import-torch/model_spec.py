@@ -18,7 +18,8 @@ The importer and check-numerics build one from the same options
 Every input is an `InputSpec`. The step's data arguments are the inputs in
 the order given, then the labels of a named loss. Tracing needs shapes and
 dtypes only; `high` bounds the values of an integer input (token ids) for
-whoever gives it values (check-numerics).
+whoever gives it values (remat-run's `remat.high`, check-numerics); tracing
+derives it from what reads the input (input_bounds.py).
 """
 
 import argparse
@@ -39,6 +40,8 @@ DTYPES = {"f32": torch.float32, "f64": torch.float64,
           "bf16": torch.bfloat16, "i32": torch.int32, "i64": torch.int64,
           "bool": torch.bool}
 DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
+# The largest bound of an integer input: its values [0, HIGH) fit the type.
+LARGEST_HIGH = {"i32": 2 ** 31, "i64": 2 ** 63 - 1}
 
 
 class InputSpec:
@@ -87,6 +90,10 @@ def parse_input(text):
             "expected NAME=DIMS[:DTYPE[:HIGH]] (e.g. idx=4x1024:i64:50257; "
             "DTYPE one of %s, HIGH for integers), got '%s'"
             % (", ".join(DTYPES), text))
+    if high is not None and high > LARGEST_HIGH[dtype]:
+        raise argparse.ArgumentTypeError(
+            "input '%s': bound %d does not fit %s (values [0, HIGH) need "
+            "HIGH <= %d)" % (name or text, high, dtype, LARGEST_HIGH[dtype]))
     return name, shape, dtype, high
 
 
@@ -342,19 +349,12 @@ def _forward_parameters(model):
             [q.name for q in params if q.default is inspect.Parameter.empty])
 
 
-def _embedding_bound(model):
-    """The default bound of integer inputs: the smallest vocabulary among
-    the model's nn.Embedding modules (None without one)."""
-    sizes = [m.num_embeddings for m in model.modules()
-             if isinstance(m, torch.nn.Embedding)]
-    return min(sizes) if sizes else None
-
-
 def _command_line_inputs(items, model, dtype):
     """InputSpecs of the --input options; a NAME left out is forward's
-    parameter at that position, a float DTYPE left out is --dtype's."""
+    parameter at that position, a float DTYPE left out is --dtype's. An
+    integer input without a bound gets the bound of what reads it when the
+    step is traced (input_bounds.py)."""
     names, _ = _forward_parameters(model)
-    bound = _embedding_bound(model)
     inputs = []
     for k, (name, shape, dt, high) in enumerate(items):
         if name is None:
@@ -364,8 +364,6 @@ def _command_line_inputs(items, model, dtype):
                                        k + 1, len(names), ", ".join(names)))
             name = names[k]
         t = DTYPES[dt] if dt else dtype
-        if high is None and not t.is_floating_point and t != torch.bool:
-            high = bound
         role = "forward" if name in names else "loss"
         inputs.append(InputSpec(name, shape, t, role, high))
     return inputs

@@ -321,7 +321,10 @@ def trace(spec, decompose=False, for_mlir=False, decompositions=None):
     updated = functionalize_buffer_updates(gm, len(pnames), bnames)
     gm.graph.eliminate_dead_code()
     _erase_unused_tangents(gm, len(pnames) + len(bnames) + len(spec.inputs))
-    return Joint(gm, pnames, bnames, spec.inputs, updated)
+    joint = Joint(gm, pnames, bnames, spec.inputs, updated)
+    import input_bounds  # it reads this module's op names
+    input_bounds.bound_inputs(joint)
+    return joint
 
 
 def _decompositions(decompose, for_mlir, extra):

@@ -49,7 +49,7 @@ class SourceMgrDiagnosticHandler;
 namespace remat {
 
 /// Scalar element kinds the runners can build and read.
-enum class ElemKind { BF16, F32, F64, I32, I64 };
+enum class ElemKind { BF16, F32, F64, I1, I32, I64 };
 
 /// How one argument or result of the entry is passed: a scalar, or a ranked
 /// static memref (tensors become identity-layout memrefs when bufferized).
@@ -97,15 +97,20 @@ mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name,
 inline constexpr llvm::StringLiteral kBernoulliAttrName = "remat.bernoulli";
 inline constexpr llvm::StringLiteral kHighAttrName = "remat.high";
 
+/// The integers an integer argument described by `spec` is drawn from (see
+/// fillInput) lie in [0, getInputBound(spec)): `spec.high`, else 4.
+int64_t getInputBound(const ValueSpec &spec);
+
 /// Element `i` of the documented pseudo-random stream of argument `arg`:
 /// the first output of SplitMix64 seeded with `arg * 2^32 + i`.
 uint64_t randomBits(unsigned arg, int64_t i);
 
 /// The documented deterministic input: element `i` (row-major) of argument
-/// `arg` is sin(0.1 * i + arg) * 0.5 for floats and (i + arg) mod 4 for
-/// integers; with `spec.bernoulli = p`, 1 when randomBits(arg, i) / 2^64 < p
-/// (its top 53 bits, as a double in [0, 1)) and 0 otherwise; with
-/// `spec.high = h`, randomBits(arg, i) mod h. Scalars are element 0. Writes
+/// `arg` is sin(0.1 * i + arg) * 0.5 for floats, (i + arg) mod 4 for
+/// integers and (i + arg) mod 2 for booleans (i1, one byte each); with
+/// `spec.bernoulli = p`, 1 when randomBits(arg, i) / 2^64 < p (its top 53
+/// bits, as a double in [0, 1)) and 0 otherwise; with `spec.high = h`,
+/// randomBits(arg, i) mod h. Scalars are element 0. Writes
 /// `spec.numElements()` elements (one for scalars) to `data`.
 void fillInput(const ValueSpec &spec, unsigned arg, void *data);
 
