@@ -235,7 +235,6 @@ void MemoryAnalysis::analyse() {
   if (failed(addResultBuffers()))
     return;
   extendTensorLiveness();
-  extendSharedDestinations();
   if (llvm::any_of(buffers, [](const BufferLiveRange &buffer) {
         return buffer.kind == BufferLiveRange::Kind::Allocation;
       }))
@@ -306,11 +305,10 @@ std::optional<int64_t> MemoryAnalysis::getAllocationBytes(OpResult result) {
   Operation *op = result.getOwner();
   std::optional<int64_t> bytes = getCostBytes(op, result.getResultNumber());
   if (!bytes)
-    bytes =
-        getStorageBytes(result.getType(), op,
-                        options.dynamicSizeHint > 0
-                            ? std::optional<int64_t>(options.dynamicSizeHint)
-                            : std::nullopt);
+    bytes = getStorageBytes(result.getType(), op,
+                            options.dynamicSizeHint > 0
+                                ? std::optional<int64_t>(options.dynamicSizeHint)
+                                : std::nullopt);
   if (!bytes) {
     fail(op, llvm::formatv("allocates {0}, which has no static size: the "
                            "memory analysis needs static shapes, a "
@@ -386,45 +384,6 @@ void MemoryAnalysis::extendTensorLiveness() {
         continue;
       for (Operation *user : result.getUsers())
         buffer.end = std::max(buffer.end, topIndex(user));
-    }
-  }
-}
-
-/// The tensor buffers of the results that top-level destination-style ops
-/// write into `empty`, in program order.
-SmallVector<unsigned> MemoryAnalysis::getTopLevelWriters(Operation *empty) {
-  SmallVector<unsigned> writers;
-  for (OpOperand &use : empty->getUses()) {
-    auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
-    if (!dps || !indexOf.contains(dps) || !dps.isDpsInit(&use))
-      continue;
-    auto it = storageOf.find(dps.getTiedOpResult(&use));
-    if (it != storageOf.end() &&
-        buffers[it->second].kind == BufferLiveRange::Kind::Tensor)
-      writers.push_back(it->second);
-  }
-  llvm::stable_sort(writers, [&](unsigned a, unsigned b) {
-    return buffers[a].begin < buffers[b].begin;
-  });
-  return writers;
-}
-
-/// A top-level tensor.empty that several top-level ops write into (as
-/// torch-mlir emits): one-shot bufferization allocates one buffer for it,
-/// which every writer that finds it free writes in place, so the buffer is
-/// live from the first writer to the last. Each writer's result then counts
-/// at least until the next writer, which never counts less than that
-/// buffer. (remat-split-shared-empty gives each writer its own empty, which
-/// the model counts exactly; the pipelines run it first.)
-void MemoryAnalysis::extendSharedDestinations() {
-  for (Operation *top : ops) {
-    if (!isa<tensor::EmptyOp>(top) || top->hasOneUse())
-      continue;
-    SmallVector<unsigned> writers = getTopLevelWriters(top);
-    for (auto [current, next] : llvm::zip(writers, llvm::drop_begin(writers))) {
-      BufferLiveRange &buffer = buffers[current];
-      if (buffers[next].begin > buffer.begin)
-        buffer.end = std::max(buffer.end, buffers[next].begin - 1);
     }
   }
 }

@@ -95,10 +95,7 @@ struct BufferLiveRange {
 ///
 /// Tensor IR: a tensor result owns `remat.cost` bytes and lives from its
 /// definition to its last use; a view (0 bytes) keeps its source's storage
-/// live until the view's last use; returned values live to the end. The
-/// result of an op writing into a top-level `tensor.empty` that later ops
-/// write into too lives at least until the next of them: bufferization
-/// makes them one buffer (remat-split-shared-empty splits such empties).
+/// live until the view's last use; returned values live to the end.
 /// Bufferized IR: an allocation lives from its op to the op that certainly
 /// frees it (`memref.dealloc`, `bufferization.dealloc` with a constant true
 /// condition, a dealloc under `scf.if %true`; the freed memref is traced to
@@ -201,8 +198,6 @@ private:
   void addArgumentBuffers(mlir::Block &block);
   mlir::LogicalResult addResultBuffers();
   void extendTensorLiveness();
-  void extendSharedDestinations();
-  llvm::SmallVector<unsigned> getTopLevelWriters(mlir::Operation *empty);
   void applyDeallocations(mlir::Block &block);
   void buildTimeline();
 
