@@ -55,6 +55,12 @@ void remat::buildRematBufferizePipeline(
   RematStripBarriersOptions strip;
   strip.stripAttributes = true;
   pm.addPass(createRematStripBarriers(strip));
+  // One tensor.empty per writer, as the input has it: a shared one would be
+  // one buffer live from its first writer to its last, which the memory
+  // model does not count. (Before the decompositions below, which share
+  // one on purpose: each writer there reads the previous one's result, so
+  // bufferization writes in place.)
+  pm.addPass(createRematSplitSharedEmpty());
   // convert-linalg-to-loops cannot lower aggregated ops (linalg.softmax):
   // decompose them into linalg.generic ops while still on tensors.
   pm.addPass(createRematDecomposeAggregatedOps());
@@ -72,9 +78,6 @@ void remat::buildRematBufferizePipeline(
   RematFinishShardToMPIOptions finish;
   finish.mpiImplementation = options.mpiImplementation;
   pm.addPass(createRematFinishShardToMPI(finish));
-  // One tensor.empty per writer: a shared one would be one buffer live from
-  // its first writer to its last, which the memory model does not count.
-  pm.addPass(createRematSplitSharedEmpty());
   // Tensors -> buffers. Identity layouts at function boundaries keep the
   // entry's signature plain memrefs (what remat-run builds descriptors for).
   bufferization::OneShotBufferizePassOptions bufferizeOptions;

@@ -94,9 +94,9 @@ struct RematLowerToCPUPipelineOptions
 };
 
 /// Adds the CPU lowering pipeline to `pm` (anchored on builtin.module):
-///   remat-strip-barriers -> remat-decompose-aggregated-ops
+///   remat-strip-barriers -> remat-split-shared-empty
+///   -> remat-decompose-aggregated-ops
 ///   -> convert-shard-to-mpi -> remat-finish-shard-to-mpi
-///   -> remat-split-shared-empty
 ///   -> one-shot-bufferize (function boundaries, identity layouts)
 ///   -> buffer-deallocation-pipeline -> remat-free-after-last-use
 ///   -> convert-bufferization-to-memref -> remat-plan-arena (with `arena`)
@@ -111,9 +111,9 @@ void buildRematLowerToCPUPipeline(
 
 /// Adds the first half of the CPU pipeline, which yields the bufferized IR
 /// that actually runs (what the memory analysis should see):
-///   remat-strip-barriers -> remat-decompose-aggregated-ops
-///   -> convert-shard-to-mpi -> remat-finish-shard-to-mpi
-///   -> remat-split-shared-empty -> one-shot-bufferize
+///   remat-strip-barriers -> remat-split-shared-empty
+///   -> remat-decompose-aggregated-ops
+///   -> convert-shard-to-mpi -> remat-finish-shard-to-mpi -> one-shot-bufferize
 ///   -> buffer-deallocation-pipeline -> remat-free-after-last-use
 ///   -> convert-bufferization-to-memref
 ///   -> remat-plan-arena (with `arena`).
