@@ -548,7 +548,9 @@ def RematPlanArena : Pass<"remat-plan-arena", "::mlir::ModuleOp"> {
     every plan is checked). Deallocations of those buffers disappear; the
     arena is freed before the return, unless results live in it. The
     arena's size goes on the function as `remat.arena_bytes`, and a remark
-    reports it with its lower bound.
+    reports it with its lower bound. A function where it places no buffer
+    (tensor IR, or every buffer left out) gets no `remat.arena_bytes`: the
+    runners take the attribute for an arena that runs.
 
     ```mlir
     %a = memref.alloc() : memref<16xf32>
