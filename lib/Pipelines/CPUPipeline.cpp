@@ -11,14 +11,17 @@
 //
 //  * elementwise arith/math ops on tensors become linalg.generic ops, which
 //    bufferize (upstream convert-elementwise-to-linalg);
+//  * remat-split-shared-empty gives each writer of a shared tensor.empty its
+//    own, so that each gets its own buffer, as the model counts;
 //  * one-shot-bufferize with function boundaries and identity layouts: every
 //    tensor result that cannot be written in place becomes one memref.alloc
 //    of exactly its byte size (buffer-alignment=0 adds no padding);
 //  * the ownership-based deallocation pipeline frees every buffer that does
 //    not escape, but at the end of its block;
-//  * optimize-allocation-liveness then moves each dealloc right after the
-//    last use of the buffer or of a view of it -- the model's "a value dies
-//    after its last use";
+//  * remat-free-after-last-use (upstream optimize-allocation-liveness, which
+//    fails on calls, mended) then moves each dealloc right after the last use
+//    of the buffer or of a view of it -- the model's "a value dies after its
+//    last use";
 //  * remat-plan-arena (arena=true) then places every buffer of known size in
 //    one arena at an offset planned over those live ranges; the heap then
 //    holds one allocation of the arena's size (docs/Arena.md);
@@ -52,6 +55,12 @@ void remat::buildRematBufferizePipeline(
   RematStripBarriersOptions strip;
   strip.stripAttributes = true;
   pm.addPass(createRematStripBarriers(strip));
+  // One tensor.empty per writer, as the input has it: a shared one would be
+  // one buffer live from its first writer to its last, which the memory
+  // model does not count. (Before the decompositions below, which share
+  // one on purpose: each writer there reads the previous one's result, so
+  // bufferization writes in place.)
+  pm.addPass(createRematSplitSharedEmpty());
   // convert-linalg-to-loops cannot lower aggregated ops (linalg.softmax):
   // decompose them into linalg.generic ops while still on tensors.
   pm.addPass(createRematDecomposeAggregatedOps());
@@ -81,10 +90,11 @@ void remat::buildRematBufferizePipeline(
   if (options.deallocate) {
     bufferization::buildBufferDeallocationPipeline(pm);
     // Ownership-based deallocation frees buffers at the end of their block;
-    // free them right after their last use instead.
+    // free them right after their last use instead (upstream
+    // optimize-allocation-liveness moves a free past the return when a call
+    // reads the buffer).
     if (options.earlyDealloc)
-      pm.addNestedPass<func::FuncOp>(
-          bufferization::createOptimizeAllocationLivenessPass());
+      pm.addNestedPass<func::FuncOp>(createRematFreeAfterLastUse());
   }
   pm.addPass(createConvertBufferizationToMemRefPass());
   // One arena for every buffer of known size, at planned offsets

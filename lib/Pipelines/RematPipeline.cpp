@@ -28,6 +28,10 @@ void remat::buildRematPipeline(OpPassManager &pm,
   SmallVector<std::string> functions(options.functions.begin(),
                                      options.functions.end());
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  // Each writer its own tensor.empty, as the lowering pipelines make it: a
+  // shared one is one buffer from the first writer to the last, which the
+  // model (and so the checkpoint-all baseline) would not count.
+  funcPm.addPass(createRematSplitSharedEmpty());
   RematAnnotateCostsOptions annotate;
   annotate.functions = functions;
   // Max-batch without a hint starts its search at one sample; the hint is
@@ -100,7 +104,8 @@ void remat::registerRematPipeline() {
   registerCheckedPipeline<RematPipelineOptions>(
       "remat-pipeline",
       "Plan and apply rematerialization so every selected function's peak "
-      "memory meets the budget: inline, remat-annotate-costs, "
+      "memory meets the budget: inline, remat-split-shared-empty, "
+      "remat-annotate-costs, "
       "remat-infer-phases, "
       "remat-select-checkpoints, remat-rematerialize, remat-verify-memory",
       parseRematPipelineOptions, buildRematPipeline);

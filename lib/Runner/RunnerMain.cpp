@@ -9,6 +9,7 @@
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/InitAllPasses.h"
 #include "remat/Runner/IndexBounds.h"
+#include "remat/Transforms/PlanArena.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -48,6 +49,30 @@ void remat::eraseUnreachableFunctions(ModuleOp module, func::FuncOp entry) {
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
     if (!reachable.contains(func))
       func.erase();
+}
+
+/// Makes each function's remat.arena_bytes say what it holds: the size of
+/// the arena it really holds (getHeldArenaBytes), or no attribute. A stale
+/// one (hand-written, or what remat-plan-arena wrote on tensor IR before
+/// planning nothing wrote nothing) is dropped with a warning: taken at its
+/// word, the runner lowered the function without deallocation and reported
+/// an arena that never ran.
+static void recordHeldArenas(ModuleOp module) {
+  Builder builder(module.getContext());
+  StringRef name = RematDialect::kArenaBytesAttrName;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (std::optional<int64_t> held = getHeldArenaBytes(func)) {
+      func->setAttr(name, builder.getI64IntegerAttr(*held));
+      continue;
+    }
+    if (!func->hasAttr(name))
+      continue;
+    mlir::emitWarning(func.getLoc())
+        << "ignoring " << name << " on '" << func.getSymName()
+        << "': it holds no arena (no memref.view of an i8 allocation); the "
+           "attribute is dropped";
+    func->removeAttr(name);
+  }
 }
 
 namespace {
@@ -143,16 +168,16 @@ llvm::Error RunnerDriver::prepare(int &argc, char **&argv) {
   if (llvm::Error error = checkIndexBounds(entry, ranked.argSpecs))
     return error;
   eraseUnreachableFunctions(module, entry);
+  recordHeldArenas(module);
   return checkStorageSizes(module, options.inputFilename,
                            getPhysicalMemoryBytes());
 }
 
 llvm::Error RunnerDriver::lower() {
   ModuleOp module = input->getModule();
-  return lowerModule(module, options.pipeline, options.inputFilename,
-                     [&](PassManager &pm) {
-                       config.buildDefaultPipeline(pm, module);
-                     });
+  return lowerModule(
+      module, options.pipeline, options.inputFilename,
+      [&](PassManager &pm) { config.buildDefaultPipeline(pm, module); });
 }
 
 llvm::Expected<JITEntry> RunnerDriver::compile() {
@@ -189,7 +214,8 @@ llvm::Error RunnerDriver::runAndReport(JITEntry &jit, double compileMs) {
   RunContext context{jit, ranked, *session, options, arenaBytes};
   if (llvm::Error error = config.runEntry(context, report))
     return error;
-  report.addFigure({"compile_ms", llvm::formatv("{0:F1}", compileMs).str(),
+  report.addFigure({"compile_ms",
+                    llvm::formatv("{0:F1}", compileMs).str(),
                     {{"compile_ms", compileMs}}});
   return printRunReport(*session, report, options.emitJson);
 }

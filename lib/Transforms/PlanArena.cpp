@@ -474,14 +474,31 @@ FailureOr<ArenaSummary> ArenaPlanner::run() {
     return failure();
   if (options.remarks)
     report(summary);
-  if (!planned.empty())
-    rewrite(*arena);
+  // Planning nothing writes nothing: a runner takes remat.arena_bytes for
+  // an arena that runs.
+  if (planned.empty())
+    return summary;
+  rewrite(*arena);
   Builder builder(func.getContext());
   func->setAttr(RematDialect::kArenaBytesAttrName,
                 builder.getI64IntegerAttr(summary.arenaBytes));
   // The arena it records replaces the one it was to meet.
   func->removeAttr(RematDialect::kPlannedArenaAttrName);
   return summary;
+}
+
+std::optional<int64_t> remat::getHeldArenaBytes(func::FuncOp func) {
+  if (func.isExternal())
+    return std::nullopt;
+  for (auto alloc : func.getBody().front().getOps<memref::AllocOp>()) {
+    MemRefType type = alloc.getType();
+    if (type.getRank() != 1 || !type.hasStaticShape() ||
+        !type.getElementType().isInteger(8))
+      continue;
+    if (llvm::any_of(alloc->getUsers(), llvm::IsaPred<memref::ViewOp>))
+      return type.getNumElements();
+  }
+  return std::nullopt;
 }
 
 FailureOr<ArenaSummary>

@@ -30,10 +30,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Pipelines/Pipelines.h"
 #include "remat/Runner/RunnerMain.h"
 #include "remat/Runtime/AllocTracker.h"
+#include "remat/Transforms/PlanArena.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -76,10 +76,12 @@ void buildCPUPipeline(PassManager &pm, ModuleOp module) {
   // that a view at a nonzero offset shares the arena's allocation.
   bool hasDeallocs = false;
   module.walk([&](memref::DeallocOp) { hasDeallocs = true; });
-  bool hasArena = false;
-  module.walk([&](func::FuncOp func) {
-    hasArena |= func->hasAttr(RematDialect::kArenaBytesAttrName);
-  });
+  // What the IR holds decides, not remat.arena_bytes alone (a stale one is
+  // dropped before lowering: recordHeldArenas in RunnerMain.cpp).
+  bool hasArena =
+      llvm::any_of(module.getOps<func::FuncOp>(), [](func::FuncOp func) {
+        return getHeldArenaBytes(func).has_value();
+      });
   if (hasDeallocs || hasArena)
     cpuOptions.deallocate = false;
   if (hasArena)
@@ -214,13 +216,13 @@ llvm::Error runOnCPU(const RunContext &context, RunReport &report) {
   int64_t rssGrowth = -1;
   for (const RunStats<RematAllocStats> &r : measured->runs)
     rssGrowth = std::max(rssGrowth, r.rssGrowthBytes);
-  report.addFigure(
-      {"rss_growth_bytes",
-       rssGrowth < 0 ? "unknown (/proc not readable)"
-                     : std::to_string(rssGrowth) +
-                           " (the process's peak resident set, most of the "
-                           "runs)",
-       {{"rss_growth_bytes", rssGrowth}}});
+  report.addFigure({"rss_growth_bytes",
+                    rssGrowth < 0
+                        ? "unknown (/proc not readable)"
+                        : std::to_string(rssGrowth) +
+                              " (the process's peak resident set, most of the "
+                              "runs)",
+                    {{"rss_growth_bytes", rssGrowth}}});
   addAllocationFigures(report, worst, measured->inputBytes,
                        "(allocated by remat-run, not counted)");
   addRunTimes<RematAllocStats>(report, measured->runs,

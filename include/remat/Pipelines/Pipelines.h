@@ -45,8 +45,8 @@ struct RematLowerToCPUPipelineOptions
   PassOptions::Option<bool> earlyDealloc{
       *this, "early-dealloc",
       llvm::cl::desc("Move each deallocation right after the last use of its "
-                     "buffer or of any view of it (upstream "
-                     "optimize-allocation-liveness). Without it buffers are "
+                     "buffer or of any view of it "
+                     "(remat-free-after-last-use). Without it buffers are "
                      "freed at the end of their block."),
       llvm::cl::init(true)};
   PassOptions::Option<uint64_t> bufferAlignment{
@@ -94,10 +94,11 @@ struct RematLowerToCPUPipelineOptions
 };
 
 /// Adds the CPU lowering pipeline to `pm` (anchored on builtin.module):
-///   remat-strip-barriers -> remat-decompose-aggregated-ops
+///   remat-strip-barriers -> remat-split-shared-empty
+///   -> remat-decompose-aggregated-ops
 ///   -> convert-shard-to-mpi -> remat-finish-shard-to-mpi
 ///   -> one-shot-bufferize (function boundaries, identity layouts)
-///   -> buffer-deallocation-pipeline -> optimize-allocation-liveness
+///   -> buffer-deallocation-pipeline -> remat-free-after-last-use
 ///   -> convert-bufferization-to-memref -> remat-plan-arena (with `arena`)
 ///   -> convert-linalg-to-loops
 ///   -> convert-scf-to-cf -> expand-strided-metadata -> lower-affine
@@ -110,10 +111,11 @@ void buildRematLowerToCPUPipeline(
 
 /// Adds the first half of the CPU pipeline, which yields the bufferized IR
 /// that actually runs (what the memory analysis should see):
-///   remat-strip-barriers -> remat-decompose-aggregated-ops
-///   -> convert-shard-to-mpi -> remat-finish-shard-to-mpi
-///   -> one-shot-bufferize -> buffer-deallocation-pipeline
-///   -> optimize-allocation-liveness -> convert-bufferization-to-memref
+///   remat-strip-barriers -> remat-split-shared-empty
+///   -> remat-decompose-aggregated-ops
+///   -> convert-shard-to-mpi -> remat-finish-shard-to-mpi -> one-shot-bufferize
+///   -> buffer-deallocation-pipeline -> remat-free-after-last-use
+///   -> convert-bufferization-to-memref
 ///   -> remat-plan-arena (with `arena`).
 /// Only `deallocate`, `early-dealloc`, `buffer-alignment`, the `arena`
 /// options and `mpi-implementation` apply.
@@ -268,12 +270,13 @@ struct RematPipelineOptions
       llvm::cl::init(16)};
 };
 
-/// Adds `inline` (unless disabled), then, nested on every func.func that
-/// `functions` selects (include/remat/Transforms/FunctionFilter.h):
-/// remat-annotate-costs -> remat-infer-phases -> remat-select-checkpoints
-/// (with `schedule`, the saved schedule) -> remat-rematerialize ->
-/// remat-verify-memory. With `export-graph`, adds remat-export-graph after
-/// remat-infer-phases instead of the rest.
+/// Adds `inline` (unless disabled), then remat-split-shared-empty on every
+/// func.func, then, nested on every func.func that `functions` selects
+/// (include/remat/Transforms/FunctionFilter.h): remat-annotate-costs ->
+/// remat-infer-phases -> remat-select-checkpoints (with `schedule`, the saved
+/// schedule) -> remat-rematerialize -> remat-verify-memory. With
+/// `export-graph`, adds remat-export-graph after remat-infer-phases instead of
+/// the rest.
 void buildRematPipeline(mlir::OpPassManager &pm,
                         const RematPipelineOptions &options);
 
@@ -341,8 +344,8 @@ struct RematLowerToNVVMPipelineOptions
       llvm::cl::init(2)};
   PassOptions::Option<bool> earlyDealloc{
       *this, "early-dealloc",
-      llvm::cl::desc("Free each buffer right after its last use (upstream "
-                     "optimize-allocation-liveness), as remat's memory "
+      llvm::cl::desc("Free each buffer right after its last use "
+                     "(remat-free-after-last-use), as remat's memory "
                      "model assumes"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> arena{

@@ -29,6 +29,17 @@ namespace remat {
 /// where a decomposition fails.
 mlir::LogicalResult decomposeAggregatedOps(mlir::Operation *root);
 
+/// Gives every use of a `tensor.empty` nested in `root` that has several
+/// uses its own clone, right before the op of the empty's block holding the
+/// use, and erases the shared one (remat-split-shared-empty). Returns how
+/// many empties it split.
+unsigned splitSharedEmpties(mlir::Operation *root);
+
+/// Moves the only free of each buffer of `func` right after the last op of
+/// the buffer's block that uses it or a value that may alias it, values of
+/// scalar types aside (remat-free-after-last-use).
+void freeAfterLastUse(mlir::func::FuncOp func);
+
 #define GEN_PASS_DECL
 #include "remat/Transforms/Passes.h.inc"
 

@@ -435,6 +435,85 @@ def RematDecomposeAggregatedOps : Pass<"remat-decompose-aggregated-ops"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def RematSplitSharedEmpty : Pass<"remat-split-shared-empty"> {
+  let summary = "Give every use of a shared tensor.empty its own clone";
+  let description = [{
+    torch-mlir reuses one `tensor.empty` as the `outs` of several ops far
+    apart. One-shot bufferization allocates one buffer at the empty and lets
+    every writer that finds it free write into it: the buffer stays live
+    from the first writer to the last, across everything in between, while
+    the memory model (a result lives from its op to its last use) frees it
+    after the first writer's last use, and under-predicts the peak.
+
+    This pass gives each use of a `tensor.empty` with several uses its own
+    clone (same operands, same attributes), created right before the op of
+    the empty's block that holds the use, and erases the original; each
+    writer then gets its own buffer, allocated where it writes and freed
+    after its last use, which is what the model counts. `--remat-pipeline`,
+    `--remat-lower-to-cpu`, `--remat-bufferize` and `--remat-lower-to-nvvm`
+    run it first. An empty with one use is left alone. The values computed
+    do not change: an empty's contents are undefined, and no writer may read
+    them.
+
+    Input:
+    ```mlir
+    %e = tensor.empty() : tensor<16xf32>
+    %a = linalg.exp ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+    ...
+    %b = linalg.abs ins(%y : tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+    ```
+    Output:
+    ```mlir
+    %e = tensor.empty() : tensor<16xf32>
+    %a = linalg.exp ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+    ...
+    %e_0 = tensor.empty() : tensor<16xf32>
+    %b = linalg.abs ins(%y : tensor<16xf32>) outs(%e_0 : tensor<16xf32>) -> tensor<16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+def RematFreeAfterLastUse
+    : Pass<"remat-free-after-last-use", "::mlir::func::FuncOp"> {
+  let summary = "Move each buffer's deallocation right after its last use";
+  let description = [{
+    Upstream `optimize-allocation-liveness`, which the lowering pipelines ran
+    before, without its fault on calls: for every allocation whose only free
+    (`memref.dealloc`, any op with a free effect on it) is in the
+    allocation's block, moves that free right after the last op of the
+    block that uses the buffer, or any value `BufferViewFlowAnalysis` says
+    may alias it (views, casts, region arguments). Values of scalar types
+    (integers, indices, floats, complex numbers, vectors) hold no buffer:
+    their users do not keep it alive. Upstream counts them, and since the
+    analysis links every result of a call to every operand, the `f32` that
+    `call @f(%buf)` returns made `func.return` the buffer's last user and
+    the dealloc was moved after the terminator (invalid IR: "'func.return'
+    op must be the last operation"). A buffer whose last user is the
+    terminator keeps its free where it is.
+
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    linalg.exp ins(%x : memref<4xf32>) outs(%a : memref<4xf32>)
+    %r = call @sum(%a) : (memref<4xf32>) -> f32
+    %b = memref.alloc() : memref<4xf32>
+    ...
+    memref.dealloc %a : memref<4xf32>
+    return %r : f32
+    ```
+    becomes
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    linalg.exp ins(%x : memref<4xf32>) outs(%a : memref<4xf32>)
+    %r = call @sum(%a) : (memref<4xf32>) -> f32
+    memref.dealloc %a : memref<4xf32>
+    %b = memref.alloc() : memref<4xf32>
+    ...
+    return %r : f32
+    ```
+  }];
+}
+
 def RematVerifyMemory : Pass<"remat-verify-memory", "::mlir::func::FuncOp"> {
   let summary = "Check a function's peak memory against its budget";
   let description = [{
@@ -478,7 +557,9 @@ def RematPlanArena : Pass<"remat-plan-arena", "::mlir::ModuleOp"> {
     every plan is checked). Deallocations of those buffers disappear; the
     arena is freed before the return, unless results live in it. The
     arena's size goes on the function as `remat.arena_bytes`, and a remark
-    reports it with its lower bound.
+    reports it with its lower bound. A function where it places no buffer
+    (tensor IR, or every buffer left out) gets no `remat.arena_bytes`: the
+    runners take the attribute for an arena that runs.
 
     ```mlir
     %a = memref.alloc() : memref<16xf32>

@@ -44,13 +44,12 @@ enum class ArenaEffort {
 
 /// The `llvm::cl::values` of an ArenaEffort option.
 #define REMAT_ARENA_EFFORT_CL_VALUES                                           \
-  ::llvm::cl::values(                                                          \
-      clEnumValN(::remat::ArenaEffort::Greedy, "greedy",                       \
-                 "the best single greedy pass"),                               \
-      clEnumValN(::remat::ArenaEffort::Search, "search",                       \
-                 "greedy, then the order searches"),                           \
-      clEnumValN(::remat::ArenaEffort::Exact, "exact",                         \
-                 "greedy, search, then branch and bound"))
+  ::llvm::cl::values(clEnumValN(::remat::ArenaEffort::Greedy, "greedy",        \
+                                "the best single greedy pass"),                \
+                     clEnumValN(::remat::ArenaEffort::Search, "search",        \
+                                "greedy, then the order searches"),            \
+                     clEnumValN(::remat::ArenaEffort::Exact, "exact",          \
+                                "greedy, search, then branch and bound"))
 
 struct PlanArenaOptions {
   ArenaEffort effort = ArenaEffort::Exact;
@@ -110,6 +109,12 @@ struct ArenaSummary {
 /// unchanged (a remark says so).
 mlir::FailureOr<ArenaSummary>
 planFunctionArena(mlir::func::FuncOp func, const PlanArenaOptions &options);
+
+/// The bytes of the arena `func` really holds: a 1-D static `memref.alloc`
+/// of i8 in its entry block that `memref.view` ops carve up, as
+/// planFunctionArena makes it. nullopt when it holds none, whatever its
+/// `remat.arena_bytes` says.
+std::optional<int64_t> getHeldArenaBytes(mlir::func::FuncOp func);
 
 /// The deallocations, in the function holding `call`, of the buffers `call`
 /// returns, when every one of them frees exactly one result of `call` and
