@@ -91,7 +91,6 @@ TEST(EffectOrderTest, OrderingEdgeKeepsNothingLive) {
 TEST(EffectOrderTest, GraphJSONCarriesTheEdges) {
   Graph g = twoCallsGraph();
   std::string text = printGraphJSON(g);
-  EXPECT_NE(text.find("\"after\":[1]"), std::string::npos) << text;
   Graph parsed;
   std::string error;
   ASSERT_TRUE(parseGraphJSON(text, parsed, error)) << error;
@@ -104,9 +103,9 @@ TEST(EffectOrderTest, GraphJSONCarriesTheEdges) {
             "the structure (node kinds, dependencies, ordering edges, views, "
             "pins or outputs)");
 
-  std::string later = text;
-  later.replace(later.find("\"after\":[1]"), 11, "\"after\":[4]");
-  EXPECT_FALSE(parseGraphJSON(later, parsed, error));
+  Graph later = g;
+  later.nodes[2].after = {4};
+  EXPECT_FALSE(parseGraphJSON(printGraphJSON(later), parsed, error));
   EXPECT_NE(error.find("nodes[2].after[0]"), std::string::npos) << error;
   EXPECT_NE(error.find("ordering edge on node 4, which is not earlier"),
             std::string::npos)
@@ -121,6 +120,7 @@ TEST(EffectOrderTest, GraphJSONCarriesTheEdges) {
 TEST(EffectOrderTest, EverySolverKeepsTheOrder) {
   Graph g = twoCallsGraph();
   ASSERT_EQ(g.check(), "");
+  int feasible = 0;
   for (const SolverInfo &info : allSolvers()) {
     for (int64_t budget : {kOrderedPeak, kReorderedPeak}) {
       SolveOptions options;
@@ -130,6 +130,7 @@ TEST(EffectOrderTest, EverySolverKeepsTheOrder) {
       std::string what = info.name + " at " + std::to_string(budget);
       if (!result.feasible())
         continue;
+      ++feasible;
       Simulation sim = simulate(g, result.schedule);
       ASSERT_TRUE(sim.valid()) << what << ": " << sim.error;
       EXPECT_EQ(sim.peakBytes, kOrderedPeak) << what;
@@ -138,6 +139,8 @@ TEST(EffectOrderTest, EverySolverKeepsTheOrder) {
           << what;
     }
   }
+  // Checkpoint-all, the portfolio and most heuristics meet the ordered peak.
+  EXPECT_GE(feasible, 8);
   Graph unordered = g;
   unordered.nodes[2].after.clear();
   SolveOptions options;

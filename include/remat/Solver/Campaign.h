@@ -5,9 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // A property campaign: random training graphs (random DAGs with random
-// sizes, costs, parameters, resident bytes and `keep = always` pins), each
-// solved by every registered solver under a random objective and budget, and
-// every answer checked independently of the solver:
+// sizes, costs, parameters, resident bytes, `keep = always` pins and the
+// effect order of two pinned nodes), each solved by every registered solver
+// under a random objective and budget, and every answer checked independently
+// of the solver:
 //
 //   * a schedule said to be feasible replays in the simulator without error,
 //     with the peak and cost the solver reported, recomputes no pinned node,

@@ -163,10 +163,10 @@ private:
         !fromJSON(value, fields, path))
       return false;
     if (fields.id && fields.id->value != static_cast<int64_t>(id))
-      return errors.fail(path.field("id"),
-                         "is " + llvm::Twine(fields.id->value) +
-                             "; ids must equal positions (" + llvm::Twine(id) +
-                             ")");
+      return errors.fail(path.field("id"), "is " +
+                                               llvm::Twine(fields.id->value) +
+                                               "; ids must equal positions (" +
+                                               llvm::Twine(id) + ")");
     Node node;
     node.name = fields.name.value_or("");
     if (!readSizes(fields, path, node) || !readKind(fields, path, node) ||
@@ -242,13 +242,13 @@ private:
                         std::vector<int> &out) {
     // A json::Path refers to its parent: keep every level in a variable.
     json::Path listPath = path.field(key);
-    for (auto [k, ref] : llvm::enumerate(list.value_or(std::vector<JSONInt>()))) {
+    for (auto [k, ref] :
+         llvm::enumerate(list.value_or(std::vector<JSONInt>()))) {
       json::Path refPath = listPath.index(k);
       if (ref.value < 0 || ref.value >= static_cast<int64_t>(count))
-        return errors.fail(refPath, "dangling " + what + " on node " +
-                                        llvm::Twine(ref.value) +
-                                        " (the graph has " +
-                                        llvm::Twine(count) + " nodes)");
+        return errors.fail(
+            refPath, "dangling " + what + " on node " + llvm::Twine(ref.value) +
+                         " (the graph has " + llvm::Twine(count) + " nodes)");
       if (ref.value >= static_cast<int64_t>(id))
         return errors.fail(refPath,
                            what + " on node " + llvm::Twine(ref.value) +
@@ -370,8 +370,8 @@ private:
     return true;
   }
 
-  bool readSteps(const json::Value &stepsValue, json::Path path, int64_t numNodes,
-                 Schedule &schedule) {
+  bool readSteps(const json::Value &stepsValue, json::Path path,
+                 int64_t numNodes, Schedule &schedule) {
     const json::Array *steps = stepsValue.getAsArray();
     if (!steps)
       return errors.fail(path, "expected an array");
