@@ -290,8 +290,8 @@ struct GreedyState {
   /// Live bytes after running `p` minus live bytes before it.
   int64_t delta(int p) const {
     int64_t result = allocated(p);
-    for (const int *s = use.storagesRead.begin(p); s != use.storagesRead.end(p);
-         ++s)
+    for (const int *s = use.storagesRead.begin(p);
+         s != use.storagesRead.end(p); ++s)
       if (pending[*s] == 1 && !use.pinned[*s])
         result -= graph.nodes[order[*s]].bytes;
     if (dag.storage[p] == p && pending[p] == 0 && !use.pinned[p])
@@ -303,8 +303,8 @@ struct GreedyState {
   /// reads is left with one reader to go (it): `changed` gets the readers
   /// of each such storage.
   void run(int p, const std::function<void(int)> &changed) {
-    for (const int *s = use.storagesRead.begin(p); s != use.storagesRead.end(p);
-         ++s)
+    for (const int *s = use.storagesRead.begin(p);
+         s != use.storagesRead.end(p); ++s)
       if (--pending[*s] == 1)
         std::for_each(readers.begin(*s), readers.end(*s), changed);
   }
@@ -440,8 +440,8 @@ PeakRepair::PeakRepair(const Graph &graph, const std::vector<int> &order)
     : graph(graph), order(order), dag(buildInstances(graph, order)),
       use(storageUse(graph, order, dag)), succs(invert(dag.preds)),
       len(order.size()), seq(len), where(len), last(len), peakAt(len),
-      settled(len), upTo(len + 1), from(len + 1), marked(len, 0), seen(len, 0),
-      newLast(len, 0), freedStamp(len, 0) {
+      settled(len), upTo(len + 1), from(len + 1), marked(len, 0),
+      seen(len, 0), newLast(len, 0), freedStamp(len, 0) {
   for (int i = 0; i < len; ++i)
     seq[i] = i;
   users = inverse(len, [&](int p, auto fn) { forEachStorage(p, fn); });
@@ -562,8 +562,8 @@ int64_t PeakRepair::changeAt(int at, bool hoisted) {
         return;
       seen[t] = seenStamp;
       bool was = where[t] <= at && (use.pinned[t] || last[t] >= at);
-      bool allocated =
-          hoisted ? moved(t) || where[t] <= at : !moved(t) && where[t] <= at;
+      bool allocated = hoisted ? moved(t) || where[t] <= at
+                               : !moved(t) && where[t] <= at;
       bool used = use.pinned[t];
       for (const int *u = users.begin(t); !used && u != users.end(t); ++u)
         used = hoisted ? !moved(*u) && where[*u] >= at

@@ -460,9 +460,9 @@ void remat::stripBarriers(Operation *root, bool stripAttributes) {
     // The dynamic-size hint describes the arguments, whose guards stay: the
     // arena planner bounds dynamic buffers with it after bufferization.
     if (isa<FunctionOpInterface>(op))
-      llvm::erase(names,
-                  StringAttr::get(op->getContext(),
-                                  RematDialect::kDynamicSizeHintAttrName));
+      llvm::erase(names, StringAttr::get(
+                             op->getContext(),
+                             RematDialect::kDynamicSizeHintAttrName));
     // The plan's arena is what that planner must meet (docs/Arena.md).
     auto plan = op->getAttrOfType<PlanAttr>(RematDialect::kPlanAttrName);
     for (StringAttr name : names)

@@ -147,9 +147,8 @@ TEST(GraphJSONTest, GraphErrorsNameTheJSONPath) {
                         "outputs": []})"),
             "nodes[1].deps[1]: dependency on node 1, which is not earlier: "
             "the graph has a cycle or is not in topological order");
-  EXPECT_EQ(
-      errorOf(R"({"nodes": [{"bytes": 1, "cost": 1e400}], "outputs": []})"),
-      "nodes[0].cost: number out of range (beyond 1.8e308)");
+  EXPECT_EQ(errorOf(R"({"nodes": [{"bytes": 1, "cost": 1e400}], "outputs": []})"),
+            "nodes[0].cost: number out of range (beyond 1.8e308)");
   EXPECT_EQ(errorOf(R"({"nodes": [{"bytes": 1, "keep": "sometimes"}],
                         "outputs": []})"),
             "nodes[0].keep: unknown keep policy 'sometimes' (expected always, "

@@ -4,11 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The plain-C++ half of the Checkmate solvers (Jain et al., MLSys 2020): the
-// graph reduced to the nodes a schedule decides about, and the
-// frontier-advancing stage plan (R, S) that both the MILP and the LP rounding
-// produce. Nothing here needs COIN-OR; the formulation is
-// CheckmateFormulation.h.
+// The plain-C++ half of the Checkmate solvers (Jain et al., MLSys 2020): the graph reduced
+// to the nodes a schedule decides about, and the frontier-advancing stage
+// plan (R, S) that both the MILP and the LP rounding produce. Nothing here
+// needs COIN-OR; the formulation is CheckmateFormulation.h.
 //
 // Reduction (presolve):
 //   * Input/param nodes are dropped: they are always resident and counted in
@@ -109,11 +108,11 @@ struct StagePlan {
 };
 
 /// Sets R to the cheapest computations that make the retention choices S
-/// valid (the rebuild step of Checkmate's two-phase rounding): R[t][t] = 1 (for
-/// a delayable sink only when it is retained into stage t+1); node i is
-/// computed in stage t if it must be resident at the start of stage t+1 and is
-/// not resident at the start of t, or if a node computed in stage t needs it
-/// and it is not resident. Also sets S[n] to the outputs.
+/// valid (the rebuild step of Checkmate's two-phase rounding): R[t][t] = 1 (for a
+/// delayable sink only when it is retained into stage t+1); node i
+/// is computed in stage t if it must be resident at the start of stage t+1
+/// and is not resident at the start of t, or if a node computed in stage t
+/// needs it and it is not resident. Also sets S[n] to the outputs.
 void rebuildComputations(const ReducedGraph &graph, StagePlan &plan);
 
 /// Drops retentions S[t][i] that nothing in stage t or later uses, given R.

@@ -163,10 +163,10 @@ private:
         !fromJSON(value, fields, path))
       return false;
     if (fields.id && fields.id->value != static_cast<int64_t>(id))
-      return errors.fail(path.field("id"), "is " +
-                                               llvm::Twine(fields.id->value) +
-                                               "; ids must equal positions (" +
-                                               llvm::Twine(id) + ")");
+      return errors.fail(path.field("id"),
+                         "is " + llvm::Twine(fields.id->value) +
+                             "; ids must equal positions (" + llvm::Twine(id) +
+                             ")");
     Node node;
     node.name = fields.name.value_or("");
     if (!readSizes(fields, path, node) || !readKind(fields, path, node) ||
@@ -370,8 +370,8 @@ private:
     return true;
   }
 
-  bool readSteps(const json::Value &stepsValue, json::Path path,
-                 int64_t numNodes, Schedule &schedule) {
+  bool readSteps(const json::Value &stepsValue, json::Path path, int64_t numNodes,
+                 Schedule &schedule) {
     const json::Array *steps = stepsValue.getAsArray();
     if (!steps)
       return errors.fail(path, "expected an array");
