@@ -317,7 +317,8 @@ CampaignProblem remat::makeCampaignProblem(uint64_t seed, int index,
       makeRandomOptions(problem.graph, random, options.timeLimitSeconds);
   // Drawn last, so that the graphs and objectives drawn before stay as they
   // were; the edges change neither the checkpoint-all peak nor the bound.
-  addRandomEffectOrder(problem.graph, random);
+  if (options.effectOrder)
+    addRandomEffectOrder(problem.graph, random);
   return problem;
 }
 

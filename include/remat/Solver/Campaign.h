@@ -68,6 +68,10 @@ struct CampaignOptions {
   /// (halfway to the checkpoint-all peak), which they must meet with no
   /// more compute.
   std::vector<std::string> monotone = {"auto"};
+  /// Give some graphs two pinned nodes in effect order (`Node::after`),
+  /// drawn after everything else: off, each graph is the one campaigns drew
+  /// before ordering edges existed.
+  bool effectOrder = true;
   /// Time limit of every solve.
   double timeLimitSeconds = 5;
   /// Keep at most this many failure messages (all are counted).
