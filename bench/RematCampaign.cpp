@@ -35,7 +35,8 @@ namespace {
 void usage() {
   std::fprintf(stderr, "usage: remat-campaign [--graphs=N] [--seed=S] "
                        "[--first=I] [--max-forward=N] [--solvers=a,b] "
-                       "[--time-limit=S] [--quiet] [--print]\n");
+                       "[--time-limit=S] [--no-effect-order] [--quiet] "
+                       "[--print]\n");
 }
 
 /// The value of `--flag=value` in `arg`, or nullptr.
@@ -89,6 +90,8 @@ bool parse(int argc, char **argv, CampaignOptions &options, Flags &flags) {
         }
         options.solvers.push_back(name);
       }
+    } else if (std::strcmp(arg, "--no-effect-order") == 0) {
+      options.effectOrder = false;
     } else if (std::strcmp(arg, "--quiet") == 0) {
       flags.quiet = true;
     } else if (std::strcmp(arg, "--print") == 0) {

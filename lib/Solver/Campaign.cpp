@@ -56,6 +56,27 @@ void addRandomPins(Graph &graph, Random &random) {
     graph.nodes[forward[random.below(forward.size())]].keep = KeepPolicy::Never;
 }
 
+/// Sometimes makes two random forward nodes ops with memory effects: both
+/// pinned `keep = always`, the later one ordered after the earlier
+/// (`Node::after`), as GraphBuilder orders opaque calls.
+void addRandomEffectOrder(Graph &graph, Random &random) {
+  std::vector<int> forward;
+  for (int id = 0; id < graph.size(); ++id)
+    if (graph.nodes[id].kind == NodeKind::Forward)
+      forward.push_back(id);
+  if (forward.size() < 2 || !random.oneIn(8))
+    return;
+  int first = forward[random.below(forward.size())];
+  int second = forward[random.below(forward.size())];
+  if (first == second)
+    return;
+  if (first > second)
+    std::swap(first, second);
+  graph.nodes[first].keep = KeepPolicy::Always;
+  graph.nodes[second].keep = KeepPolicy::Always;
+  graph.nodes[second].after.push_back(first);
+}
+
 /// A random objective: mostly a budget between just below the peak lower
 /// bound and the checkpoint-all peak, sometimes min-peak under an overhead.
 SolveOptions makeRandomOptions(const Graph &graph, Random &random,
@@ -294,6 +315,10 @@ CampaignProblem remat::makeCampaignProblem(uint64_t seed, int index,
   addRandomPins(problem.graph, random);
   problem.options =
       makeRandomOptions(problem.graph, random, options.timeLimitSeconds);
+  // Drawn last, so that the graphs and objectives drawn before stay as they
+  // were; the edges change neither the checkpoint-all peak nor the bound.
+  if (options.effectOrder)
+    addRandomEffectOrder(problem.graph, random);
   return problem;
 }
 

@@ -64,7 +64,7 @@ static Instances buildInstances(const Graph &graph,
   dag.preds.items.reserve(3 * len);
   dag.reads.items.reserve(2 * len);
   dag.storage.assign(len, -1);
-  std::vector<int> current(graph.size(), -1);
+  std::vector<int> current(graph.size(), -1), first(graph.size(), -1);
   // The readers of each position, as a linked list through `readerNext`
   // over reader positions: `readerHead[q]` is the latest reader of q.
   std::vector<int> readerHead(len, -1), readerPos, readerNext;
@@ -85,11 +85,17 @@ static Instances buildInstances(const Graph &graph,
       readerNext.push_back(readerHead[*q]);
       readerHead[*q] = static_cast<int>(readerPos.size()) - 1;
     }
-    // The next copy of a node waits for every reader of the previous one.
+    // The next copy of a node waits for every reader of the previous one;
+    // the first waits for the first copy of each node it comes after.
     if (int q = current[order[p]]; q >= 0) {
       dag.preds.items.push_back(q);
       for (int r = readerHead[q]; r >= 0; r = readerNext[r])
         dag.preds.items.push_back(readerPos[r]);
+    } else {
+      for (int before : node.after)
+        if (first[before] >= 0)
+          dag.preds.items.push_back(first[before]);
+      first[order[p]] = pos;
     }
     dag.preds.close();
     dag.preds.sortUniqueLast();

@@ -44,6 +44,23 @@ static std::string checkBatchScaling(const Graph &graph, int id) {
   return os.str();
 }
 
+/// The problem with node `id`'s ordering edges (`Node::after`), or "".
+static std::string checkOrderEdges(const Graph &graph, int id) {
+  std::ostringstream os;
+  for (int before : graph.nodes[id].after) {
+    if (before < 0 || before >= id)
+      os << describeNode(graph, id) << " comes after node " << before
+         << ", which is not an earlier node: ordering edges point backwards";
+    else if (graph.nodes[before].isResident() || graph.nodes[id].isResident())
+      os << describeNode(graph, id) << " comes after "
+         << describeNode(graph, before)
+         << ": ordering edges join computed nodes, not inputs or params";
+    if (!os.str().empty())
+      return os.str();
+  }
+  return "";
+}
+
 std::string Graph::checkTotals() const {
   const Graph &graph = *this;
   int64_t bytes = 0;
@@ -81,6 +98,8 @@ std::string Graph::check() const {
     std::string scaling = checkBatchScaling(*this, id);
     if (!scaling.empty())
       return scaling;
+    if (std::string order = checkOrderEdges(*this, id); !order.empty())
+      return order;
     for (int dep : node.deps) {
       if (dep < 0 || dep >= e) {
         os << describeNode(*this, id) << " depends on node " << dep

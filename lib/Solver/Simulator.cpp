@@ -55,6 +55,22 @@ static void recordLifetimes(const std::vector<Instance> &instances,
                          instance.refs > 0 ? steps : instance.end});
 }
 
+/// Why computing `id` now breaks an ordering edge (`Node::after`): a node it
+/// comes after was never computed; "" when none does.
+static std::string checkOrderEdges(const Graph &graph, int id,
+                                   const std::vector<char> &computed) {
+  for (int before : graph.nodes[id].after)
+    if (!computed[before]) {
+      std::ostringstream os;
+      os << "breaks the effect order: node " << before;
+      if (!graph.nodes[before].name.empty())
+        os << " '" << graph.nodes[before].name << "'";
+      os << " must be computed first";
+      return os.str();
+    }
+  return "";
+}
+
 Simulation remat::simulate(const Graph &graph, const Schedule &schedule,
                            std::vector<StorageLifetime> *lifetimes) {
   Simulation sim;
@@ -63,7 +79,7 @@ Simulation remat::simulate(const Graph &graph, const Schedule &schedule,
   // Instance held by each node's live value; -1 when not live. Resident
   // nodes are always live and hold no instance.
   std::vector<int> instanceOf(n, -1);
-  std::vector<char> live(n, 0);
+  std::vector<char> live(n, 0), computed(n, 0);
   for (int id = 0; id < n; ++id)
     live[id] = graph.nodes[id].isResident();
   std::vector<Instance> instances;
@@ -98,6 +114,10 @@ Simulation remat::simulate(const Graph &graph, const Schedule &schedule,
           os << " is not live";
           return fail(index, step, os.str());
         }
+      if (std::string order = checkOrderEdges(graph, step.node, computed);
+          !order.empty())
+        return fail(index, step, order);
+      computed[step.node] = 1;
       if (node.isView()) {
         int base = node.aliasOf;
         if (!live[base]) {

@@ -49,6 +49,10 @@ bool remat::isRecomputable(Operation *op) {
   return !hasCollective;
 }
 
+bool remat::keepsEffectOrder(Operation *op) {
+  return !isRecomputable(op) && !isParameterGather(op);
+}
+
 /// Checks the collectives of `func`: none may hide inside a region op (the
 /// planner sees a region op as one node and could not keep the collective
 /// in place), and all `shard` collectives run on one grid (the plan is made
@@ -282,13 +286,17 @@ static FailureOr<Node> getOpNode(Operation &op, int id) {
 }
 
 namespace {
-/// The collectives seen so far, for their order edges (addCollectiveEdge).
-struct CollectiveOrder {
+/// The collectives and ops with memory effects seen so far, for their order
+/// edges (addCollectiveEdge, addEffectOrderEdge).
+struct ProgramOrder {
   /// The last pinned collective (every collective but a parameter gather);
   /// -1 for none.
   int lastPinned = -1;
   /// The parameter gathers after it.
   llvm::SmallVector<int> gathers;
+  /// The last node that keeps the effect order (keepsEffectOrder); -1 for
+  /// none.
+  int lastEffect = -1;
 };
 } // namespace
 
@@ -317,7 +325,7 @@ static bool reaches(const Graph &graph, llvm::ArrayRef<int> deps, int target) {
 /// read by none otherwise: that would hold the gathered value until the
 /// next pinned collective. Rematerialize checks the order.
 static void addCollectiveEdge(Operation &op, const Graph &graph,
-                              CollectiveOrder &order,
+                              ProgramOrder &order,
                               llvm::SmallVector<int> &deps) {
   if (!isCollectiveOp(&op))
     return;
@@ -336,13 +344,30 @@ static void addCollectiveEdge(Operation &op, const Graph &graph,
   order.gathers.clear();
 }
 
+/// Makes `op`'s node come after the previous op that keeps the effect order
+/// when `op` keeps it too (an ordering edge, unless it reads that node); like
+/// a reader, a forward op after a backward one runs in the backward.
+static void addEffectOrderEdge(Operation &op, const Graph &graph,
+                               ProgramOrder &order, Node &node) {
+  if (!keepsEffectOrder(&op))
+    return;
+  int last = order.lastEffect;
+  order.lastEffect = graph.size();
+  if (last < 0 || llvm::is_contained(node.deps, last))
+    return;
+  node.after.push_back(last);
+  if (graph.nodes[last].kind == NodeKind::Backward)
+    node.kind = NodeKind::Backward;
+}
+
 /// Adds the dependencies of `op`'s node (operands and values captured by
-/// regions, and the order edge of a collective) and its view. A forward op
+/// regions, and the order edges of a collective or an op with memory
+/// effects) and its view. A forward op
 /// that reads a backward node (a collective of the forward phase, such as
 /// the loss's all-reduce, ordered after the backward's collectives) runs in
 /// the backward: its node is a backward node.
 static void addOpEdges(Operation &op, FunctionGraph &result,
-                       CollectiveOrder &order, Node &node) {
+                       ProgramOrder &order, Node &node) {
   llvm::SetVector<Value> used(op.operand_begin(), op.operand_end());
   getUsedValuesDefinedAbove(op.getRegions(), used);
   llvm::SmallVector<int> deps;
@@ -354,6 +379,7 @@ static void addOpEdges(Operation &op, FunctionGraph &result,
   addCollectiveEdge(op, result.graph, order, deps);
   llvm::sort(deps);
   node.deps.assign(deps.begin(), deps.end());
+  addEffectOrderEdge(op, result.graph, order, node);
   if (llvm::any_of(deps, [&](int dep) {
         return result.graph.nodes[dep].kind == NodeKind::Backward;
       }))
@@ -419,7 +445,7 @@ remat::buildFunctionGraph(func::FuncOp func,
     return failure();
 
   // Ops: one node each, except constants and the terminator.
-  CollectiveOrder order;
+  ProgramOrder order;
   llvm::DenseSet<Operation *> gatherDerived;
   for (Operation &op : body.without_terminator()) {
     if (isFreeOp(&op))

@@ -205,7 +205,7 @@ static LogicalResult validateEffectOrder(Block &body, const RematPlan &plan) {
     ArrayRef<int64_t> steps = it->second;
     bool isGather = isParameterGather(&op);
     bool isCollective = isCollectiveOp(&op);
-    if (isRecomputable(&op) && !isGather)
+    if (!keepsEffectOrder(&op) && !isGather)
       continue;
     StringRef what = isCollective ? "collective" : "op with memory effects";
     if (isGather) {

@@ -51,7 +51,9 @@ TEST(CampaignTest, MilpOnSmallProblems) {
   options.timeLimitSeconds = 2;
   options.solvers = {"checkpoint-all", "brute-force", "checkmate-milp"};
   CampaignReport report = runAndExpectNoViolation(options);
-  EXPECT_GT(report.exactGraphs, 15);
+  // Brute force declines pinned graphs (a quarter, and the effect-ordered
+  // eighth): 15 of these 30 remain.
+  EXPECT_GE(report.exactGraphs, 15);
 }
 
 // More memory never buys a plan that recomputes more: on every min-compute

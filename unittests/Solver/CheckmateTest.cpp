@@ -405,7 +405,9 @@ TEST(CheckmateTest, MinPeakObjective) {
 TEST(CheckmateTest, AbortInsideCbcReturnsTheWarmStart) {
   if (!checkmateAvailable())
     GTEST_SKIP() << "built without COIN-OR";
-  CampaignProblem problem = makeCampaignProblem(402, 2059, CampaignOptions());
+  CampaignOptions recorded;
+  recorded.effectOrder = false; // the graph as it was recorded
+  CampaignProblem problem = makeCampaignProblem(402, 2059, recorded);
   CheckmateOptions checkmate = withRegisteredWarmStarts();
   checkmate.cbcArguments = {"-heuristicsOnOff", "on"};
   SolveResult result =

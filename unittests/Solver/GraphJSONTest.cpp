@@ -71,8 +71,8 @@ TEST(GraphJSONTest, MismatchSaysWhatDiffers) {
   Graph rewired = small();
   rewired.nodes[2].deps = {1};
   EXPECT_EQ(describeMismatch(base, fingerprintGraph(rewired)),
-            "the structure (node kinds, dependencies, views, pins or "
-            "outputs)");
+            "the structure (node kinds, dependencies, ordering edges, views, "
+            "pins or outputs)");
   Graph wider = small();
   wider.nodes[1].bytes = 16;
   EXPECT_EQ(describeMismatch(base, fingerprintGraph(wider)),

@@ -29,10 +29,10 @@ TEST(CheckpointAllSchedule, FreesAfterLastUse) {
   // in(8) -> a(4) -> b(4) -> c(4), c also reads a; c is the output.
   Graph graph;
   graph.nodes = {
-      {"in", 8, 0, {}, NodeKind::Input},
-      {"a", 4, 1, {0}, NodeKind::Forward},
-      {"b", 4, 1, {1}, NodeKind::Forward},
-      {"c", 4, 1, {1, 2}, NodeKind::Backward},
+      {"in", 8, 0, {}, {}, NodeKind::Input},
+      {"a", 4, 1, {0}, {}, NodeKind::Forward},
+      {"b", 4, 1, {1}, {}, NodeKind::Forward},
+      {"c", 4, 1, {1, 2}, {}, NodeKind::Backward},
   };
   graph.outputs = {3};
   Schedule schedule = checkpointAllSchedule(graph);

@@ -5,9 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // A property campaign: random training graphs (random DAGs with random
-// sizes, costs, parameters, resident bytes and `keep = always` pins), each
-// solved by every registered solver under a random objective and budget, and
-// every answer checked independently of the solver:
+// sizes, costs, parameters, resident bytes, `keep = always` pins and the
+// effect order of two pinned nodes), each solved by every registered solver
+// under a random objective and budget, and every answer checked independently
+// of the solver:
 //
 //   * a schedule said to be feasible replays in the simulator without error,
 //     with the peak and cost the solver reported, recomputes no pinned node,
@@ -67,6 +68,10 @@ struct CampaignOptions {
   /// (halfway to the checkpoint-all peak), which they must meet with no
   /// more compute.
   std::vector<std::string> monotone = {"auto"};
+  /// Give some graphs two pinned nodes in effect order (`Node::after`),
+  /// drawn after everything else: off, each graph is the one campaigns drew
+  /// before ordering edges existed.
+  bool effectOrder = true;
   /// Time limit of every solve.
   double timeLimitSeconds = 5;
   /// Keep at most this many failure messages (all are counted).

@@ -37,7 +37,7 @@ std::string printGraphJSON(const Graph &graph);
 struct GraphFingerprint {
   std::string name;
   int64_t nodes = 0;
-  /// Kinds, dependencies, views, pins and outputs.
+  /// Kinds, dependencies, ordering edges, views, pins and outputs.
   uint64_t structure = 0;
   /// Node sizes and `fixed_bytes`.
   uint64_t bytes = 0;

@@ -9,8 +9,10 @@
 // instance DAG: one vertex per position, an edge from the position that
 // produced each value a position reads, and an edge from every reader of one
 // copy of a node to the position that computes the next copy (so every read
-// still sees the same copy). Any topological order of that DAG computes the
-// same values at the same total cost, so only the peak changes.
+// still sees the same copy), and an edge from the first copy of each node a
+// node comes after (`Node::after`, the effect order) to its first copy. Any
+// topological order of that DAG computes the same values at the same total
+// cost and keeps the effect order, so only the peak changes.
 //
 // The orders offered:
 //   * Given: the solver's own order.

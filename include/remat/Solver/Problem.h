@@ -21,6 +21,10 @@
 //   * Peak = the largest live total after any compute step (a node's output
 //     is allocated while its operands are still resident).
 //   * The graph's outputs must be computed and resident at the end.
+//   * Ordering edges (`after`) order computations without reading anything:
+//     a node may be computed only once each node it comes after has been
+//     computed (program order of ops with memory effects); they keep no
+//     value live.
 //
 // Batch scaling (optional, for the max-batch mode): a graph traced at
 // `batch` samples gives each node the part of its bytes and cost that is
@@ -84,6 +88,11 @@ struct Node {
   double cost = 0;
   /// Nodes it reads, all of which come earlier in the order.
   std::vector<int> deps;
+  /// Earlier nodes that must each have been computed before any
+  /// computation of this one, without this one reading them: the program
+  /// order of ops with memory effects. An ordering edge extends no value's
+  /// liveness.
+  std::vector<int> after;
   NodeKind kind = NodeKind::Forward;
   /// For a view: the node whose storage it shares; -1 otherwise.
   int aliasOf = -1;
@@ -130,9 +139,11 @@ struct Graph {
   /// Checks the graph is well formed: deps point backwards and in range,
   /// sizes and costs are non-negative and their totals at most
   /// kMaxTotalBytes and kMaxTotalCost, a view's base is an earlier node,
-  /// outputs are in range, per-sample parts are non-negative, within the
-  /// totals at `batch`, and zero when `batch` is 0. Returns an empty string
-  /// when well formed, else a message naming the offending node.
+  /// ordering edges (`after`) point to earlier computed nodes (not inputs or
+  /// params), outputs are in range, per-sample parts are non-negative,
+  /// within the totals at `batch`, and zero when `batch` is 0. Returns an
+  /// empty string when well formed, else a message naming the offending
+  /// node.
   std::string check() const;
 
   /// The part of `check` on totals: an empty string when the sizes add up to

@@ -23,9 +23,10 @@ namespace remat {
 /// What simulating a schedule found.
 struct Simulation {
   /// Empty when the schedule is valid: every dependency resident when a node
-  /// is computed, nothing freed that is not live, no value computed while
-  /// already live, every output resident at the end. Otherwise the first
-  /// violation, naming the step.
+  /// is computed, every node it comes after (`Node::after`) computed before,
+  /// nothing freed that is not live, no value computed while already live,
+  /// every output resident at the end. Otherwise the first violation, naming
+  /// the step.
   std::string error;
   /// Largest live bytes after any compute step, resident bytes included.
   int64_t peakBytes = 0;

@@ -31,6 +31,10 @@
 //   * `remat.phase` gives Forward/Backward; `remat.keep` gives the pin. Ops
 //     that are not free of memory effects (calls, random number generators,
 //     collectives, allocations) are pinned `Always`: they are never cloned.
+//   * Those ops keep their program order (`remat::keepsEffectOrder`): each
+//     comes after the previous one (`Node::after`), an ordering edge that
+//     holds no value live, so that no solver's order moves an opaque call
+//     before an earlier one.
 //   * Collectives (`remat::isCollectiveOp`: `shard` collectives, `mpi` ops)
 //     are pinned `Always` although upstream marks most of them `Pure`, and
 //     each one depends on the previous pinned one: every rank runs each
@@ -140,6 +144,12 @@ bool isFreeOp(mlir::Operation *op);
 /// and none of them is a collective (remat::isCollectiveOp) other than `op`
 /// itself being a parameter gather (remat::isParameterGather).
 bool isRecomputable(mlir::Operation *op);
+
+/// Whether `op` runs exactly once and in program order among the ops for
+/// which this holds: it cannot be recomputed (isRecomputable) and is no
+/// parameter gather. The graph orders them (`Node::after`); Rematerialize
+/// checks that a plan keeps their order.
+bool keepsEffectOrder(mlir::Operation *op);
 
 /// Translates `func` (single block, cost-annotated, phases inferred) into a
 /// problem graph. Emits a located error and fails on IR outside the model:

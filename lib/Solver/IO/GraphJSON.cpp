@@ -34,7 +34,7 @@ struct NodeFields {
   std::optional<JSONInt> id, bytesPerSample, aliasOf;
   std::optional<std::string> name, kind, keep;
   std::optional<JSONNumber> cost, costPerSample;
-  std::optional<std::vector<JSONInt>> deps;
+  std::optional<std::vector<JSONInt>> deps, after;
   JSONInt bytes;
 };
 
@@ -46,7 +46,7 @@ bool fromJSON(const json::Value &value, NodeFields &out, json::Path path) {
          o.mapOptional("cost_per_sample", out.costPerSample) &&
          o.mapOptional("kind", out.kind) && o.mapOptional("deps", out.deps) &&
          o.mapOptional("alias_of", out.aliasOf) &&
-         o.mapOptional("keep", out.keep);
+         o.mapOptional("after", out.after) && o.mapOptional("keep", out.keep);
 }
 
 struct GraphFields {
@@ -234,26 +234,39 @@ private:
     return true;
   }
 
-  /// deps and alias_of: earlier nodes only.
-  bool readDeps(const NodeFields &fields, json::Path path, size_t id,
-                size_t count, Node &node) {
+  /// The nodes listed under `key` (`what` each is, for errors) into `out`:
+  /// earlier nodes only.
+  bool readEarlierNodes(const std::optional<std::vector<JSONInt>> &list,
+                        json::Path path, llvm::StringRef key,
+                        llvm::StringRef what, size_t id, size_t count,
+                        std::vector<int> &out) {
     // A json::Path refers to its parent: keep every level in a variable.
-    json::Path depsPath = path.field("deps");
-    for (auto [k, dep] : llvm::enumerate(fields.deps.value_or(
-             std::vector<JSONInt>()))) {
-      json::Path depPath = depsPath.index(k);
-      if (dep.value < 0 || dep.value >= static_cast<int64_t>(count))
-        return errors.fail(depPath, "dangling dependency on node " +
-                                        llvm::Twine(dep.value) +
-                                        " (the graph has " +
-                                        llvm::Twine(count) + " nodes)");
-      if (dep.value >= static_cast<int64_t>(id))
-        return errors.fail(depPath,
-                           "dependency on node " + llvm::Twine(dep.value) +
+    json::Path listPath = path.field(key);
+    for (auto [k, ref] :
+         llvm::enumerate(list.value_or(std::vector<JSONInt>()))) {
+      json::Path refPath = listPath.index(k);
+      if (ref.value < 0 || ref.value >= static_cast<int64_t>(count))
+        return errors.fail(
+            refPath, "dangling " + what + " on node " + llvm::Twine(ref.value) +
+                         " (the graph has " + llvm::Twine(count) + " nodes)");
+      if (ref.value >= static_cast<int64_t>(id))
+        return errors.fail(refPath,
+                           what + " on node " + llvm::Twine(ref.value) +
                                ", which is not earlier: the graph has a "
                                "cycle or is not in topological order");
-      node.deps.push_back(static_cast<int>(dep.value));
+      out.push_back(static_cast<int>(ref.value));
     }
+    return true;
+  }
+
+  /// deps, after and alias_of: earlier nodes only.
+  bool readDeps(const NodeFields &fields, json::Path path, size_t id,
+                size_t count, Node &node) {
+    if (!readEarlierNodes(fields.deps, path, "deps", "dependency", id, count,
+                          node.deps) ||
+        !readEarlierNodes(fields.after, path, "after", "ordering edge", id,
+                          count, node.after))
+      return false;
     if (fields.aliasOf) {
       int64_t base = fields.aliasOf->value;
       if (base < 0 || base >= static_cast<int64_t>(id))
@@ -477,6 +490,13 @@ GraphFingerprint remat::fingerprintGraph(const Graph &graph) {
     structure.add(static_cast<int64_t>(node.deps.size()));
     for (int dep : node.deps)
       structure.add(static_cast<int64_t>(dep));
+    // Hashed only when present, so that graphs without ordering edges keep
+    // the fingerprints they had before the edges existed.
+    if (!node.after.empty()) {
+      structure.add(-static_cast<int64_t>(node.after.size()) - 1);
+      for (int before : node.after)
+        structure.add(static_cast<int64_t>(before));
+    }
     bytes.add(node.bytes);
     cost.add(node.cost);
   }
@@ -495,7 +515,8 @@ std::string remat::describeMismatch(const GraphFingerprint &saved,
     return "the node count (" + std::to_string(saved.nodes) + " vs " +
            std::to_string(actual.nodes) + ")";
   if (saved.structure != actual.structure)
-    return "the structure (node kinds, dependencies, views, pins or outputs)";
+    return "the structure (node kinds, dependencies, ordering edges, views, "
+           "pins or outputs)";
   if (saved.bytes != actual.bytes)
     return "the node sizes (bytes)";
   if (saved.cost != actual.cost)
@@ -524,6 +545,8 @@ std::string remat::printGraphJSON(const Graph &graph) {
                         {"kind", kindName(node.kind)},
                         {"alias_of", node.isView() ? json::Value(node.aliasOf)
                                                    : json::Value(nullptr)}};
+    if (!node.after.empty())
+      object["after"] = json::Array(node.after);
     if (node.keep != KeepPolicy::Default)
       object["keep"] = node.keep == KeepPolicy::Always ? "always" : "never";
     if (graph.hasBatchScaling()) {
