@@ -130,8 +130,9 @@ struct BudgetSearch {
 /// search's seconds and work. With `memory`, every "met" above reads "the
 /// plan's memory is within the budget", and the candidates are the plans'
 /// memories instead of their peaks: one search for the smallest budget
-/// that covers it (the top, when its plan's memory exceeds it, is asked
-/// again at that memory).
+/// that covers it. When the top's plan needs more than the top, a whole
+/// solve a resolution step below it comes first (a plan of a smaller peak),
+/// then, when that misses, one at the top's memory.
 BudgetSearch findSmallestBudget(const Graph &graph, const SolverInfo &solver,
                                 const SolveOptions &options,
                                 const PlanMemory &memory = nullptr);
