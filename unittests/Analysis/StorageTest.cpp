@@ -54,7 +54,12 @@ TEST_F(StorageTest, ElementBytesUnderTheDefaultLayout) {
   DataLayout layout;
   EXPECT_EQ(getElementStorageBytes(b.getI1Type(), layout), 1);
   EXPECT_EQ(getElementStorageBytes(b.getIntegerType(4), layout), 1);
-  EXPECT_EQ(getElementStorageBytes(b.getIntegerType(17), layout), 3);
+  // LLVM's alloc size: the size rounded up to the ABI alignment.
+  EXPECT_EQ(getElementStorageBytes(b.getIntegerType(17), layout), 4);
+  EXPECT_EQ(getElementStorageBytes(b.getIntegerType(24), layout), 4);
+  EXPECT_EQ(getElementStorageBytes(b.getF80Type(), layout), 16);
+  EXPECT_EQ(
+      getElementStorageBytes(VectorType::get({3}, b.getF32Type()), layout), 16);
   EXPECT_EQ(getElementStorageBytes(b.getF16Type(), layout), 2);
   EXPECT_EQ(getElementStorageBytes(b.getF64Type(), layout), 8);
   EXPECT_EQ(getElementStorageBytes(b.getIndexType(), layout), 8);
