@@ -152,8 +152,8 @@ namespace {
 class BudgetSearcher {
 public:
   BudgetSearcher(const Graph &graph, const SolverInfo &solver,
-                 const SolveOptions &options, const PlanMemory &memory)
-      : graph(graph), solver(solver), memory(memory), meter(options),
+                 const SolveOptions &options)
+      : graph(graph), solver(solver), meter(options),
         progress(options, "min-budget", meter.clock()),
         probeOptions(getProbeOptions(options)),
         probeWork(static_cast<int64_t>(kProbeSolves *
@@ -162,12 +162,11 @@ public:
   BudgetSearch run();
 
 private:
-  const BudgetProbe &probe(int64_t budget, int64_t units);
-  const BudgetProbe &probeCheaply(int64_t budget, int64_t units);
-  const BudgetProbe &solveFully(int64_t budget);
+  const SolveResult &probe(int64_t budget, int64_t units);
+  const SolveResult &probeCheaply(int64_t budget, int64_t units);
+  const SolveResult &solveFully(int64_t budget);
   void report(const SolveResult &result, int64_t budget);
   bool belowTopIsMet();
-  bool metBelowTop(int64_t topMemory);
   void bisect();
   void confirm();
   void refine(int64_t missed);
@@ -177,7 +176,6 @@ private:
 
   const Graph &graph;
   const SolverInfo &solver;
-  const PlanMemory &memory;
   WorkMeter meter;
   ProgressReporter progress;
   SolveOptions probeOptions;
@@ -209,29 +207,20 @@ void BudgetSearcher::report(const SolveResult &result, int64_t budget) {
                   /*phase=*/true);
 }
 
-/// Whether `answer` met its budget: a plan whose memory is within it.
-static bool isMet(const BudgetProbe &answer) {
-  return answer.result.feasible() && answer.memory >= 0 &&
-         answer.memory <= answer.budget;
-}
-
 /// Asks the solver at `budget` with `units` of work.
-const BudgetProbe &BudgetSearcher::probe(int64_t budget, int64_t units) {
+const SolveResult &BudgetSearcher::probe(int64_t budget, int64_t units) {
   probeOptions.budget = budget;
   probeOptions.allowance = meter.allowance(units);
   search.answers.push_back({budget, solver.solve(graph, probeOptions)});
   ++search.probes;
-  BudgetProbe &answer = search.answers.back();
-  SolveResult &result = answer.result;
+  const SolveResult &result = search.answers.back().result;
   meter.charge(result);
-  if (result.feasible())
-    answer.memory = memory ? memory(budget, result) : result.peakBytes;
   // An answer that counted no work did not depend on its allowance: it is
   // the answer of a whole solve (brute force, checkpoint-all).
   bool whole = units >= meter.total() ||
                (units > 0 && result.work == 0 && !result.stoppedByTimeLimit);
-  if (isMet(answer)) {
-    hi = std::min(hi, answer.memory);
+  if (result.feasible()) {
+    hi = std::min({hi, budget, result.peakBytes});
     if (whole && (confirmed < 0 || budget < confirmed)) {
       confirmed = budget;
       confirmedIndex = search.answers.size() - 1;
@@ -241,22 +230,22 @@ const BudgetProbe &BudgetSearcher::probe(int64_t budget, int64_t units) {
     proven = std::max(proven, budget + 1);
   }
   report(result, budget);
-  return answer;
+  return result;
 }
 
 /// A cheap probe: `units` (at most what is left of the probes' work),
 /// whatever it uses taken from the probes' work.
-const BudgetProbe &BudgetSearcher::probeCheaply(int64_t budget, int64_t units) {
-  const BudgetProbe &answer =
+const SolveResult &BudgetSearcher::probeCheaply(int64_t budget, int64_t units) {
+  const SolveResult &result =
       probe(budget, std::min(units, std::max<int64_t>(probeWork, 0)));
-  probeWork -= answer.result.work;
-  return answer;
+  probeWork -= result.work;
+  return result;
 }
 
 /// Asks the solver at `budget` with a whole solve's work, as the user who
 /// asks at that budget does (the same effort): a plan found so is one the
 /// user gets.
-const BudgetProbe &BudgetSearcher::solveFully(int64_t budget) {
+const SolveResult &BudgetSearcher::solveFully(int64_t budget) {
   return probe(budget, meter.total());
 }
 
@@ -271,8 +260,7 @@ bool BudgetSearcher::belowTopIsMet() {
   if (hi <= lo || !mayStart())
     return true;
   const int64_t below = std::max(lo, hi - step());
-  const SolveResult &quick =
-      probeCheaply(below, meter.part(kQuickShare)).result;
+  const SolveResult &quick = probeCheaply(below, meter.part(kQuickShare));
   // A timeout with this little work says nothing about the budget.
   if (quick.status != SolveStatus::Infeasible)
     return true;
@@ -280,24 +268,8 @@ bool BudgetSearcher::belowTopIsMet() {
   // ends only if the solver also finds nothing there with more.
   if (!mayStart())
     return false;
-  return probeCheaply(below, meter.part(kQuickConfirmShare)).result.status !=
+  return probeCheaply(below, meter.part(kQuickConfirmShare)).status !=
          SolveStatus::Infeasible;
-}
-
-/// When the top's plan needs more than the top (`topMemory`, an arena's
-/// fragmentation): asks with a whole solve a resolution step below the top,
-/// where the plan needs a smaller peak (the cheap probes rarely find one
-/// where the cheapest plan is the top's: an AdamW step's checkpoint-all
-/// order needed 716 bytes, a plan recomputing 92 ops 700); when that
-/// misses, at the top's memory, which its plan meets. Whether the solve
-/// below the top met its budget.
-bool BudgetSearcher::metBelowTop(int64_t topMemory) {
-  const int64_t below = std::max(lo, hi - step());
-  if (below < hi && mayStart() && isMet(solveFully(below)))
-    return true;
-  if (mayStart())
-    solveFully(topMemory);
-  return false;
 }
 
 /// Bisects [lo, hi] down to the resolution, each probe an equal share of
@@ -305,8 +277,8 @@ bool BudgetSearcher::metBelowTop(int64_t topMemory) {
 /// it is spent, the bracket so far stands), then asks at `lo` itself once.
 void BudgetSearcher::bisect() {
   auto ask = [&](int64_t budget) {
-    return isMet(
-        probeCheaply(budget, probeWork / (1 + bisectionSteps(lo, hi))));
+    return probeCheaply(budget, probeWork / (1 + bisectionSteps(lo, hi)))
+        .feasible();
   };
   while (lo < hi && hi - lo > step() && probeWork > 0 && mayStart()) {
     int64_t mid = lo + (hi - lo) / 2;
@@ -327,8 +299,8 @@ void BudgetSearcher::bisect() {
 void BudgetSearcher::confirm() {
   std::vector<int64_t> candidates;
   for (const BudgetProbe &answer : search.answers)
-    if (answer.memory >= 0)
-      for (int64_t budget : {answer.memory, answer.budget})
+    if (answer.result.feasible())
+      for (int64_t budget : {answer.result.peakBytes, answer.budget})
         if (budget < confirmed && budget >= proven)
           candidates.push_back(budget);
   std::sort(candidates.begin(), candidates.end());
@@ -337,7 +309,7 @@ void BudgetSearcher::confirm() {
   int64_t missed = -1;
   for (int i = 0, e = candidates.size(); i < std::min(e, kMaxConfirmations);
        ++i) {
-    if (!mayStart() || isMet(solveFully(candidates[i])))
+    if (!mayStart() || solveFully(candidates[i]).feasible())
       break;
     missed = candidates[i];
   }
@@ -355,7 +327,7 @@ void BudgetSearcher::refine(int64_t missed) {
                   confirmed - missed > step() && mayStart();
        ++i) {
     const int64_t mid = missed + (confirmed - missed) / 2;
-    if (!isMet(solveFully(mid)))
+    if (!solveFully(mid).feasible())
       missed = mid;
   }
 }
@@ -366,12 +338,10 @@ BudgetSearch BudgetSearcher::run() {
   // The top of the range: checkpoint-all's peak fits every sane solver.
   hi = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
   hi = std::max(hi, lo);
-  bool searchBelow = true;
-  if (int64_t topMemory = solveFully(hi).memory; topMemory > hi)
-    searchBelow = metBelowTop(topMemory);
-  if (confirmed >= 0) {
+  const SolveResult &top = solveFully(hi);
+  if (top.feasible()) {
     // An exact solver's "infeasible" bounds the range from below instead.
-    if (searchBelow && (belowTopIsMet() || solver.exact)) {
+    if (belowTopIsMet() || solver.exact) {
       lo = std::max(lo, proven);
       bisect();
     }
@@ -392,9 +362,8 @@ BudgetSearch BudgetSearcher::run() {
 
 BudgetSearch remat::findSmallestBudget(const Graph &graph,
                                        const SolverInfo &solver,
-                                       const SolveOptions &options,
-                                       const PlanMemory &memory) {
-  return BudgetSearcher(graph, solver, options, memory).run();
+                                       const SolveOptions &options) {
+  return BudgetSearcher(graph, solver, options).run();
 }
 
 BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,

@@ -106,6 +106,19 @@ static Value getAliasedValue(Operation *op) {
   return getViewSource(op);
 }
 
+/// The most bytes of tensors defined inside one region op of `func` (an
+/// scf.for body's temporaries), as the memory analysis counts them. They live
+/// only while that op runs, but the op is one node whose bytes are its
+/// results: reserving them for the whole step keeps every plan the solver
+/// calls feasible within what --remat-verify-memory measures.
+static int64_t getLargestTransientBytes(func::FuncOp func) {
+  MemoryAnalysis memory(func);
+  int64_t largest = 0;
+  for (unsigned index = 0, e = memory.getOps().size(); index < e; ++index)
+    largest = std::max(largest, memory.getTransientBytes(index));
+  return largest;
+}
+
 /// `<op name>#<id>`, then `@<file>:<line>:<col>` or `@<name>` when the
 /// location has one, so that a node of an exported graph names its op.
 static std::string getNodeName(Operation *op, int id) {
@@ -453,14 +466,7 @@ remat::buildFunctionGraph(func::FuncOp func,
   }
 
   applyGatherPolicy(result, options.gatherPolicy, graph);
-  // The most bytes of tensors defined inside one region op (an scf.for
-  // body's temporaries), as the memory analysis counts them, each rounded up
-  // to the arena's alignment. They live only while that op runs, but the op
-  // is one node whose bytes are its results: reserving them for the whole
-  // step keeps every plan the solver calls feasible within what
-  // --remat-verify-memory measures.
-  graph.fixedBytes =
-      MemoryAnalysis(func).getLargestTransientBytes(options.transientAlignment);
+  graph.fixedBytes = getLargestTransientBytes(func);
   fillBatchScaling(func, options.numDataArgs, hint, result);
   addOutputs(body, result);
 

@@ -77,18 +77,13 @@ struct PlanAnswer {
   int64_t batch = 0;
   /// The static memory plan fitted to the budget (options.arena).
   std::optional<ArenaFit> arena;
-  /// Wall time of the whole solve: searches, fall-backs and arena fits.
-  double seconds = 0;
 };
 } // namespace
 
 /// Builds the problem graph of `func` and simulates its own order.
 static FailureOr<PlanProblem>
 buildPlanProblem(func::FuncOp func, const SelectCheckpointsOptions &options) {
-  GraphBuilderOptions graphOptions = options.graph;
-  if (options.arena)
-    graphOptions.transientAlignment = options.arenaAlignment;
-  FailureOr<FunctionGraph> built = buildFunctionGraph(func, graphOptions);
+  FailureOr<FunctionGraph> built = buildFunctionGraph(func, options.graph);
   if (failed(built))
     return failure();
   PlanProblem problem{std::move(*built), {}};
@@ -137,36 +132,44 @@ struct SmallestBudget {
 };
 } // namespace
 
-/// The smallest budget the min-budget search of `solver` finds; with the
-/// arena, the one search whose memory of a plan is its arena
+/// The smallest budget the min-budget search of `solver` finds, and with
+/// the arena, the smallest at which the arena fits too
 /// (findSmallestArenaBudget): asked at that budget, the pipeline plans.
 static SmallestBudget findSmallestPlanBudget(
     const PlanProblem &problem, const SelectCheckpointsOptions &options,
     const SolverInfo &solver, const SolveOptions &solveOptions) {
   const Graph &graph = problem.functionGraph.graph;
   SmallestBudget smallest;
-  BudgetSearch search;
-  if (options.arena) {
-    ArenaBudget found =
-        findSmallestArenaBudget(graph, solver, solveOptions,
-                                getArenaFitOptions(options.arenaAlignment));
-    search = std::move(found.search);
-    if (search.smallestBudget >= 0)
-      smallest.arena = std::move(found.fit);
-  } else {
-    search = findSmallestBudget(graph, solver, solveOptions);
-  }
+  BudgetSearch search = findSmallestBudget(graph, solver, solveOptions);
   if (search.smallestBudget < 0) {
     smallest.why = "meets no budget up to the checkpoint-all peak of " +
-                   std::to_string(problem.baseline.peakBytes) + " bytes" +
-                   (options.arena ? ", its arena included" : "") + " (" +
+                   std::to_string(problem.baseline.peakBytes) + " bytes (" +
                    toString(search.best.status) +
                    (search.best.message.empty() ? "" : ": ") +
                    search.best.message + ")";
     return smallest;
   }
-  smallest.budget = search.smallestBudget;
-  smallest.result = std::move(search.best);
+  if (!options.arena) {
+    smallest.budget = search.smallestBudget;
+    smallest.result = std::move(search.best);
+    return smallest;
+  }
+  ArenaBudget withArena =
+      findSmallestArenaBudget(graph, solver, solveOptions, search,
+                              getArenaFitOptions(options.arenaAlignment));
+  if (!withArena.fit.fits) {
+    smallest.why = withArena.fit.error.empty()
+                       ? "meets the sum-of-live budget of " +
+                             std::to_string(search.smallestBudget) +
+                             " bytes, but no arena of its plans fits up to " +
+                             std::to_string(withArena.budget) +
+                             " bytes (arena=false plans at the former)"
+                       : "has no arena: " + withArena.fit.error;
+    return smallest;
+  }
+  smallest.budget = withArena.budget;
+  smallest.result = withArena.fit.result;
+  smallest.arena = std::move(withArena.fit);
   return smallest;
 }
 
@@ -372,22 +375,16 @@ static LogicalResult fitAnswerArena(func::FuncOp func,
   if (!options.arena || answer.budget < 0 || options.budget.empty())
     return success();
   const Graph &graph = problem.functionGraph.graph;
-  ArenaFitOptions fitOptions = getArenaFitOptions(options.arenaAlignment);
-  // In min-compute, other offsets and orders first, then the plan at the
-  // smallest budget (a plan at a smaller budget whose arena fits there
-  // fits here too: feasibility stays monotone in the budget), and only
-  // then lower targets, whose solves are long when they find nothing.
-  bool minCompute = mode == Mode::MinCompute;
-  ArenaFit fit = minCompute ? fitScheduleArena(graph, answer.result,
-                                               answer.budget, fitOptions)
-                            : fitArena(graph, solver, mode, solveOptions,
-                                       answer.result, fitOptions);
+  ArenaFit fit = fitArena(graph, solver, mode, solveOptions, answer.result,
+                          getArenaFitOptions(options.arenaAlignment));
   if (!fit.error.empty())
     return mlir::emitError(func.getLoc())
            << "cannot plan the arena of '" << func.getSymName()
            << "': " << fit.error;
   int64_t smallestBudget = -1;
-  if (!fit.fits && minCompute) {
+  if (!fit.fits && mode == Mode::MinCompute) {
+    // A plan at a smaller budget whose arena fits there fits here too: the
+    // smallest budget's plan keeps feasibility monotone in the budget.
     SmallestBudget smallest =
         findSmallestPlanBudget(problem, options, solver, solveOptions);
     smallestBudget = smallest.arena ? smallest.budget : -1;
@@ -398,9 +395,6 @@ static LogicalResult fitAnswerArena(func::FuncOp func,
                       std::to_string(smallest.arena->totalBytes) + " bytes");
       fit = std::move(*smallest.arena);
       fit.steps = std::move(steps);
-    } else {
-      fit = fitArena(graph, solver, mode, solveOptions, answer.result,
-                     fitOptions);
     }
   }
   if (!fit.fits)
@@ -685,12 +679,10 @@ static void reportArena(InFlightDiagnostic &remark, const ArenaFit &fit,
                         bool recorded) {
   const ArenaPlan &arena = fit.arena;
   remark << "; arena " << fit.totalBytes << " bytes ";
-  StringRef planner = arena.offsets.empty() ? StringRef("no buffer to place")
-                                            : StringRef(arena.planner);
   if (!recorded)
-    remark << "(no budget given: not checked; " << planner;
+    remark << "(no budget given: not checked; " << arena.planner;
   else
-    remark << "(" << planner;
+    remark << "(" << arena.planner;
   if (arena.bytes > arena.lowerBound)
     remark << ", "
            << formatPercent(
@@ -768,7 +760,7 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
          << "); recomputes " << recomputations << " op(s), compute overhead "
          << formatPercent(overhead);
   if (answer.schedulePath.empty())
-    remark << "; solved in " << llvm::formatv("{0:F3}", answer.seconds).str()
+    remark << "; solved in " << llvm::formatv("{0:F3}", result.seconds).str()
            << " s";
   if (answer.schedulePath.empty() && result.stoppedByTimeLimit)
     remark << "; " << kStoppedByTimeLimit;
@@ -809,15 +801,11 @@ remat::selectCheckpoints(func::FuncOp func,
   FailureOr<PlanProblem> problem = buildPlanProblem(func, options);
   if (failed(problem))
     return failure();
-  auto start = SolveAllowance::Clock::now();
   FailureOr<PlanAnswer> answer = options.schedulePath.empty()
                                      ? solvePlan(func, *problem, options)
                                      : loadPlan(func, *problem, options);
   if (failed(answer))
     return failure();
-  answer->seconds =
-      std::chrono::duration<double>(SolveAllowance::Clock::now() - start)
-          .count();
   if (answer->batch == 0)
     return recordPlan(func, *problem, options, *answer);
   return recordBatchPlan(func, options, *answer);

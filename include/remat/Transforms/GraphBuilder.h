@@ -104,10 +104,6 @@ struct GraphBuilderOptions {
   unsigned numDataArgs = 1;
   /// The pin of every parameter gather without a `remat.keep` of its own.
   GatherPolicy gatherPolicy = GatherPolicy::Plan;
-  /// The alignment of the arena the plan is for (1: none): each transient
-  /// buffer of a region op (an scf.for body's temporaries) is reserved
-  /// rounded up to it, as the arena places it.
-  int64_t transientAlignment = 1;
 };
 
 /// A `remat::Graph` together with the IR each node stands for.
