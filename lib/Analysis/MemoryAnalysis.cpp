@@ -166,6 +166,25 @@ std::optional<int64_t> MemoryAnalysis::getLiveBytes(Operation *op) const {
   return std::nullopt;
 }
 
+/// Whether `buffer` is a tensor defined in a region of the top-level op it
+/// is live at, and so transient there.
+static bool isTransient(const BufferLiveRange &buffer,
+                        ArrayRef<Operation *> ops) {
+  return buffer.kind == BufferLiveRange::Kind::Tensor && buffer.op &&
+         buffer.op != ops[buffer.begin];
+}
+
+int64_t MemoryAnalysis::getLargestTransientBytes(int64_t alignment) const {
+  SmallVector<int64_t> aligned(ops.size(), 0);
+  for (const BufferLiveRange &buffer : buffers)
+    if (isTransient(buffer, ops))
+      aligned[buffer.begin] += llvm::alignTo(buffer.bytes, alignment);
+  int64_t largest = 0;
+  for (int64_t bytes : aligned)
+    largest = std::max(largest, bytes);
+  return largest;
+}
+
 int64_t MemoryAnalysis::getTransientBytes(unsigned index) const {
   return index < transientBytes.size() ? transientBytes[index] : 0;
 }
@@ -476,8 +495,7 @@ void MemoryAnalysis::buildTimeline() {
     delta[buffer.end + 1] -= buffer.bytes;
     if (buffer.kind == BufferLiveRange::Kind::Argument)
       residentBytes += buffer.bytes;
-    if (buffer.kind == BufferLiveRange::Kind::Tensor && buffer.op &&
-        buffer.op != ops[buffer.begin])
+    if (isTransient(buffer, ops))
       transientBytes[buffer.begin] += buffer.bytes;
   }
   int64_t live = 0;

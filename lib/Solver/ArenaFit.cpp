@@ -156,20 +156,29 @@ static void tryOffsetsAndOrders(const Graph &graph, int64_t budget,
   fit.steps.push_back(os.str());
 }
 
+ArenaFit remat::fitScheduleArena(const Graph &graph, const SolveResult &result,
+                                 int64_t budget,
+                                 const ArenaFitOptions &options) {
+  ArenaFit fit = planScheduleArena(graph, result, budget, options);
+  if (!fit.error.empty() || fit.fits)
+    return fit;
+  std::ostringstream first;
+  first << "the first arena of " << fit.totalBytes << " bytes ("
+        << fit.arena.planner << ") over the budget of " << budget
+        << " bytes with a sum-of-live peak of " << result.peakBytes << " bytes";
+  fit.steps.push_back(first.str());
+  tryOffsetsAndOrders(graph, budget, options, fit);
+  return fit;
+}
+
 ArenaFit remat::fitArena(const Graph &graph, const SolverInfo &solver,
                          Mode mode, const SolveOptions &solveOptions,
                          const SolveResult &result,
                          const ArenaFitOptions &options) {
   int64_t budget = solveOptions.budget;
-  ArenaFit best = planScheduleArena(graph, result, budget, options);
+  ArenaFit best = fitScheduleArena(graph, result, budget, options);
   if (!best.error.empty() || best.fits)
     return best;
-  std::ostringstream first;
-  first << "the first arena of " << best.totalBytes << " bytes ("
-        << best.arena.planner << ") over the budget of " << budget
-        << " bytes with a sum-of-live peak of " << result.peakBytes << " bytes";
-  best.steps.push_back(first.str());
-  tryOffsetsAndOrders(graph, budget, options, best);
   int64_t target = budget;
   for (int round = 0; round < options.retargets && !best.fits; ++round) {
     // Aim below the budget by what the best arena so far exceeds it by.
@@ -208,27 +217,41 @@ ArenaFit remat::fitArena(const Graph &graph, const SolverInfo &solver,
 ArenaBudget remat::findSmallestArenaBudget(const Graph &graph,
                                            const SolverInfo &solver,
                                            const SolveOptions &solveOptions,
-                                           const BudgetSearch &search,
                                            const ArenaFitOptions &options) {
+  // The arena is the memory: a probe meets its budget when the arena of
+  // its plan, after other offsets and orders, is within it (the first steps
+  // of fitArena, which a user asking at that budget gets).
+  PlanMemory arenaMemory = [&](int64_t budget, SolveResult &result, bool) {
+    ArenaFit fit = fitScheduleArena(graph, result, budget, options);
+    if (!fit.error.empty())
+      return int64_t(-1);
+    result = std::move(fit.result);
+    return fit.totalBytes;
+  };
   ArenaBudget found;
+  BudgetSearch &search = found.search;
+  search = findSmallestBudget(graph, solver, solveOptions, arenaMemory);
   if (search.smallestBudget < 0)
     return found;
+  found.fit = fitScheduleArena(graph, search.best, search.smallestBudget,
+                               options);
+  // The plan's own memory may be below the budget it was found at (the
+  // bisection stops at its resolution): asked there, a whole solve that
+  // fits names the smaller budget.
+  int64_t memory = found.fit.totalBytes;
+  if (memory >= search.smallestBudget)
+    return found;
   SolveOptions asked = solveOptions;
-  asked.budget = search.smallestBudget;
-  // The search's plan is the solver's answer at its budget.
-  SolveResult result = search.best;
-  for (int round = 0; round <= options.retargets; ++round) {
-    if (round > 0)
-      result = solveInMode(graph, solver, Mode::MinCompute, asked);
-    if (!result.feasible())
-      break;
-    found.budget = asked.budget;
-    found.fit =
-        fitArena(graph, solver, Mode::MinCompute, asked, result, options);
-    if (!found.fit.error.empty() || found.fit.fits)
-      break;
-    asked.budget =
-        std::max(asked.budget + options.alignment, found.fit.totalBytes);
-  }
+  asked.budget = memory;
+  SolveResult again = solveInMode(graph, solver, Mode::MinCompute, asked);
+  if (!again.feasible())
+    return found;
+  ArenaFit fit =
+      fitArena(graph, solver, Mode::MinCompute, asked, again, options);
+  if (!fit.fits)
+    return found;
+  search.smallestBudget = memory;
+  search.best = fit.result;
+  found.fit = std::move(fit);
   return found;
 }

@@ -8,6 +8,7 @@
 #include "remat/Solver/Budget.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 using namespace remat;
@@ -85,4 +86,10 @@ std::optional<int64_t> remat::parseBudget(std::string_view text,
     return std::nullopt;
   }
   return static_cast<int64_t>(std::floor(bytes));
+}
+
+std::string remat::formatPercent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f%%", fraction * 100.0);
+  return text;
 }

@@ -152,8 +152,8 @@ namespace {
 class BudgetSearcher {
 public:
   BudgetSearcher(const Graph &graph, const SolverInfo &solver,
-                 const SolveOptions &options)
-      : graph(graph), solver(solver), meter(options),
+                 const SolveOptions &options, const PlanMemory &memory)
+      : graph(graph), solver(solver), memory(memory), meter(options),
         progress(options, "min-budget", meter.clock()),
         probeOptions(getProbeOptions(options)),
         probeWork(static_cast<int64_t>(kProbeSolves *
@@ -162,11 +162,12 @@ public:
   BudgetSearch run();
 
 private:
-  const SolveResult &probe(int64_t budget, int64_t units);
-  const SolveResult &probeCheaply(int64_t budget, int64_t units);
-  const SolveResult &solveFully(int64_t budget);
+  const BudgetProbe &probe(int64_t budget, int64_t units);
+  const BudgetProbe &probeCheaply(int64_t budget, int64_t units);
+  const BudgetProbe &solveFully(int64_t budget);
   void report(const SolveResult &result, int64_t budget);
   bool belowTopIsMet();
+  bool metBelowTop(int64_t topMemory);
   void bisect();
   void confirm();
   void refine(int64_t missed);
@@ -176,6 +177,7 @@ private:
 
   const Graph &graph;
   const SolverInfo &solver;
+  const PlanMemory &memory;
   WorkMeter meter;
   ProgressReporter progress;
   SolveOptions probeOptions;
@@ -207,20 +209,30 @@ void BudgetSearcher::report(const SolveResult &result, int64_t budget) {
                   /*phase=*/true);
 }
 
+/// Whether `answer` met its budget: a plan whose memory is within it.
+static bool isMet(const BudgetProbe &answer) {
+  return answer.result.feasible() && answer.memory >= 0 &&
+         answer.memory <= answer.budget;
+}
+
 /// Asks the solver at `budget` with `units` of work.
-const SolveResult &BudgetSearcher::probe(int64_t budget, int64_t units) {
+const BudgetProbe &BudgetSearcher::probe(int64_t budget, int64_t units) {
   probeOptions.budget = budget;
   probeOptions.allowance = meter.allowance(units);
   search.answers.push_back({budget, solver.solve(graph, probeOptions)});
   ++search.probes;
-  const SolveResult &result = search.answers.back().result;
+  BudgetProbe &answer = search.answers.back();
+  SolveResult &result = answer.result;
   meter.charge(result);
   // An answer that counted no work did not depend on its allowance: it is
   // the answer of a whole solve (brute force, checkpoint-all).
   bool whole = units >= meter.total() ||
                (units > 0 && result.work == 0 && !result.stoppedByTimeLimit);
-  if (result.feasible()) {
-    hi = std::min({hi, budget, result.peakBytes});
+  if (result.feasible())
+    answer.memory =
+        memory ? memory(budget, result, whole) : result.peakBytes;
+  if (isMet(answer)) {
+    hi = std::min(hi, answer.memory);
     if (whole && (confirmed < 0 || budget < confirmed)) {
       confirmed = budget;
       confirmedIndex = search.answers.size() - 1;
@@ -230,22 +242,22 @@ const SolveResult &BudgetSearcher::probe(int64_t budget, int64_t units) {
     proven = std::max(proven, budget + 1);
   }
   report(result, budget);
-  return result;
+  return answer;
 }
 
 /// A cheap probe: `units` (at most what is left of the probes' work),
 /// whatever it uses taken from the probes' work.
-const SolveResult &BudgetSearcher::probeCheaply(int64_t budget, int64_t units) {
-  const SolveResult &result =
+const BudgetProbe &BudgetSearcher::probeCheaply(int64_t budget, int64_t units) {
+  const BudgetProbe &answer =
       probe(budget, std::min(units, std::max<int64_t>(probeWork, 0)));
-  probeWork -= result.work;
-  return result;
+  probeWork -= answer.result.work;
+  return answer;
 }
 
 /// Asks the solver at `budget` with a whole solve's work, as the user who
 /// asks at that budget does (the same effort): a plan found so is one the
 /// user gets.
-const SolveResult &BudgetSearcher::solveFully(int64_t budget) {
+const BudgetProbe &BudgetSearcher::solveFully(int64_t budget) {
   return probe(budget, meter.total());
 }
 
@@ -260,7 +272,8 @@ bool BudgetSearcher::belowTopIsMet() {
   if (hi <= lo || !mayStart())
     return true;
   const int64_t below = std::max(lo, hi - step());
-  const SolveResult &quick = probeCheaply(below, meter.part(kQuickShare));
+  const SolveResult &quick =
+      probeCheaply(below, meter.part(kQuickShare)).result;
   // A timeout with this little work says nothing about the budget.
   if (quick.status != SolveStatus::Infeasible)
     return true;
@@ -268,8 +281,24 @@ bool BudgetSearcher::belowTopIsMet() {
   // ends only if the solver also finds nothing there with more.
   if (!mayStart())
     return false;
-  return probeCheaply(below, meter.part(kQuickConfirmShare)).status !=
+  return probeCheaply(below, meter.part(kQuickConfirmShare)).result.status !=
          SolveStatus::Infeasible;
+}
+
+/// When the top's plan needs more than the top (`topMemory`, an arena's
+/// fragmentation): asks with a whole solve a resolution step below the top,
+/// where the plan needs a smaller peak (the cheap probes rarely find one
+/// where the cheapest plan is the top's: an AdamW step's checkpoint-all
+/// order needed 716 bytes, a plan recomputing 92 ops 700); when that
+/// misses, at the top's memory, which its plan meets. Whether the solve
+/// below the top met its budget.
+bool BudgetSearcher::metBelowTop(int64_t topMemory) {
+  const int64_t below = std::max(lo, hi - step());
+  if (below < hi && mayStart() && isMet(solveFully(below)))
+    return true;
+  if (mayStart())
+    solveFully(topMemory);
+  return false;
 }
 
 /// Bisects [lo, hi] down to the resolution, each probe an equal share of
@@ -277,8 +306,8 @@ bool BudgetSearcher::belowTopIsMet() {
 /// it is spent, the bracket so far stands), then asks at `lo` itself once.
 void BudgetSearcher::bisect() {
   auto ask = [&](int64_t budget) {
-    return probeCheaply(budget, probeWork / (1 + bisectionSteps(lo, hi)))
-        .feasible();
+    return isMet(
+        probeCheaply(budget, probeWork / (1 + bisectionSteps(lo, hi))));
   };
   while (lo < hi && hi - lo > step() && probeWork > 0 && mayStart()) {
     int64_t mid = lo + (hi - lo) / 2;
@@ -299,8 +328,8 @@ void BudgetSearcher::bisect() {
 void BudgetSearcher::confirm() {
   std::vector<int64_t> candidates;
   for (const BudgetProbe &answer : search.answers)
-    if (answer.result.feasible())
-      for (int64_t budget : {answer.result.peakBytes, answer.budget})
+    if (answer.memory >= 0)
+      for (int64_t budget : {answer.memory, answer.budget})
         if (budget < confirmed && budget >= proven)
           candidates.push_back(budget);
   std::sort(candidates.begin(), candidates.end());
@@ -309,7 +338,7 @@ void BudgetSearcher::confirm() {
   int64_t missed = -1;
   for (int i = 0, e = candidates.size(); i < std::min(e, kMaxConfirmations);
        ++i) {
-    if (!mayStart() || solveFully(candidates[i]).feasible())
+    if (!mayStart() || isMet(solveFully(candidates[i])))
       break;
     missed = candidates[i];
   }
@@ -327,7 +356,7 @@ void BudgetSearcher::refine(int64_t missed) {
                   confirmed - missed > step() && mayStart();
        ++i) {
     const int64_t mid = missed + (confirmed - missed) / 2;
-    if (!solveFully(mid).feasible())
+    if (!isMet(solveFully(mid)))
       missed = mid;
   }
 }
@@ -338,10 +367,12 @@ BudgetSearch BudgetSearcher::run() {
   // The top of the range: checkpoint-all's peak fits every sane solver.
   hi = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
   hi = std::max(hi, lo);
-  const SolveResult &top = solveFully(hi);
-  if (top.feasible()) {
+  bool searchBelow = true;
+  if (int64_t topMemory = solveFully(hi).memory; topMemory > hi)
+    searchBelow = metBelowTop(topMemory);
+  if (confirmed >= 0) {
     // An exact solver's "infeasible" bounds the range from below instead.
-    if (belowTopIsMet() || solver.exact) {
+    if (searchBelow && (belowTopIsMet() || solver.exact)) {
       lo = std::max(lo, proven);
       bisect();
     }
@@ -362,8 +393,9 @@ BudgetSearch BudgetSearcher::run() {
 
 BudgetSearch remat::findSmallestBudget(const Graph &graph,
                                        const SolverInfo &solver,
-                                       const SolveOptions &options) {
-  return BudgetSearcher(graph, solver, options).run();
+                                       const SolveOptions &options,
+                                       const PlanMemory &memory) {
+  return BudgetSearcher(graph, solver, options, memory).run();
 }
 
 BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,

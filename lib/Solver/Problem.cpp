@@ -188,3 +188,36 @@ int64_t Graph::residentBytes() const {
       total += node.bytes;
   return total;
 }
+
+/// The pin `policy` gives a node of gather role `role`: re-gathering drops
+/// derived copies with the gather; keeping pins the gather alone.
+static KeepPolicy getGatherPin(GatherPolicy policy, GatherRole role) {
+  switch (policy) {
+  case GatherPolicy::Keep:
+    return role == GatherRole::Gather ? KeepPolicy::Always
+                                      : KeepPolicy::Default;
+  case GatherPolicy::Regather:
+    return KeepPolicy::Never;
+  case GatherPolicy::Plan:
+    break;
+  }
+  return KeepPolicy::Default;
+}
+
+void remat::applyGatherPolicy(GatherPolicy policy, Graph &graph) {
+  for (Node &node : graph.nodes)
+    if (node.gather != GatherRole::None)
+      node.keep = getGatherPin(policy, node.gather);
+}
+
+bool remat::hasUnpinnedGathers(const Graph &graph) {
+  bool any = false;
+  for (const Node &node : graph.nodes) {
+    if (node.gather == GatherRole::None)
+      continue;
+    if (node.keep != KeepPolicy::Default)
+      return false;
+    any = true;
+  }
+  return any;
+}

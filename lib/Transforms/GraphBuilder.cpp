@@ -106,19 +106,6 @@ static Value getAliasedValue(Operation *op) {
   return getViewSource(op);
 }
 
-/// The most bytes of tensors defined inside one region op of `func` (an
-/// scf.for body's temporaries), as the memory analysis counts them. They live
-/// only while that op runs, but the op is one node whose bytes are its
-/// results: reserving them for the whole step keeps every plan the solver
-/// calls feasible within what --remat-verify-memory measures.
-static int64_t getLargestTransientBytes(func::FuncOp func) {
-  MemoryAnalysis memory(func);
-  int64_t largest = 0;
-  for (unsigned index = 0, e = memory.getOps().size(); index < e; ++index)
-    largest = std::max(largest, memory.getTransientBytes(index));
-  return largest;
-}
-
 /// `<op name>#<id>`, then `@<file>:<line>:<col>` or `@<name>` when the
 /// location has one, so that a node of an exported graph names its op.
 static std::string getNodeName(Operation *op, int id) {
@@ -221,21 +208,6 @@ static bool isGatherDerived(Operation &op,
       return false;
   }
   return readsGathered;
-}
-
-/// The pin `policy` gives a parameter gather (`isGather`) or an op that
-/// computes from gathered parameters only: re-gathering drops such copies
-/// with the gather; keeping pins the gather alone.
-static KeepPolicy getGatherPin(GatherPolicy policy, bool isGather) {
-  switch (policy) {
-  case GatherPolicy::Keep:
-    return isGather ? KeepPolicy::Always : KeepPolicy::Default;
-  case GatherPolicy::Regather:
-    return KeepPolicy::Never;
-  case GatherPolicy::Plan:
-    break;
-  }
-  return KeepPolicy::Default;
 }
 
 /// The bytes, cost, kind and pin of the node of `op`, from its `remat.*`
@@ -407,12 +379,6 @@ static void addOutputs(Block &body, FunctionGraph &result) {
       graph.outputs.push_back(id);
 }
 
-void remat::applyGatherPolicy(const FunctionGraph &functionGraph,
-                              GatherPolicy policy, Graph &graph) {
-  for (int id : functionGraph.gatherPinned)
-    graph.nodes[id].keep =
-        getGatherPin(policy, isParameterGather(functionGraph.nodeOps[id]));
-}
 
 FailureOr<FunctionGraph>
 remat::buildFunctionGraph(func::FuncOp func,
@@ -457,7 +423,8 @@ remat::buildFunctionGraph(func::FuncOp func,
       gatherDerived.insert(&op);
       if (node->keep == KeepPolicy::Default &&
           !op.hasAttr(RematDialect::kKeepAttrName))
-        result.gatherPinned.push_back(graph.size());
+        node->gather = isParameterGather(&op) ? GatherRole::Gather
+                                              : GatherRole::Derived;
     }
     addOpEdges(op, result, order, *node);
     result.opNodes[&op] = graph.size();
@@ -465,8 +432,15 @@ remat::buildFunctionGraph(func::FuncOp func,
     graph.nodes.push_back(std::move(*node));
   }
 
-  applyGatherPolicy(result, options.gatherPolicy, graph);
-  graph.fixedBytes = getLargestTransientBytes(func);
+  applyGatherPolicy(options.gatherPolicy, graph);
+  // The most bytes of tensors defined inside one region op (an scf.for
+  // body's temporaries), as the memory analysis counts them, each rounded up
+  // to the arena's alignment. They live only while that op runs, but the op
+  // is one node whose bytes are its results: reserving them for the whole
+  // step keeps every plan the solver calls feasible within what
+  // --remat-verify-memory measures.
+  graph.fixedBytes =
+      MemoryAnalysis(func).getLargestTransientBytes(options.transientAlignment);
   fillBatchScaling(func, options.numDataArgs, hint, result);
   addOutputs(body, result);
 

@@ -4,21 +4,21 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Runs a registered checkpoint solver on the problem built from a training
-// step and records its schedule on the IR (`remat.plan`, `remat.steps`).
+// Builds the problem graph of a training step, asks the planner (Planner.h:
+// the one planning policy, shared with remat-solve) or reads a saved
+// schedule, checks the schedule with the simulator and records it on the IR
+// (`remat.plan`, `remat.steps`).
 //
 //===----------------------------------------------------------------------===//
 
 #include "remat/Analysis/BatchAnalysis.h"
 #include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/MemoryAnalysis.h"
-#include "remat/Solver/ArenaFit.h"
 #include "remat/Solver/Budget.h"
 #include "remat/Solver/GraphJSON.h"
-#include "remat/Solver/Modes.h"
+#include "remat/Solver/Planner.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
-#include "remat/Solver/Solver.h"
 #include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/PassOptions.h"
 #include "remat/Transforms/Passes.h"
@@ -38,29 +38,11 @@ namespace remat {
 using namespace mlir;
 using namespace remat;
 
-static std::string formatPercent(double fraction) {
-  return llvm::formatv("{0:F1}%", fraction * 100.0).str();
-}
-
-/// The registered solver named `name`; otherwise a located error on `func`
-/// that lists every registered name.
-static FailureOr<const SolverInfo *> lookupSolver(func::FuncOp func,
-                                                  StringRef name) {
-  if (const SolverInfo *solver = findSolver(name.str()))
-    return solver;
-  return mlir::emitError(func.getLoc())
-         << "unknown solver '" << name
-         << "'; the registered solvers are: " << solverNames();
-}
-
 namespace {
 /// The problem built from a function, and its checkpoint-all reference.
 struct PlanProblem {
   FunctionGraph functionGraph;
-  Simulation baseline;
-  /// With options.arena: the checkpoint-all order's arena, resident bytes
-  /// included (what percentage budgets are of); 0 otherwise.
-  int64_t baselineArena = 0;
+  PlanBaseline baseline;
 };
 
 /// A schedule to record on the IR and what it answers.
@@ -77,151 +59,40 @@ struct PlanAnswer {
   int64_t batch = 0;
   /// The static memory plan fitted to the budget (options.arena).
   std::optional<ArenaFit> arena;
+  /// Wall time of the whole plan: searches, fall-backs and arena fits.
+  double seconds = 0;
 };
 } // namespace
 
 /// Builds the problem graph of `func` and simulates its own order.
 static FailureOr<PlanProblem>
 buildPlanProblem(func::FuncOp func, const SelectCheckpointsOptions &options) {
-  FailureOr<FunctionGraph> built = buildFunctionGraph(func, options.graph);
+  GraphBuilderOptions graphOptions = options.graph;
+  if (options.arena)
+    graphOptions.transientAlignment = options.arenaAlignment;
+  FailureOr<FunctionGraph> built = buildFunctionGraph(func, graphOptions);
   if (failed(built))
     return failure();
   PlanProblem problem{std::move(*built), {}};
-  const Graph &graph = problem.functionGraph.graph;
-  problem.baseline = simulate(graph, checkpointAllSchedule(graph));
-  if (!problem.baseline.valid())
+  problem.baseline = computeBaseline(problem.functionGraph.graph,
+                                     options.arena, options.arenaAlignment);
+  if (!problem.baseline.checkpointAll.valid())
     return mlir::emitError(func.getLoc())
            << "internal error: the function's own order is "
               "not a valid schedule: "
-           << problem.baseline.error;
-  if (options.arena) {
-    SolveResult own;
-    own.schedule = checkpointAllSchedule(graph);
-    ArenaFit fit = planScheduleArena(
-        graph, own, kMaxTotalBytes, getArenaFitOptions(options.arenaAlignment));
-    problem.baselineArena = fit.totalBytes;
-  }
+           << problem.baseline.checkpointAll.error;
   return problem;
 }
 
-/// The `budget` option in bytes, relative to the checkpoint-all peak (with
-/// the arena in the budget: to the larger of it and the checkpoint-all
-/// order's arena, so that 100 % always fits).
-static FailureOr<int64_t> getBudget(func::FuncOp func,
-                                    const SelectCheckpointsOptions &options,
-                                    const PlanProblem &problem) {
-  std::string error;
-  std::optional<int64_t> budget = parseBudget(
-      options.budget,
-      std::max(problem.baseline.peakBytes, problem.baselineArena), error);
-  if (!budget)
-    return mlir::emitError(func.getLoc())
-           << "invalid budget '" << options.budget << "': " << error;
-  return *budget;
-}
-
-namespace {
-/// The smallest budget at which the pipeline plans with a solver (-1: none,
-/// `why` says why), and its plan there.
-struct SmallestBudget {
-  int64_t budget = -1;
-  std::string why;
-  SolveResult result;
-  /// With options.arena: the arena fitted to `budget`.
-  std::optional<ArenaFit> arena;
-};
-} // namespace
-
-/// The smallest budget the min-budget search of `solver` finds, and with
-/// the arena, the smallest at which the arena fits too
-/// (findSmallestArenaBudget): asked at that budget, the pipeline plans.
-static SmallestBudget findSmallestPlanBudget(
-    const PlanProblem &problem, const SelectCheckpointsOptions &options,
-    const SolverInfo &solver, const SolveOptions &solveOptions) {
-  const Graph &graph = problem.functionGraph.graph;
-  SmallestBudget smallest;
-  BudgetSearch search = findSmallestBudget(graph, solver, solveOptions);
-  if (search.smallestBudget < 0) {
-    smallest.why = "meets no budget up to the checkpoint-all peak of " +
-                   std::to_string(problem.baseline.peakBytes) + " bytes (" +
-                   toString(search.best.status) +
-                   (search.best.message.empty() ? "" : ": ") +
-                   search.best.message + ")";
-    return smallest;
-  }
-  if (!options.arena) {
-    smallest.budget = search.smallestBudget;
-    smallest.result = std::move(search.best);
-    return smallest;
-  }
-  ArenaBudget withArena =
-      findSmallestArenaBudget(graph, solver, solveOptions, search,
-                              getArenaFitOptions(options.arenaAlignment));
-  if (!withArena.fit.fits) {
-    smallest.why = withArena.fit.error.empty()
-                       ? "meets the sum-of-live budget of " +
-                             std::to_string(search.smallestBudget) +
-                             " bytes, but no arena of its plans fits up to " +
-                             std::to_string(withArena.budget) +
-                             " bytes (arena=false plans at the former)"
-                       : "has no arena: " + withArena.fit.error;
-    return smallest;
-  }
-  smallest.budget = withArena.budget;
-  smallest.result = withArena.fit.result;
-  smallest.arena = std::move(withArena.fit);
-  return smallest;
-}
-
-/// The error for a solver that found no schedule, with the smallest budget
-/// it can meet and where the memory goes in the function's own order.
-/// `smallest`: the smallest budget the solver meets, when it was searched.
-static LogicalResult
-emitNoSchedule(func::FuncOp func, const PlanProblem &problem,
-               const SolverInfo &solver, Mode mode,
-               const SolveOptions &solveOptions, const SolveResult &result,
-               const std::optional<SmallestBudget> &smallest) {
-  int64_t baselinePeak = problem.baseline.peakBytes;
-  InFlightDiagnostic diag = mlir::emitError(func.getLoc());
-  if (mode == Mode::MinCompute)
-    diag << "budget of " << solveOptions.budget
-         << " bytes is infeasible for solver '" << solver.name << "'";
-  else
-    diag << "solver '" << solver.name << "' found no schedule";
-  diag << " (" << toString(result.status);
-  if (!result.message.empty())
-    diag << ": " << result.message;
-  diag << ")";
-  // The search shares the deadline with the solve that failed.
-  if (mode == Mode::MinCompute && result.stoppedByTimeLimit) {
-    diag << "; the time limit left no time to search for the smallest "
-            "feasible budget";
-  } else if (smallest && smallest->budget >= 0) {
-    diag << "; the smallest feasible budget is " << smallest->budget
-         << " bytes ("
-         << formatPercent(static_cast<double>(smallest->budget) /
-                          std::max<int64_t>(baselinePeak, 1))
-         << " of the checkpoint-all peak of " << baselinePeak << " bytes"
-         << (smallest->arena ? ", its arena included)" : ")");
-  } else if (smallest) {
-    diag << "; it " << smallest->why;
-  }
-  // Where the memory goes in the function's own order: the few ops that
-  // matter, never the whole function.
-  MemoryAnalysis(func).attachPeakNotes(diag, "the checkpoint-all peak");
-  return diag;
-}
-
-/// Checks that max-batch can plan `func` at a batch it chooses: a budget is
-/// given, the graph scales with the batch, the batch dimension (dimension 0
-/// of the data arguments) is dynamic and no other argument dimension is.
+/// Checks that max-batch can plan `func` at a batch it chooses: the batch
+/// dimension (dimension 0 of the data arguments) is dynamic and no other
+/// argument dimension is. The planner checks the budget and the graph's
+/// batch scaling.
 static LogicalResult
 checkMaxBatchStep(func::FuncOp func, const PlanProblem &problem,
                   const SelectCheckpointsOptions &options) {
   if (options.budget.empty())
-    return mlir::emitError(func.getLoc())
-           << "mode=max-batch needs a budget: it searches the largest batch "
-              "whose plan fits one";
+    return success();
   if (!problem.functionGraph.graph.hasBatchScaling())
     return mlir::emitError(func.getLoc())
            << "mode=max-batch cannot tell how this step scales with the "
@@ -250,267 +121,79 @@ checkMaxBatchStep(func::FuncOp func, const PlanProblem &problem,
   return success();
 }
 
-/// The error for a budget below what one sample needs, naming the smallest
-/// budget the solver meets at one sample.
-static LogicalResult emitBelowOneSample(func::FuncOp func, const Graph &graph,
-                                        const SolverInfo &solver,
-                                        const SolveOptions &solveOptions,
-                                        const SolveResult &atOne) {
-  InFlightDiagnostic diag = mlir::emitError(func.getLoc())
-                            << "mode=max-batch: the budget of "
-                            << solveOptions.budget
-                            << " bytes does not fit one sample with solver '"
-                            << solver.name << "' (" << toString(atOne.status);
-  if (!atOne.message.empty())
-    diag << ": " << atOne.message;
-  diag << ")";
-  if (atOne.status == SolveStatus::Unsupported)
-    return diag;
-  if (std::optional<Graph> one = scaleBatch(graph, 1)) {
-    BudgetSearch smallest = findSmallestBudget(*one, solver, solveOptions);
-    if (smallest.smallestBudget >= 0)
-      diag << "; the smallest feasible budget at batch 1 is "
-           << smallest.smallestBudget << " bytes";
-  }
-  return diag;
+/// The planner's request for `options`.
+static PlanRequest getPlanRequest(const SelectCheckpointsOptions &options) {
+  PlanRequest request;
+  request.solver = options.solver;
+  request.mode = options.mode;
+  request.budget = options.budget;
+  request.solve.effort = options.effort;
+  request.solve.timeLimitSeconds = options.timeLimitSeconds;
+  request.arena = options.arena;
+  request.arenaAlignment = options.arenaAlignment;
+  return request;
 }
 
-/// Max-batch: the largest batch whose plan fits the budget (findMaxBatch on
-/// the graph's batch scaling).
-static FailureOr<PlanAnswer>
-solveMaxBatch(func::FuncOp func, const PlanProblem &problem,
-              const SelectCheckpointsOptions &options, const SolverInfo &solver,
-              const SolveOptions &solveOptions) {
-  if (failed(checkMaxBatchStep(func, problem, options)))
-    return failure();
-  const Graph &graph = problem.functionGraph.graph;
-  BatchSearch search = findMaxBatch(graph, solver, solveOptions);
-  if (search.batch == 0)
-    return emitBelowOneSample(func, graph, solver, solveOptions, search.result);
-  PlanAnswer answer;
-  answer.solver = solver.name;
-  answer.mode = Mode::MaxBatch;
-  answer.budget = solveOptions.budget;
-  answer.result = std::move(search.result);
-  answer.batch = search.batch;
-  return answer;
-}
-
-/// `budget=min`: the plan at the smallest budget the solver meets (the
-/// min-budget search), recorded as a min-compute plan at that budget: the
-/// plan the solver returns when asked at exactly that budget.
-static FailureOr<PlanAnswer>
-solveAtSmallestBudget(func::FuncOp func, const PlanProblem &problem,
-                      const SelectCheckpointsOptions &options,
-                      const SolverInfo &solver,
-                      const SolveOptions &solveOptions) {
-  if (options.mode != Mode::MinCompute)
-    return mlir::emitError(func.getLoc())
-           << "budget=min plans at the smallest feasible budget in mode "
-              "min-compute, not "
-           << toString(options.mode);
-  SmallestBudget smallest =
-      findSmallestPlanBudget(problem, options, solver, solveOptions);
-  if (smallest.budget < 0)
-    return mlir::emitError(func.getLoc())
-           << "budget=min: solver '" << solver.name << "' " << smallest.why;
-  mlir::emitRemark(func.getLoc())
-      << "budget=min: the smallest feasible budget of solver '" << solver.name
-      << "' is " << smallest.budget << " bytes ("
-      << formatPercent(static_cast<double>(smallest.budget) /
-                       std::max<int64_t>(problem.baseline.peakBytes, 1))
-      << " of the checkpoint-all peak"
-      << (smallest.arena ? ", its arena included)" : ")");
-  PlanAnswer answer;
-  answer.solver = solver.name;
-  answer.mode = Mode::MinCompute;
-  answer.budget = smallest.budget;
-  answer.result = std::move(smallest.result);
-  answer.arena = std::move(smallest.arena);
-  return answer;
-}
-
-/// The solve options of `options` (the budget aside), checked.
-static FailureOr<SolveOptions>
-getSolveOptions(func::FuncOp func, const SelectCheckpointsOptions &options) {
-  SolveOptions solveOptions;
-  solveOptions.timeLimitSeconds = options.timeLimitSeconds;
-  solveOptions.effort = options.effort;
-  if (std::string error = checkSolveOptions(solveOptions); !error.empty())
-    return mlir::emitError(func.getLoc()) << "invalid option: " << error;
-  // One deadline for the solve and the searches after it (the smallest
-  // feasible budget of an error).
-  solveOptions.allowance.deadline = startAllowance(solveOptions).deadline;
-  return solveOptions;
-}
-
-/// The error for an arena over the budget whose sum-of-live peak fits it,
-/// with what was tried.
-static LogicalResult emitArenaOverBudget(func::FuncOp func, const ArenaFit &fit,
-                                         int64_t budget, int64_t smallest) {
+/// The located error for a request the planner could not plan; where the
+/// solver found no schedule, with where the memory goes in the function's
+/// own order (the few ops that matter, never the whole function).
+static LogicalResult emitPlanFailure(func::FuncOp func,
+                                     const PlanOutcome &outcome) {
   InFlightDiagnostic diag = mlir::emitError(func.getLoc());
-  diag << "the arena of " << fit.totalBytes << " bytes exceeds the budget of "
-       << budget << " bytes, though the sum-of-live peak of "
-       << fit.result.peakBytes << " bytes fits it";
-  if (!fit.steps.empty())
-    diag << "; tried " << llvm::join(fit.steps, "; ");
-  if (smallest >= 0)
-    diag << "; the smallest feasible budget is " << smallest
-         << " bytes, its arena included";
-  diag << " (raise the budget, or plan without the arena: arena=false)";
-  return diag;
-}
-
-/// With `options.arena`, fits the static memory plan of the answer's
-/// schedule to its budget (fitArena: other offsets, other orders, lower
-/// targets for `solver`) and keeps the schedule it settles on.
-static LogicalResult fitAnswerArena(func::FuncOp func,
-                                    const PlanProblem &problem,
-                                    const SelectCheckpointsOptions &options,
-                                    const SolverInfo &solver, Mode mode,
-                                    const SolveOptions &solveOptions,
-                                    PlanAnswer &answer) {
-  // Without a budget given (100 % of checkpoint-all) nothing is fitted:
-  // the recorded budget grows to the arena instead (getRecordedArena).
-  if (!options.arena || answer.budget < 0 || options.budget.empty())
-    return success();
-  const Graph &graph = problem.functionGraph.graph;
-  ArenaFit fit = fitArena(graph, solver, mode, solveOptions, answer.result,
-                          getArenaFitOptions(options.arenaAlignment));
-  if (!fit.error.empty())
-    return mlir::emitError(func.getLoc())
-           << "cannot plan the arena of '" << func.getSymName()
-           << "': " << fit.error;
-  int64_t smallestBudget = -1;
-  if (!fit.fits && mode == Mode::MinCompute) {
-    // A plan at a smaller budget whose arena fits there fits here too: the
-    // smallest budget's plan keeps feasibility monotone in the budget.
-    SmallestBudget smallest =
-        findSmallestPlanBudget(problem, options, solver, solveOptions);
-    smallestBudget = smallest.arena ? smallest.budget : -1;
-    if (smallest.arena && smallest.budget <= answer.budget) {
-      std::vector<std::string> steps = std::move(fit.steps);
-      steps.push_back("the plan at the smallest feasible budget, " +
-                      std::to_string(smallest.budget) + " bytes: arena " +
-                      std::to_string(smallest.arena->totalBytes) + " bytes");
-      fit = std::move(*smallest.arena);
-      fit.steps = std::move(steps);
-    }
-  }
-  if (!fit.fits)
-    return emitArenaOverBudget(func, fit, answer.budget, smallestBudget);
-  answer.result = fit.result;
-  answer.arena = std::move(fit);
-  return success();
-}
-
-/// When the solve at the budget found nothing: in mode min-compute, the plan
-/// at the smallest budget the solver meets, if that is below this budget
-/// (it fits here too: feasibility stays monotone in the budget, whatever
-/// path a heuristic search takes at each); otherwise the error, naming that
-/// smallest budget.
-static FailureOr<PlanAnswer>
-solveAtSmallerBudget(func::FuncOp func, const PlanProblem &problem,
-                     const SelectCheckpointsOptions &options,
-                     const SolverInfo &solver, Mode mode,
-                     const SolveOptions &solveOptions, PlanAnswer &answer) {
-  std::optional<SmallestBudget> smallest;
-  // The search shares the deadline with the solve that failed.
-  if (mode == Mode::MinCompute && !answer.result.stoppedByTimeLimit)
-    smallest = findSmallestPlanBudget(problem, options, solver, solveOptions);
-  if (!smallest || smallest->budget < 0 || smallest->budget > answer.budget)
-    return emitNoSchedule(func, problem, solver, mode, solveOptions,
-                          answer.result, smallest);
-  mlir::emitRemark(func.getLoc())
-      << "solver '" << solver.name << "' found no schedule at the budget of "
-      << answer.budget << " bytes (" << answer.result.message
-      << "); its plan at the smallest feasible budget, " << smallest->budget
-      << " bytes, fits it";
-  answer.result = std::move(smallest->result);
-  answer.arena = std::move(smallest->arena);
-  return std::move(answer);
-}
-
-/// With gather-policy=plan on a step with parameter gathers, the plans of
-/// the fixed policies (keep, regather) are plans of this graph too, which a
-/// heuristic search of the unpinned graph does not always find: `result`
-/// becomes the cheapest of the three answers at the budget (mode
-/// min-compute), so that ours never costs more than a fixed policy there.
-static void tryFixedGatherPolicies(const PlanProblem &problem,
-                                   const SelectCheckpointsOptions &options,
-                                   const SolverInfo &solver,
-                                   const SolveOptions &solveOptions,
-                                   SolveResult &result) {
-  const FunctionGraph &functionGraph = problem.functionGraph;
-  if (options.graph.gatherPolicy != GatherPolicy::Plan ||
-      functionGraph.gatherPinned.empty())
-    return;
-  for (GatherPolicy policy : {GatherPolicy::Keep, GatherPolicy::Regather}) {
-    Graph pinned = functionGraph.graph;
-    applyGatherPolicy(functionGraph, policy, pinned);
-    SolveResult other =
-        solveInMode(pinned, solver, Mode::MinCompute, solveOptions);
-    if (other.feasible() &&
-        (!result.feasible() || other.cost < result.cost ||
-         (other.cost == result.cost && other.peakBytes < result.peakBytes)))
-      result = std::move(other);
+  switch (outcome.failure) {
+  case PlanFailure::Unsupported:
+    diag << "solver '" << outcome.solver
+         << "' does not apply to this function: " << outcome.reason;
+    return diag;
+  case PlanFailure::NoArena:
+    diag << "cannot plan the arena of '" << func.getSymName()
+         << "': " << outcome.reason;
+    return diag;
+  case PlanFailure::NoSchedule:
+    diag << outcome.reason;
+    MemoryAnalysis(func).attachPeakNotes(diag, "the checkpoint-all peak");
+    return diag;
+  default:
+    diag << outcome.reason;
+    return diag;
   }
 }
 
-/// Runs the solver of `options` on the problem.
+/// Plans `func` with the planner, as `options` ask.
 static FailureOr<PlanAnswer>
 solvePlan(func::FuncOp func, const PlanProblem &problem,
           const SelectCheckpointsOptions &options) {
-  FailureOr<const SolverInfo *> found = lookupSolver(func, options.solver);
-  if (failed(found))
+  if (options.mode == Mode::MaxBatch && options.budget != "min" &&
+      failed(checkMaxBatchStep(func, problem, options)))
     return failure();
-  const SolverInfo &solver = **found;
-  FailureOr<SolveOptions> checked = getSolveOptions(func, options);
-  if (failed(checked))
-    return failure();
-  SolveOptions solveOptions = *checked;
-  if (options.budget == "min")
-    return solveAtSmallestBudget(func, problem, options, solver, solveOptions);
-  FailureOr<int64_t> budget = getBudget(func, options, problem);
-  if (failed(budget))
-    return failure();
-  solveOptions.budget = *budget;
-  if (options.mode == Mode::MaxBatch)
-    return solveMaxBatch(func, problem, options, solver, solveOptions);
-  Mode mode = options.mode;
+  PlanOutcome outcome = plan(problem.functionGraph.graph, getPlanRequest(options));
+  if (!outcome.succeeded())
+    return emitPlanFailure(func, outcome);
+  for (const std::string &remark : outcome.remarks)
+    mlir::emitRemark(func.getLoc()) << remark;
   PlanAnswer answer;
-  answer.solver = solver.name;
-  answer.mode = options.mode;
-  answer.budget = *budget;
-  answer.result =
-      solveInMode(problem.functionGraph.graph, solver, mode, solveOptions);
-  if (mode == Mode::MinCompute &&
-      answer.result.status != SolveStatus::Unsupported)
-    tryFixedGatherPolicies(problem, options, solver, solveOptions,
-                           answer.result);
-  const SolveResult &result = answer.result;
-  if (result.status == SolveStatus::Unsupported)
-    return mlir::emitError(func.getLoc())
-           << "solver '" << solver.name
-           << "' does not apply to this function: " << result.message;
-  if (!result.feasible())
-    return solveAtSmallerBudget(func, problem, options, solver, mode,
-                                solveOptions, answer);
-  if (mode == Mode::MinPeak) {
-    if (!options.budget.empty() && result.peakBytes > *budget)
-      return mlir::emitError(func.getLoc())
-             << "budget of " << *budget << " bytes is infeasible: the least "
-             << "peak solver '" << solver.name << "' found within one extra "
-             << "forward pass is " << result.peakBytes << " bytes";
-    if (options.budget.empty())
-      answer.budget = -1;
-  } else if (mode == Mode::MinBudget) {
-    answer.budget = -1;
-  }
-  if (failed(fitAnswerArena(func, problem, options, solver, mode, solveOptions,
-                            answer)))
-    return failure();
+  answer.result = std::move(outcome.result);
+  answer.solver = outcome.solver;
+  answer.mode = outcome.mode;
+  answer.budget = outcome.budget;
+  answer.batch = outcome.batch;
+  answer.arena = std::move(outcome.arena);
+  answer.seconds = outcome.seconds;
   return answer;
+}
+
+/// The `budget` option in bytes, relative to the reference peak
+/// (PlanBaseline::reference).
+static FailureOr<int64_t> getBudget(func::FuncOp func,
+                                    const SelectCheckpointsOptions &options,
+                                    const PlanProblem &problem) {
+  std::string error;
+  std::optional<int64_t> budget =
+      parseBudget(options.budget, problem.baseline.reference(), error);
+  if (!budget)
+    return mlir::emitError(func.getLoc())
+           << "invalid budget '" << options.budget << "': " << error;
+  return *budget;
 }
 
 /// The mode of a schedule file named `name`, when its plan applies to the
@@ -589,7 +272,7 @@ static FailureOr<PlanAnswer> loadPlan(func::FuncOp func,
   } else if (saved.budget >= 0) {
     answer.budget = saved.budget;
   } else if (*mode == Mode::MinCompute) {
-    answer.budget = problem.baseline.peakBytes;
+    answer.budget = problem.baseline.checkpointAll.peakBytes;
   }
   return answer;
 }
@@ -660,16 +343,16 @@ getRecordedArena(func::FuncOp func, const PlanProblem &problem,
   if (answer.arena)
     return answer.arena;
   bool budgetGiven = answer.budget >= 0 && !options.budget.empty();
-  int64_t budget = budgetGiven ? answer.budget : kMaxTotalBytes;
-  ArenaFit fit =
-      planScheduleArena(problem.functionGraph.graph, answer.result, budget,
-                        getArenaFitOptions(options.arenaAlignment));
+  int64_t budget = budgetGiven ? answer.budget : -1;
+  ArenaFit fit = planRecordedArena(problem.functionGraph.graph, answer.result,
+                                   budget, options.arenaAlignment);
   if (!fit.error.empty())
     return mlir::emitError(func.getLoc())
            << "cannot plan the arena of '" << func.getSymName()
            << "': " << fit.error;
   if (!fit.fits)
-    return emitArenaOverBudget(func, fit, budget, -1);
+    return mlir::emitError(func.getLoc())
+           << describeArenaOverBudget(fit, budget, -1);
   return std::optional<ArenaFit>(std::move(fit));
 }
 
@@ -679,10 +362,12 @@ static void reportArena(InFlightDiagnostic &remark, const ArenaFit &fit,
                         bool recorded) {
   const ArenaPlan &arena = fit.arena;
   remark << "; arena " << fit.totalBytes << " bytes ";
+  StringRef planner = arena.offsets.empty() ? StringRef("no buffer to place")
+                                            : StringRef(arena.planner);
   if (!recorded)
-    remark << "(no budget given: not checked; " << arena.planner;
+    remark << "(no budget given: not checked; " << planner;
   else
-    remark << "(" << arena.planner;
+    remark << "(" << planner;
   if (arena.bytes > arena.lowerBound)
     remark << ", "
            << formatPercent(
@@ -711,7 +396,7 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
   writeRematPlan(*plan);
 
   const SolveResult &result = answer.result;
-  const Simulation &baseline = problem.baseline;
+  const Simulation &baseline = problem.baseline.checkpointAll;
   int64_t budget = answer.budget >= 0 ? answer.budget : simulated.peakBytes;
   // The arena is recorded (and so checked by remat-verify-memory) with a
   // budget given, and with one the mode derives (min-budget, min-peak),
@@ -760,7 +445,7 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
          << "); recomputes " << recomputations << " op(s), compute overhead "
          << formatPercent(overhead);
   if (answer.schedulePath.empty())
-    remark << "; solved in " << llvm::formatv("{0:F3}", result.seconds).str()
+    remark << "; solved in " << llvm::formatv("{0:F3}", answer.seconds).str()
            << " s";
   if (answer.schedulePath.empty() && result.stoppedByTimeLimit)
     remark << "; " << kStoppedByTimeLimit;

@@ -554,3 +554,29 @@ TEST(BatchScalingTest, CheckRejectsBadScaling) {
 }
 
 } // namespace
+
+// With a memory (PlanMemory: the arena, say), the search meets a budget
+// only where the plan's memory is within it, and names one that a whole
+// solve met so: asked again there, the solver's plan needs no more. When
+// the top's plan needs more than the top (here every plan needs 64 bytes
+// beyond its peak), the search still names a budget.
+TEST(ModesTest, SmallestBudgetCoversThePlanMemory) {
+  for (const Graph &g : curveGraphs()) {
+    for (const SolverInfo *solver : curveSolvers()) {
+      std::string what = g.name + " / " + solver->name;
+      PlanMemory padded = [](int64_t, SolveResult &result, bool) {
+        return result.peakBytes + 64;
+      };
+      SolveOptions options = quickOptions();
+      BudgetSearch search = findSmallestBudget(g, *solver, options, padded);
+      if (search.smallestBudget < 0)
+        continue;
+      EXPECT_LE(search.best.peakBytes + 64, search.smallestBudget) << what;
+      ASSERT_FALSE(search.best.stoppedByTimeLimit) << what;
+      options.budget = search.smallestBudget;
+      SolveResult again = solver->solve(g, options);
+      ASSERT_TRUE(again.feasible()) << what;
+      EXPECT_LE(again.peakBytes + 64, search.smallestBudget) << what;
+    }
+  }
+}

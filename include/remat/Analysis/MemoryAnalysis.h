@@ -170,6 +170,10 @@ public:
   /// only while that op runs, and a planner that sees the op as one node
   /// must reserve them (buildFunctionGraph does, as fixed bytes).
   int64_t getTransientBytes(unsigned index) const;
+  /// The most transient bytes of one op, each buffer's bytes rounded up to
+  /// `alignment` as an arena of that alignment places it (1: the largest
+  /// getTransientBytes).
+  int64_t getLargestTransientBytes(int64_t alignment) const;
 
   /// Every tracked buffer (bytes > 0), in definition order.
   llvm::ArrayRef<BufferLiveRange> getBuffers() const { return buffers; }

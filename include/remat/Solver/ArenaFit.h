@@ -78,6 +78,12 @@ ArenaPlan planFitArena(const ArenaProblem &problem, int64_t residentBytes,
 ArenaFit planScheduleArena(const Graph &graph, const SolveResult &result,
                            int64_t budget, const ArenaFitOptions &options);
 
+/// Steps 1 and 2 of the file comment on `result`'s schedule (no new
+/// solve): its arena against `budget`, then, when over it, the exact
+/// offsets and the other orders of the same computations.
+ArenaFit fitScheduleArena(const Graph &graph, const SolveResult &result,
+                          int64_t budget, const ArenaFitOptions &options);
+
 /// Fits the arena of `result` (a feasible answer of `solver` in `mode`
 /// under `solveOptions.budget`) into that budget as the file comment says.
 /// When nothing fits, returns the smallest arena found (fits = false) with
@@ -86,23 +92,22 @@ ArenaFit fitArena(const Graph &graph, const SolverInfo &solver, Mode mode,
                   const SolveOptions &solveOptions, const SolveResult &result,
                   const ArenaFitOptions &options);
 
-/// The last budget findSmallestArenaBudget asked at (-1: none), and the
-/// fit there: `fit.fits` when a min-compute solve and fitArena succeeded.
+/// The smallest-budget search with the arena in the budget, and the arena
+/// of its plan there (`fit`, which fits when `search.smallestBudget` >= 0).
 struct ArenaBudget {
-  int64_t budget = -1;
+  BudgetSearch search;
   ArenaFit fit;
 };
 
-/// The smallest budget with the arena in it, from `search`, the sum-of-live
-/// smallest-budget search of `solver` with `solveOptions`: its budget when
-/// the arena of its plan fits there (after fitArena), else the smallest
-/// arena found, asked again as a user would (a min-compute solve at that
-/// budget, then fitArena), up to `options.retargets` times. The budget it
-/// names is one at which that same solve and fit succeeded.
+/// The smallest budget that covers the arena of `solver`'s plans: one
+/// findSmallestBudget search (with `solveOptions`) whose memory of a plan
+/// is its arena plus the resident bytes after fitScheduleArena at the
+/// probe's budget. The budget it names is one at which a whole solve and
+/// fitScheduleArena fitted, so that asking there (a solve, then fitArena,
+/// whose first steps those are) plans.
 ArenaBudget findSmallestArenaBudget(const Graph &graph,
                                     const SolverInfo &solver,
                                     const SolveOptions &solveOptions,
-                                    const BudgetSearch &search,
                                     const ArenaFitOptions &options);
 
 } // namespace remat

@@ -27,6 +27,9 @@ namespace remat {
 std::optional<int64_t> parseBudget(std::string_view text, int64_t reference,
                                    std::string &error);
 
+/// `fraction` as a percentage with one decimal: 0.1234 -> "12.3%".
+std::string formatPercent(double fraction);
+
 } // namespace remat
 
 #endif // REMAT_SOLVER_BUDGET_H

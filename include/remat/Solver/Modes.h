@@ -36,6 +36,7 @@
 #include "remat/Solver/Solver.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,7 +81,18 @@ std::optional<Graph> scaleBatch(const Graph &graph, int64_t samples);
 struct BudgetProbe {
   int64_t budget = 0;
   SolveResult result;
+  /// The bytes its plan needs of a budget (`PlanMemory`); -1 when none.
+  int64_t memory = -1;
 };
+
+/// The bytes a plan the solver found at `budget` needs of a budget: by
+/// default its sum-of-live peak; with a static memory plan, its arena and
+/// the resident bytes (ArenaFit.h), after mending `result` to need fewer
+/// (another order of the same computations; for a whole solve, `whole`,
+/// what a user asking at `budget` gets). -1 when it has none. A search
+/// with one meets a budget only where the memory is within it.
+using PlanMemory =
+    std::function<int64_t(int64_t budget, SolveResult &result, bool whole)>;
 
 struct BudgetSearch {
   /// The solver's answer at `smallestBudget` (its status says whether one
@@ -117,9 +129,15 @@ struct BudgetSearch {
 /// that cannot be met are often met nowhere below it, and every probe of a
 /// bisection would spend its whole share failing); a timeout there proves
 /// nothing. Past the time limit no probe starts. `best` carries the
-/// search's seconds and work.
+/// search's seconds and work. With `memory`, every "met" above reads "the
+/// plan's memory is within the budget", and the candidates are the plans'
+/// memories instead of their peaks: one search for the smallest budget
+/// that covers it. When the top's plan needs more than the top, a whole
+/// solve a resolution step below it comes first (a plan of a smaller peak),
+/// then, when that misses, one at the top's memory.
 BudgetSearch findSmallestBudget(const Graph &graph, const SolverInfo &solver,
-                                const SolveOptions &options);
+                                const SolveOptions &options,
+                                const PlanMemory &memory = nullptr);
 
 struct BatchSearch {
   /// Largest feasible batch found, in samples; 0 when even one sample does

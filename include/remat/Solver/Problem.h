@@ -79,6 +79,24 @@ inline bool addBytes(int64_t &total, int64_t bytes) {
   return true;
 }
 
+/// What a node is to a sharded step's parameter gathers: a gather of a
+/// parameter shard, or a value computed from gathered parameters only
+/// (re-gathering drops such a copy with the gather). Set on the nodes whose
+/// pin a gather policy decides (GatherPolicy).
+enum class GatherRole { None, Gather, Derived };
+
+/// What a plan may do with the parameter gathers of a sharded step.
+enum class GatherPolicy {
+  /// Keep or gather again, whichever the plan needs (the default).
+  Plan,
+  /// Keep every gathered parameter to its last use (ZeRO-2-like): each
+  /// gather pinned `Always`.
+  Keep,
+  /// Gather every parameter again for its backward use (FSDP's
+  /// reshard-after-forward): gathers and derived copies pinned `Never`.
+  Regather,
+};
+
 /// One tensor-producing node.
 struct Node {
   std::string name;
@@ -97,6 +115,7 @@ struct Node {
   /// For a view: the node whose storage it shares; -1 otherwise.
   int aliasOf = -1;
   KeepPolicy keep = KeepPolicy::Default;
+  GatherRole gather = GatherRole::None;
   /// The parts of `bytes` and `cost` that are per sample of the graph's
   /// batch (0: fixed); `bytesPerSample * batch <= bytes`.
   int64_t bytesPerSample = 0;
@@ -183,6 +202,14 @@ struct Step {
 struct Schedule {
   std::vector<Step> steps;
 };
+
+/// Sets the pins `policy` gives the nodes of `graph` with a gather role.
+void applyGatherPolicy(GatherPolicy policy, Graph &graph);
+
+/// Whether `graph` has nodes with a gather role and none of them is pinned
+/// (it was built with GatherPolicy::Plan): the fixed policies' plans are
+/// then plans of it too.
+bool hasUnpinnedGathers(const Graph &graph);
 
 } // namespace remat
 

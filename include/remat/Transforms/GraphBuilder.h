@@ -75,18 +75,6 @@
 
 namespace remat {
 
-/// What the planner may do with a parameter gather (isParameterGather).
-enum class GatherPolicy {
-  /// Keep or gather again, whichever the plan needs (the default).
-  Plan,
-  /// Keep every gathered parameter to its last use (ZeRO-2-like): pinned
-  /// `Always`.
-  Keep,
-  /// Gather every parameter again for its backward use (FSDP's
-  /// reshard-after-forward): pinned `Never`.
-  Regather,
-};
-
 /// The `llvm::cl::values` of a GatherPolicy option.
 #define REMAT_GATHER_POLICY_CL_VALUES                                          \
   ::llvm::cl::values(                                                          \
@@ -104,6 +92,10 @@ struct GraphBuilderOptions {
   unsigned numDataArgs = 1;
   /// The pin of every parameter gather without a `remat.keep` of its own.
   GatherPolicy gatherPolicy = GatherPolicy::Plan;
+  /// The alignment of the arena the plan is for (1: none): each transient
+  /// buffer of a region op (an scf.for body's temporaries) is reserved
+  /// rounded up to it, as the arena places it.
+  int64_t transientAlignment = 1;
 };
 
 /// A `remat::Graph` together with the IR each node stands for.
@@ -118,22 +110,11 @@ struct FunctionGraph {
   /// Why `graph` has no batch scaling (`graph.batch == 0`); empty when it
   /// has some.
   std::string batchProblem;
-  /// The nodes a gather policy pins (GatherPolicy): parameter gathers and
-  /// the ops that compute from gathered parameters only, without a
-  /// `remat.keep` of their own.
-  llvm::SmallVector<int> gatherPinned;
-
   /// The node whose storage defines `value`, or -1 when `value` is free (a
   /// constant) or not defined in the function body.
   int nodeOf(mlir::Value value) const;
 };
 
-/// Sets the pins `policy` gives the nodes of `functionGraph.gatherPinned`
-/// in `graph` (a copy of its graph): `Keep` pins the gathers `Always`,
-/// `Regather` pins them and their derived copies `Never`, `Plan` pins
-/// nothing.
-void applyGatherPolicy(const FunctionGraph &functionGraph, GatherPolicy policy,
-                       Graph &graph);
 
 /// Whether `op` is free in the problem model: a constant that costs nothing
 /// and stays at the top of the function body.

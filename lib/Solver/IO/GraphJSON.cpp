@@ -32,7 +32,7 @@ namespace {
 
 struct NodeFields {
   std::optional<JSONInt> id, bytesPerSample, aliasOf;
-  std::optional<std::string> name, kind, keep;
+  std::optional<std::string> name, kind, keep, gather;
   std::optional<JSONNumber> cost, costPerSample;
   std::optional<std::vector<JSONInt>> deps, after;
   JSONInt bytes;
@@ -46,7 +46,8 @@ bool fromJSON(const json::Value &value, NodeFields &out, json::Path path) {
          o.mapOptional("cost_per_sample", out.costPerSample) &&
          o.mapOptional("kind", out.kind) && o.mapOptional("deps", out.deps) &&
          o.mapOptional("alias_of", out.aliasOf) &&
-         o.mapOptional("after", out.after) && o.mapOptional("keep", out.keep);
+         o.mapOptional("after", out.after) && o.mapOptional("keep", out.keep) &&
+         o.mapOptional("gather", out.gather);
 }
 
 struct GraphFields {
@@ -201,7 +202,7 @@ private:
     return true;
   }
 
-  /// kind and keep.
+  /// kind, keep and gather.
   bool readKind(const NodeFields &fields, json::Path path, Node &node) {
     if (fields.kind) {
       std::optional<NodeKind> kind =
@@ -230,6 +231,18 @@ private:
                            "unknown keep policy '" + *fields.keep +
                                "' (expected always, never or default)");
       node.keep = *keep;
+    }
+    if (fields.gather) {
+      std::optional<GatherRole> role =
+          llvm::StringSwitch<std::optional<GatherRole>>(*fields.gather)
+              .Case("gather", GatherRole::Gather)
+              .Case("derived", GatherRole::Derived)
+              .Default(std::nullopt);
+      if (!role)
+        return errors.fail(path.field("gather"),
+                           "unknown gather role '" + *fields.gather +
+                               "' (expected gather or derived)");
+      node.gather = *role;
     }
     return true;
   }
@@ -497,6 +510,9 @@ GraphFingerprint remat::fingerprintGraph(const Graph &graph) {
       for (int before : node.after)
         structure.add(static_cast<int64_t>(before));
     }
+    // Likewise gather roles.
+    if (node.gather != GatherRole::None)
+      structure.add(-1000 - static_cast<int64_t>(node.gather));
     bytes.add(node.bytes);
     cost.add(node.cost);
   }
@@ -549,6 +565,9 @@ std::string remat::printGraphJSON(const Graph &graph) {
       object["after"] = json::Array(node.after);
     if (node.keep != KeepPolicy::Default)
       object["keep"] = node.keep == KeepPolicy::Always ? "always" : "never";
+    if (node.gather != GatherRole::None)
+      object["gather"] =
+          node.gather == GatherRole::Gather ? "gather" : "derived";
     if (graph.hasBatchScaling()) {
       object["bytes_per_sample"] = node.bytesPerSample;
       object["cost_per_sample"] = node.costPerSample;
