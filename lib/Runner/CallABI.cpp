@@ -134,7 +134,8 @@ static double loadAsDouble(ElemKind kind, const char *p) {
   return 0;
 }
 
-void remat::addElement(Checksum &c, ElemKind kind, const char *p,
+/// Adds the element at `p` to `c`.
+static void addElement(Checksum &c, ElemKind kind, const char *p,
                        unsigned bytes, bool keepValue) {
   double v = loadAsDouble(kind, p);
   c.sum += v;
@@ -147,7 +148,9 @@ void remat::addElement(Checksum &c, ElemKind kind, const char *p,
     c.values.push_back(v);
 }
 
-void remat::addMemRef(Checksum &c, const ValueSpec &spec, const char *base,
+/// Adds every element of a strided memref (row-major logical order) whose
+/// aligned pointer is `base`, offset, sizes and strides in elements.
+static void addMemRef(Checksum &c, const ValueSpec &spec, const char *base,
                       int64_t offset, const int64_t *sizes,
                       const int64_t *strides, bool keepValues) {
   unsigned bytes = spec.elemBytes();
@@ -166,16 +169,26 @@ void remat::addMemRef(Checksum &c, const ValueSpec &spec, const char *base,
   }
 }
 
-unsigned remat::getLoweredSize(const ValueSpec &spec) {
+std::string remat::formatHex64(uint64_t v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format_hex(v, 18);
+  return s;
+}
+
+/// Size and alignment of one lowered value in the LLVM return struct: a
+/// memref descriptor {ptr, ptr, i64, [rank x i64], [rank x i64]} or a scalar.
+static unsigned getLoweredSize(const ValueSpec &spec) {
   return spec.isMemRef ? 8 * (3 + 2 * spec.rank()) : spec.elemBytes();
 }
 
-unsigned remat::getLoweredAlign(const ValueSpec &spec) {
+static unsigned getLoweredAlign(const ValueSpec &spec) {
   return spec.isMemRef ? 8 : spec.elemBytes();
 }
 
-llvm::SmallVector<int64_t> remat::makeDescriptorWords(const ValueSpec &spec,
-                                                      void *data) {
+/// The lowered descriptor fields of an identity-layout memref at `data`.
+static SmallVector<int64_t> makeDescriptorWords(const ValueSpec &spec,
+                                                void *data) {
   llvm::SmallVector<int64_t> words;
   words.push_back(reinterpret_cast<int64_t>(data)); // allocated
   words.push_back(reinterpret_cast<int64_t>(data)); // aligned
@@ -189,13 +202,6 @@ llvm::SmallVector<int64_t> remat::makeDescriptorWords(const ValueSpec &spec,
   }
   words.append(strides.begin(), strides.end());
   return words;
-}
-
-std::string remat::formatHex64(uint64_t v) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << llvm::format_hex(v, 18);
-  return s;
 }
 
 PackedCall::PackedCall(ArrayRef<ValueSpec> argSpecs,

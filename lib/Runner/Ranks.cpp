@@ -229,7 +229,10 @@ FailureOr<SmallVector<ArgSplit>> remat::getArgSplits(func::FuncOp entry,
   return splits;
 }
 
-FailureOr<int64_t> remat::getGridProcessCount(ModuleOp module,
+/// The number of processes of every `shard.grid` of `module` (its shape's
+/// product), or 0 when it has none. Sets `error` and fails when two grids
+/// differ in size.
+static FailureOr<int64_t> getGridProcessCount(ModuleOp module,
                                               std::string &error) {
   int64_t count = 0;
   for (auto grid : module.getOps<shard::GridOp>()) {

@@ -85,27 +85,8 @@ struct Checksum {
   llvm::SmallVector<double> values;     // kept only when asked
 };
 
-/// Adds the element at `p` to `c`.
-void addElement(Checksum &c, ElemKind kind, const char *p, unsigned bytes,
-                bool keepValue);
-
-/// Adds every element of a strided memref (row-major logical order) whose
-/// aligned pointer is `base`, offset, sizes and strides in elements.
-void addMemRef(Checksum &c, const ValueSpec &spec, const char *base,
-               int64_t offset, const int64_t *sizes, const int64_t *strides,
-               bool keepValues);
-
 /// `v` as 0x-prefixed 16-digit hex.
 std::string formatHex64(uint64_t v);
-
-/// Size and alignment of one lowered value in the LLVM return struct: a
-/// memref descriptor {ptr, ptr, i64, [rank x i64], [rank x i64]} or a scalar.
-unsigned getLoweredSize(const ValueSpec &spec);
-unsigned getLoweredAlign(const ValueSpec &spec);
-
-/// The lowered descriptor fields of an identity-layout memref at `data`.
-llvm::SmallVector<int64_t> makeDescriptorWords(const ValueSpec &spec,
-                                               void *data);
 
 /// The fields of a lowered memref descriptor (every field 8 bytes).
 struct DescriptorView {

@@ -119,12 +119,6 @@ inline constexpr llvm::StringLiteral kSplitDimAttrName = "remat.split_dim";
 mlir::FailureOr<llvm::SmallVector<ArgSplit>>
 getArgSplits(mlir::func::FuncOp entry, std::string &error);
 
-/// The number of processes of every `shard.grid` of `module` (its shape's
-/// product), or 0 when it has none. Sets `error` and fails when two grids
-/// differ in size.
-mlir::FailureOr<int64_t> getGridProcessCount(mlir::ModuleOp module,
-                                             std::string &error);
-
 /// Fills `data` with the documented input (fillInput) of argument `arg`,
 /// whose whole value has spec `global`, restricted to block `index` of
 /// `split` (the whole value when replicated): rank `index` of a
