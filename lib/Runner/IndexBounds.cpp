@@ -6,6 +6,9 @@
 
 #include "remat/Runner/IndexBounds.h"
 
+#include "remat/Runner/Inputs.h"
+#include "remat/Runner/RunnerError.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -7,6 +7,9 @@
 #include "remat/Runner/Ranks.h"
 
 #include "remat/Analysis/Storage.h"
+#include "remat/Runner/Compile.h"
+#include "remat/Runner/Inputs.h"
+#include "remat/Runner/RunnerError.h"
 #include "remat/Support/JSON.h"
 
 #include "mlir/Dialect/MPI/IR/MPI.h"
@@ -19,6 +22,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 #if REMAT_ENABLE_MPI
 #include <mpi.h>
@@ -112,6 +117,159 @@ bool remat::communicates(ModuleOp module) {
     return found ? WalkResult::interrupt() : WalkResult::advance();
   });
   return found;
+}
+
+/// The split of `arg` that the sharding `sharding` on `grid` gives `type`,
+/// or failure with `error`.
+static FailureOr<ArgSplit> getSplit(shard::ShardingOp sharding,
+                                    shard::GridOp grid, RankedTensorType type,
+                                    std::string &error) {
+  if (!sharding.getDynamicHaloSizes().empty() ||
+      !sharding.getStaticHaloSizes().empty() ||
+      !sharding.getDynamicShardedDimsOffsets().empty() ||
+      !sharding.getStaticShardedDimsOffsets().empty()) {
+    error = "halos and explicit shard sizes are not supported";
+    return failure();
+  }
+  if (grid.getRank() != 1) {
+    error = "only 1-D grids are supported";
+    return failure();
+  }
+  int64_t parts = grid.getShape()[0];
+  ArgSplit split;
+  for (auto [dim, axes] : llvm::enumerate(sharding.getSplitAxes())) {
+    if (axes.empty())
+      continue;
+    if (split.dim >= 0) {
+      error = "a split over several dimensions is not supported";
+      return failure();
+    }
+    if (dim >= static_cast<size_t>(type.getRank()) ||
+        ShapedType::isDynamic(type.getDimSize(dim)) || parts <= 0 ||
+        type.getDimSize(dim) % parts != 0) {
+      error = "dimension " + std::to_string(dim) +
+              " is not a static multiple of the " + std::to_string(parts) +
+              " processes of the grid";
+      return failure();
+    }
+    split.dim = dim;
+    split.parts = parts;
+  }
+  return split;
+}
+
+/// The split of argument `arg` of a per-rank program, marked `remat.split_dim
+/// = <dim>`, over the only (1-D) grid of its module, or failure with `error`.
+static FailureOr<ArgSplit> getPerRankSplit(BlockArgument arg, Attribute attr,
+                                           std::string &error) {
+  auto dim = dyn_cast<IntegerAttr>(attr);
+  auto type = dyn_cast<RankedTensorType>(arg.getType());
+  if (!dim || !type || dim.getInt() < 0 || dim.getInt() >= type.getRank()) {
+    error = std::string(kSplitDimAttrName) +
+            " must be an integer dimension of the ranked tensor argument";
+    return failure();
+  }
+  auto module = arg.getOwner()->getParentOp()->getParentOfType<ModuleOp>();
+  SmallVector<shard::GridOp> grids;
+  if (module)
+    grids = llvm::to_vector(module.getOps<shard::GridOp>());
+  if (grids.size() != 1 || grids.front().getRank() != 1) {
+    error = std::string(kSplitDimAttrName) +
+            " needs exactly one 1-D shard.grid in the module";
+    return failure();
+  }
+  ArgSplit split;
+  split.dim = dim.getInt();
+  split.parts = grids.front().getShape()[0];
+  split.perRank = true;
+  if (ShapedType::isDynamic(type.getDimSize(split.dim)) || split.parts <= 0) {
+    error = "dimension " + std::to_string(split.dim) + " is not static";
+    return failure();
+  }
+  return split;
+}
+
+FailureOr<SmallVector<ArgSplit>> remat::getArgSplits(func::FuncOp entry,
+                                                     std::string &error) {
+  SmallVector<ArgSplit> splits(entry.getNumArguments());
+  SymbolTableCollection symbolTables;
+  for (BlockArgument arg : entry.getArguments()) {
+    if (Attribute attr =
+            entry.getArgAttr(arg.getArgNumber(), kSplitDimAttrName)) {
+      FailureOr<ArgSplit> split = getPerRankSplit(arg, attr, error);
+      if (failed(split)) {
+        error =
+            "argument #" + std::to_string(arg.getArgNumber()) + ": " + error;
+        return failure();
+      }
+      splits[arg.getArgNumber()] = *split;
+      continue;
+    }
+    for (Operation *user : arg.getUsers()) {
+      auto shardOp = dyn_cast<shard::ShardOp>(user);
+      if (!shardOp || !shardOp.getAnnotateForUsers())
+        continue;
+      auto sharding = shardOp.getSharding().getDefiningOp<shard::ShardingOp>();
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      shard::GridOp grid =
+          sharding ? shard::getGridOrNull(sharding, sharding.getGridAttr(),
+                                          symbolTables)
+                   : shard::GridOp();
+      std::string why = "its sharding is not a shard.sharding on a shard.grid";
+      FailureOr<ArgSplit> split = sharding && grid && type
+                                      ? getSplit(sharding, grid, type, why)
+                                      : FailureOr<ArgSplit>(failure());
+      if (failed(split)) {
+        error = "argument #" + std::to_string(arg.getArgNumber()) + ": " + why;
+        return failure();
+      }
+      splits[arg.getArgNumber()] = *split;
+    }
+  }
+  return splits;
+}
+
+/// The number of processes of every `shard.grid` of `module` (its shape's
+/// product), or 0 when it has none. Sets `error` and fails when two grids
+/// differ in size.
+static FailureOr<int64_t> getGridProcessCount(ModuleOp module,
+                                              std::string &error) {
+  int64_t count = 0;
+  for (auto grid : module.getOps<shard::GridOp>()) {
+    int64_t size = 1;
+    for (int64_t extent : grid.getShape())
+      size *= extent;
+    if (count && size != count) {
+      error = "grids of " + std::to_string(count) + " and " +
+              std::to_string(size) + " processes in one module";
+      return failure();
+    }
+    count = size;
+  }
+  return count;
+}
+
+void remat::fillInputBlock(const ValueSpec &global, unsigned arg,
+                           const ArgSplit &split, int64_t index, void *data) {
+  if (split.dim < 0 || !global.isMemRef) {
+    fillInput(global, arg, data);
+    return;
+  }
+  std::vector<char> whole(global.byteSize());
+  fillInput(global, arg, whole.data());
+  // Row-major: `outer` runs of the split dimension, each `dimSize` slices of
+  // `inner` bytes; the block is `dimSize / parts` slices of every run.
+  int64_t outer = 1, inner = global.elemBytes();
+  for (int d = 0; d < split.dim; ++d)
+    outer *= global.shape[d];
+  for (int64_t d = split.dim + 1; d < global.rank(); ++d)
+    inner *= global.shape[d];
+  int64_t dimSize = global.shape[split.dim];
+  int64_t block = dimSize / split.parts;
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(static_cast<char *>(data) + o * block * inner,
+                whole.data() + (o * dimSize + index * block) * inner,
+                block * inner);
 }
 
 /// The specs of the whole values the arguments of `entry` are blocks of:

@@ -12,8 +12,24 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <vector>
 
 using namespace remat;
+
+namespace {
+/// The minimum and the median (upper median) of some measurements.
+struct MinMedian {
+  double min = 0;
+  double median = 0;
+};
+} // namespace
+
+/// The minimum and the median of `values` (not empty).
+static MinMedian getMinAndMedian(llvm::ArrayRef<double> values) {
+  std::vector<double> sorted(values.begin(), values.end());
+  llvm::sort(sorted);
+  return {sorted.front(), sorted[sorted.size() / 2]};
+}
 
 /// `value` as JSON, which has no NaN or infinity: those as the strings
 /// "nan", "inf" and "-inf" (what Python's float() reads back).

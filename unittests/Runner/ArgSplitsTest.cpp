@@ -4,7 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Runner/RunnerSupport.h"
+#include "remat/Runner/Inputs.h"
+#include "remat/Runner/Ranks.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Runner/RunnerSupport.h"
+#include "remat/Runner/Inputs.h"
 
 #include "gtest/gtest.h"
 

@@ -28,7 +28,7 @@
 #ifndef REMAT_RUNNER_INDEXBOUNDS_H
 #define REMAT_RUNNER_INDEXBOUNDS_H
 
-#include "remat/Runner/RunnerSupport.h"
+#include "remat/Runner/CallABI.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/ArrayRef.h"

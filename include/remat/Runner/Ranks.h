@@ -6,10 +6,12 @@
 //
 // What remat-run and remat-gpu-run share to run a data-parallel step under
 // `mpirun -np N` (docs/Distributed.md): the MPI session (initialized only for
-// a step that communicates), the per-rank program and the specs of its
-// arguments (the rank's blocks of the single-process inputs), the MPI symbols
-// the JIT'd code needs, and the reports (rank 0 prints a table of every rank,
-// --json prints every rank's report). runnerMain (RunnerMain.h) uses them:
+// a step that communicates), how each argument is split over the ranks (from
+// its `shard` annotation or `remat.split_dim`), the per-rank program and the
+// specs of its arguments (the rank's blocks of the single-process inputs,
+// Inputs.h), the MPI symbols the JIT'd code needs, and the reports (rank 0
+// prints a table of every rank, --json prints every rank's report).
+// runnerMain (RunnerMain.h) uses them:
 //
 //   auto session = RankSession::create(tool, communicates(module), argc, argv);
 //   auto ranked = prepareRankEntry(tool, module, entry, file, **session);
@@ -24,14 +26,16 @@
 #ifndef REMAT_RUNNER_RANKS_H
 #define REMAT_RUNNER_RANKS_H
 
+#include "remat/Runner/CallABI.h"
 #include "remat/Runner/RunReport.h"
-#include "remat/Runner/RunnerSupport.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -84,6 +88,44 @@ private:
 
 /// Whether `module` holds ops of the `shard` or `mpi` dialects.
 bool communicates(mlir::ModuleOp module);
+
+/// How a data-parallel step splits one argument over the ranks of a 1-D
+/// grid: along dimension `dim` into `parts` equal blocks, rank `r` holding
+/// block `r`. `dim` -1: replicated, every rank holds the whole value.
+/// `perRank`: the argument is declared with the block's shape (a per-rank
+/// program), not the whole value's (a `shard`-annotated step).
+struct ArgSplit {
+  int dim = -1;
+  int64_t parts = 1;
+  bool perRank = false;
+};
+
+/// The argument attribute that marks an argument of a per-rank program (one
+/// written with explicit collectives, e.g. by `remat-import-torch --shard`)
+/// as the rank's block along the given dimension of a value split evenly
+/// over the module's 1-D grid: `%x: tensor<2x3xf32> {remat.split_dim = 0}`.
+inline constexpr llvm::StringLiteral kSplitDimAttrName = "remat.split_dim";
+
+/// The split of every argument of `entry`, read from its `shard`
+/// annotations: `%a = shard.shard %arg to %s annotate_for_users` with `%s` a
+/// `shard.sharding` on a 1-D `shard.grid` (examples/gen/gen_training_step.py
+/// `shard` writes them), or from the `remat.split_dim` attribute of an
+/// argument of a per-rank program (kSplitDimAttrName). Arguments without
+/// either are replicated. Sets `error` and fails on a sharding the runners
+/// cannot feed: a split over several dimensions or along an N-D grid, halos
+/// or explicit shard sizes, a dimension that is dynamic or not a multiple of
+/// the number of processes, a `remat.split_dim` that is not a dimension of
+/// its argument or in a module without exactly one 1-D grid.
+mlir::FailureOr<llvm::SmallVector<ArgSplit>>
+getArgSplits(mlir::func::FuncOp entry, std::string &error);
+
+/// Fills `data` with the documented input (fillInput) of argument `arg`,
+/// whose whole value has spec `global`, restricted to block `index` of
+/// `split` (the whole value when replicated): rank `index` of a
+/// data-parallel run thus holds exactly its slice of the single-process
+/// input. `data` holds the block's elements in row-major order.
+void fillInputBlock(const ValueSpec &global, unsigned arg,
+                    const ArgSplit &split, int64_t index, void *data);
 
 /// The entry of a (possibly data-parallel) run: argument `i` of the program
 /// that runs is block `rank` of `splits[i]` of a value of spec

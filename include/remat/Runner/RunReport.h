@@ -17,18 +17,22 @@
 //   report.addFigure({"time_ms", "min=1.0 median=1.2",
 //                     {{"time_ms_min", 1.0}, {"time_ms_median", 1.2}}});
 //
+// A runner keeps what each of the --repeat runs measured as a RunStats and
+// turns them into figures with addAllocationFigures and addRunTimes.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef REMAT_RUNNER_RUNREPORT_H
 #define REMAT_RUNNER_RUNREPORT_H
 
-#include "remat/Runner/RunnerSupport.h"
+#include "remat/Runner/CallABI.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +42,32 @@ class raw_ostream;
 } // namespace llvm
 
 namespace remat {
+
+/// The measurements of one run of the entry: the statistics of the
+/// allocator (`MemoryStats`, which has a peakBytes field), the bytes the
+/// results hold when the entry returns, the bytes still allocated after the
+/// runner freed the results, and the time of the call.
+template <typename MemoryStats> struct RunStats {
+  MemoryStats memory;
+  uint64_t returnedBytes = 0;
+  uint64_t leakedBytes = 0;
+  double seconds = 0;
+  /// How far the process's peak resident set rose during the run
+  /// (rematAllocTrackerRSSGrowth: the system allocator's own footprint);
+  /// -1 when not measured.
+  int64_t rssGrowthBytes = -1;
+};
+
+/// The run with the largest peak (the first of equals) of `runs` (not empty).
+template <typename MemoryStats>
+const RunStats<MemoryStats> &
+getWorstRun(llvm::ArrayRef<RunStats<MemoryStats>> runs) {
+  const RunStats<MemoryStats> *worst = &runs.front();
+  for (const RunStats<MemoryStats> &r : runs)
+    if (r.memory.peakBytes > worst->memory.peakBytes)
+      worst = &r;
+  return *worst;
+}
 
 /// The report of one run of the entry (see the file comment).
 struct RunReport {

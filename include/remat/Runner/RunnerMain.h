@@ -27,9 +27,10 @@
 #ifndef REMAT_RUNNER_RUNNERMAIN_H
 #define REMAT_RUNNER_RUNNERMAIN_H
 
+#include "remat/Runner/Compile.h"
 #include "remat/Runner/Ranks.h"
 #include "remat/Runner/RunReport.h"
-#include "remat/Runner/RunnerSupport.h"
+#include "remat/Runner/RunnerError.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -49,6 +50,31 @@ class PassManager;
 } // namespace mlir
 
 namespace remat {
+
+/// The options every runner takes, registered in `category` on
+/// construction (runnerMain constructs them).
+struct RunnerOptions {
+  /// `pipelineHelp` and `printLoweredHelp` describe the runner's lowering.
+  RunnerOptions(llvm::cl::OptionCategory &category,
+                llvm::StringRef pipelineHelp, llvm::StringRef printLoweredHelp);
+
+  /// Parses the command line, showing only the options of `category` in
+  /// --help. Fails on an unknown or malformed option (LLVM's message goes to
+  /// stderr) and when --repeat or --opt-level is out of range.
+  llvm::Error parseCommandLine(int argc, char **argv,
+                               llvm::StringRef overview);
+
+  llvm::cl::OptionCategory &category;
+
+  llvm::cl::opt<std::string> inputFilename;
+  llvm::cl::opt<std::string> pipeline;
+  llvm::cl::opt<std::string> entryName;
+  llvm::cl::opt<bool> emitJson;
+  llvm::cl::opt<unsigned> repeatCount;
+  llvm::cl::opt<bool> printResults;
+  llvm::cl::opt<unsigned> optLevel;
+  llvm::cl::opt<bool> printLowered;
+};
 
 /// What the JIT'd code links to besides the process: shared libraries to
 /// load, and symbols bound by name (runnerMain adds the MPI ones).
@@ -87,7 +113,7 @@ struct RunnerConfig {
   llvm::StringRef pipelineHelp;
   llvm::StringRef printLoweredHelp;
   /// Adds the LLVM IR translations the JIT needs besides the builtin and
-  /// LLVM dialects' (RunnerInput::open); may be null.
+  /// LLVM dialects' (which the input's context always has); may be null.
   llvm::function_ref<void(mlir::DialectRegistry &)> registerTranslations;
   /// The lowering of `module` when --pipeline is not given.
   llvm::function_ref<void(mlir::PassManager &, mlir::ModuleOp)>
