@@ -6,6 +6,8 @@
 
 #include "remat/Runner/IndexBounds.h"
 
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -131,12 +133,12 @@ LogicalResult IndexTracker::checkIndex(Operation *op, Type indexed,
   Location argLoc = arg.getLoc();
   if (!argLoc->findInstanceOf<FileLineColLoc>())
     argLoc = entry.getLoc();
+  std::string high = RematDialect::kHighAttrName.str();
   diag.attachNote(argLoc) << "argument #" << arg.getArgNumber()
                           << " is drawn from [0, " << bound << ") ("
-                          << (spec.high ? "its '" + kHighAttrName.str() + "'"
-                                        : std::string("integers without '") +
-                                              kHighAttrName.str() + "'")
-                          << "); give it a 'remat.high' of at most "
+                          << (spec.high ? "its '" + high + "'"
+                                        : "integers without '" + high + "'")
+                          << "); give it a '" << high << "' of at most "
                           << shaped.getDimSize(dim);
   return failure();
 }

@@ -92,10 +92,10 @@ mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name,
 
 /// The argument attributes that say how the runners draw an argument's
 /// values: `remat.bernoulli = 0.9 : f64` on a float argument (a dropout
-/// mask: 1 with probability 0.9, else 0), `remat.high = 512 : i64` on an
-/// integer one (values in [0, 512): token ids, labels).
+/// mask: 1 with probability 0.9, else 0), and the remat dialect's
+/// `remat.high = 512 : i64` on an integer one (values in [0, 512): token
+/// ids, labels; RematDialect::kHighAttrName, verified by the dialect).
 inline constexpr llvm::StringLiteral kBernoulliAttrName = "remat.bernoulli";
-inline constexpr llvm::StringLiteral kHighAttrName = "remat.high";
 
 /// The integers an integer argument described by `spec` is drawn from (see
 /// fillInput) lie in [0, getInputBound(spec)): `spec.high`, else 4.
