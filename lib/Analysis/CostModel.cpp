@@ -17,14 +17,12 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -406,10 +404,8 @@ FailureOr<CostAttr> OpCostComputer::compute() {
                        /*roofline_ps=*/std::nullopt, /*time_ns=*/std::nullopt);
 }
 
-/// `cost` with the roofline time of `op` on the device of `options` (from
-/// the cost's FLOPs), or as it is without a device.
-static FailureOr<CostAttr> predictTime(Operation *op, CostAttr cost,
-                                       const CostModelOptions &options) {
+FailureOr<CostAttr> remat::addPredictedTime(Operation *op, CostAttr cost,
+                                            const CostModelOptions &options) {
   const DeviceSpec *device = getDeviceSpec(options.device);
   if (!device)
     return cost;
@@ -447,7 +443,7 @@ FailureOr<CostAttr> remat::computeOpCost(Operation *op,
   if (const LinkSpec *link = getLinkSpec(options.link);
       link && isCollectiveOp(op))
     return addLinkTime(op, *cost, *link, options);
-  return predictTime(op, *cost, options);
+  return addPredictedTime(op, *cost, options);
 }
 
 std::optional<std::string> remat::getUnderstatedCostBytes(Operation *op,
@@ -599,42 +595,7 @@ std::optional<int64_t> CostProfile::lookup(Operation *op) const {
 }
 
 //===----------------------------------------------------------------------===//
-// annotateCosts
-//===----------------------------------------------------------------------===//
-
-LogicalResult remat::annotateCosts(Operation *root,
-                                   const CostModelOptions &options,
-                                   const CostProfile *profile) {
-  bool anyFailed = false;
-  root->walk([&](Operation *op) {
-    if (!producesTensor(op))
-      return;
-    auto cost = op->getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
-    if (std::optional<std::string> why =
-            cost ? getUnderstatedCostBytes(op, cost) : std::nullopt) {
-      op->emitOpError() << *why;
-      anyFailed = true;
-      return;
-    }
-    // A cost the op has keeps its bytes and FLOPs; the device prices it.
-    FailureOr<CostAttr> computed =
-        cost ? predictTime(op, cost, options) : computeOpCost(op, options);
-    if (failed(computed)) {
-      anyFailed = true;
-      return;
-    }
-    cost = *computed;
-    if (profile)
-      if (std::optional<int64_t> timeNs = profile->lookup(op))
-        cost = CostAttr::get(op->getContext(), cost.getBytes(), cost.getFlops(),
-                             cost.getRooflinePs(), *timeNs);
-    op->setAttr(RematDialect::kCostAttrName, cost);
-  });
-  return failure(anyFailed);
-}
-
-//===----------------------------------------------------------------------===//
-// Dynamic-size guards
+// Dynamic-size hint
 //===----------------------------------------------------------------------===//
 
 std::optional<int64_t> remat::getDynamicSizeHint(func::FuncOp func) {
@@ -642,91 +603,4 @@ std::optional<int64_t> remat::getDynamicSizeHint(func::FuncOp func) {
           RematDialect::kDynamicSizeHintAttrName))
     return hint.getInt();
   return std::nullopt;
-}
-
-/// The message of the guard on dimension `dim` of argument #`argNumber`.
-static std::string getGuardMessage(int64_t dim, unsigned argNumber,
-                                   int64_t hint) {
-  return llvm::formatv("dimension {0} of argument #{1} exceeds {2}, the "
-                       "dynamic-size hint the rematerialization plan assumed",
-                       dim, argNumber, hint)
-      .str();
-}
-
-void remat::guardDynamicSizes(func::FuncOp func, int64_t hint) {
-  if (func.isExternal() || getDynamicSizeHint(func))
-    return;
-  bool dynamicArgument = llvm::any_of(func.getArgumentTypes(), [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && !tensor.hasStaticShape();
-  });
-  if (!dynamicArgument)
-    return;
-  MLIRContext *context = func.getContext();
-  func->setAttr(RematDialect::kDynamicSizeHintAttrName,
-                IntegerAttr::get(IntegerType::get(context, 64), hint));
-  Block &entry = func.getBody().front();
-  auto builder = OpBuilder::atBlockBegin(&entry);
-  Location loc = func.getLoc();
-  Value bound;
-  for (BlockArgument arg : entry.getArguments()) {
-    auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!type)
-      continue;
-    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
-      if (!type.isDynamicDim(dim))
-        continue;
-      if (!bound)
-        bound = arith::ConstantIndexOp::create(builder, loc, hint);
-      Value size = tensor::DimOp::create(builder, loc, arg, dim);
-      Value fits = arith::CmpIOp::create(
-          builder, loc, arith::CmpIPredicate::ule, size, bound);
-      auto check = cf::AssertOp::create(
-          builder, loc, fits, getGuardMessage(dim, arg.getArgNumber(), hint));
-      check->setAttr(RematDialect::kPhaseAttrName,
-                     PhaseAttr::get(context, Phase::Forward));
-    }
-  }
-}
-
-LogicalResult remat::resizeDynamicSizes(func::FuncOp func, int64_t hint) {
-  std::optional<int64_t> old = getDynamicSizeHint(func);
-  if (!old)
-    return mlir::emitError(func.getLoc())
-           << "internal error: '" << func.getSymName()
-           << "' records no dynamic-size hint to resize";
-  Block &entry = func.getBody().front();
-  auto builder = OpBuilder::atBlockBegin(&entry);
-  Value bound = arith::ConstantIndexOp::create(builder, func.getLoc(), hint);
-  // The guards guardDynamicSizes wrote: assert(dim(arg, d) <= old).
-  for (auto check : entry.getOps<cf::AssertOp>()) {
-    auto cmp = check.getArg().getDefiningOp<arith::CmpIOp>();
-    auto dimOp = cmp ? cmp.getLhs().getDefiningOp<tensor::DimOp>() : nullptr;
-    auto arg =
-        dimOp ? dyn_cast<BlockArgument>(dimOp.getSource()) : BlockArgument();
-    std::optional<int64_t> dim =
-        dimOp ? dimOp.getConstantIndex() : std::optional<int64_t>();
-    if (!arg || !dim || cmp.getPredicate() != arith::CmpIPredicate::ule ||
-        getConstantIntValue(cmp.getRhs()) != *old)
-      continue;
-    Operation *oldBound = cmp.getRhs().getDefiningOp();
-    cmp.getRhsMutable().assign(bound);
-    if (oldBound && oldBound->use_empty())
-      oldBound->erase();
-    check.setMsg(getGuardMessage(*dim, arg.getArgNumber(), hint));
-  }
-  func->setAttr(RematDialect::kDynamicSizeHintAttrName,
-                builder.getI64IntegerAttr(hint));
-  // Every cost again at the new size; ops that got a cost before get one
-  // now, by the model's fallback if need be.
-  func.walk([](Operation *op) { op->removeAttr(RematDialect::kCostAttrName); });
-  CostModelOptions options;
-  options.dynamicSizeHint = hint;
-  options.allowUnknown = true;
-  options.emitWarnings = false;
-  if (auto device =
-          func->getAttrOfType<StringAttr>(RematDialect::kCostDeviceAttrName))
-    if (const DeviceSpec *spec = lookupDevice(device.getValue()))
-      options.device = spec->device;
-  return annotateCosts(func, options);
 }

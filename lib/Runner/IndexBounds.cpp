@@ -6,6 +6,7 @@
 
 #include "remat/Runner/IndexBounds.h"
 
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Runner/Inputs.h"
 #include "remat/Runner/RunnerError.h"
 
@@ -134,12 +135,12 @@ LogicalResult IndexTracker::checkIndex(Operation *op, Type indexed,
   Location argLoc = arg.getLoc();
   if (!argLoc->findInstanceOf<FileLineColLoc>())
     argLoc = entry.getLoc();
+  std::string high = RematDialect::kHighAttrName.str();
   diag.attachNote(argLoc) << "argument #" << arg.getArgNumber()
                           << " is drawn from [0, " << bound << ") ("
-                          << (spec.high ? "its '" + kHighAttrName.str() + "'"
-                                        : std::string("integers without '") +
-                                              kHighAttrName.str() + "'")
-                          << "); give it a 'remat.high' of at most "
+                          << (spec.high ? "its '" + high + "'"
+                                        : "integers without '" + high + "'")
+                          << "); give it a '" << high << "' of at most "
                           << shaped.getDimSize(dim);
   return failure();
 }

@@ -6,6 +6,7 @@
 
 #include "remat/Runner/Inputs.h"
 
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Runner/RunnerError.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -15,29 +16,16 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
-#include <limits>
 #include <string>
 #include <utility>
 
 using namespace mlir;
 using namespace remat;
 
-/// The largest `remat.high` of an integer argument of `kind`: its values
-/// [0, high) fit the type as signed integers (i1: 0 and 1).
-static int64_t getLargestHigh(ElemKind kind) {
-  switch (kind) {
-  case ElemKind::I1:
-    return 2;
-  case ElemKind::I32:
-    return int64_t(1) << 31;
-  default:
-    return std::numeric_limits<int64_t>::max();
-  }
-}
-
 /// Reads how argument `arg` of `entry` is drawn (kBernoulliAttrName,
-/// kHighAttrName) into `spec`; sets `reason` and fails on a malformed or
-/// misplaced attribute.
+/// RematDialect::kHighAttrName) into `spec`; sets `reason` and fails on a
+/// malformed or misplaced `remat.bernoulli` (the dialect verifies
+/// `remat.high` when the input is parsed).
 static LogicalResult readDrawAttributes(func::FuncOp entry, unsigned arg,
                                         ValueSpec &spec, std::string &reason) {
   bool isFloat = spec.kind == ElemKind::F32 || spec.kind == ElemKind::F64 ||
@@ -53,25 +41,9 @@ static LogicalResult readDrawAttributes(func::FuncOp entry, unsigned arg,
     }
     spec.bernoulli = p.getValueAsDouble();
   }
-  if (Attribute attr = entry.getArgAttr(arg, kHighAttrName)) {
-    auto high = dyn_cast<IntegerAttr>(attr);
-    if (!high || isFloat || !high.getType().isSignlessInteger(64) ||
-        high.getInt() <= 0) {
-      reason = ("'" + kHighAttrName +
-                "' must be a positive i64 on an integer argument")
-                   .str();
-      return failure();
-    }
-    if (high.getInt() > getLargestHigh(spec.kind)) {
-      reason = ("'" + kHighAttrName + "' = " + Twine(high.getInt()) +
-                " does not fit " + spec.typeString +
-                ": its values [0, high) need high <= " +
-                Twine(getLargestHigh(spec.kind)))
-                   .str();
-      return failure();
-    }
+  if (auto high = entry.getArgAttrOfType<IntegerAttr>(
+          arg, RematDialect::kHighAttrName))
     spec.high = high.getInt();
-  }
   return success();
 }
 

@@ -19,10 +19,13 @@
 #include "remat/Solver/Planner.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
+#include "remat/Transforms/AnnotateCosts.h"
 #include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/PassOptions.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
+#include "remat/Transforms/SelectCheckpoints.h"
+#include "remat/Transforms/SelectCheckpoints.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"

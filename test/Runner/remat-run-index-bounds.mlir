@@ -20,8 +20,6 @@
 // RUN: not remat-run %s --entry=default_draw 2>&1 | FileCheck %s --check-prefix=DEFAULT
 // RUN: not remat-run %s --entry=wrapped_index 2>&1 | FileCheck %s --check-prefix=WRAP
 // RUN: remat-run %s --entry=within --print-results | FileCheck %s --check-prefix=WITHIN
-// RUN: not remat-run %s --entry=high_i32 2>&1 | FileCheck %s --check-prefix=I32
-// RUN: not remat-run %s --entry=high_i128 2>&1 | FileCheck %s --check-prefix=I128
 
 // Without remat.high integers are drawn from [0, 4): a gather from a
 // 3-element dimension would read past it.
@@ -84,17 +82,13 @@ func.func @within(%x: tensor<5xf32>,
   return %g : tensor<4xf32>
 }
 
-// A remat.high that does not fit the argument's type: refused, never
-// truncated into negative indices. (2^70 as an i64 does not parse.)
-// I32: remat-run: error: argument #0 of 'high_i32': 'remat.high' = 5000000000 does not fit tensor<4xi32>: its values [0, high) need high <= 2147483648
-func.func @high_i32(%a: tensor<4xi32> {remat.high = 5000000000 : i64}) -> tensor<4xi32> {
-  return %a : tensor<4xi32>
-}
-
-// I128: remat-run: error: argument #0 of 'high_i128': 'remat.high' must be a positive i64 on an integer argument
-func.func @high_i128(%a: tensor<4xi64> {remat.high = 1180591620717411303424 : i128}) -> tensor<4xi64> {
-  return %a : tensor<4xi64>
-}
+// A remat.high that does not fit the argument's type: refused when the
+// input is parsed (the remat dialect verifies it; test/Dialect/Remat has
+// every case), never truncated into negative indices. (2^70 as an i64 does
+// not parse.)
+// RUN: not remat-run %S/Inputs/high-i32.mlir 2>&1 | FileCheck %s --check-prefix=I32
+// I32: high-i32.mlir:2:1: error: 'remat.high' = 5000000000 of argument #0 does not fit 'tensor<4xi32>': its values [0, high) need high <= 2147483648
+// I32: remat-run: error: could not parse '{{.*}}high-i32.mlir'
 
 // RUN: not remat-run %S/Inputs/high-2-70.mlir 2>&1 | FileCheck %s --check-prefix=HUGE
 // HUGE: high-2-70.mlir:2:46: error: integer constant out of range for attribute

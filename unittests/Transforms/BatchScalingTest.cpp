@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Analysis/CostModel.h"
+#include "remat/Transforms/AnnotateCosts.h"
 #include "remat/Analysis/Phases.h"
 #include "remat/Solver/Modes.h"
 #include "remat/Transforms/GraphBuilder.h"

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Transforms/Rematerialize.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Transforms/GraphBuilder.h"

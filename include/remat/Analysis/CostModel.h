@@ -108,6 +108,12 @@ int64_t getScalarOpFlops(mlir::Operation *op);
 mlir::FailureOr<CostAttr> computeOpCost(mlir::Operation *op,
                                         const CostModelOptions &options);
 
+/// `cost` with the roofline time (`roofline_ps`) of `op` on the device of
+/// `options`, from the cost's FLOPs; `cost` as it is without a device.
+/// Fails as computeRooflinePs does (Roofline.h), with a located error.
+mlir::FailureOr<CostAttr> addPredictedTime(mlir::Operation *op, CostAttr cost,
+                                           const CostModelOptions &options);
+
 /// Measured execution times, read from a JSON profile of the form
 ///
 ///   {"ops": [{"loc": "model.mlir:12:8", "time_ns": 1500},
@@ -142,27 +148,9 @@ private:
 };
 
 /// The hint recorded on `func` by guardDynamicSizes
-/// (`RematDialect::kDynamicSizeHintAttrName`), if any.
+/// (`RematDialect::kDynamicSizeHintAttrName`, Transforms/AnnotateCosts.h),
+/// if any.
 std::optional<int64_t> getDynamicSizeHint(mlir::func::FuncOp func);
-
-/// If `func` has a tensor argument of dynamic shape, records `hint` on it
-/// (`remat.dynamic_size_hint`) and, at the top of its body, checks every
-/// dynamic dimension of its ranked tensor arguments at run time: `cf.assert`
-/// that `tensor.dim` is at most `hint`, with a message naming the argument and
-/// dimension, so that a program planned for sizes up to the hint says so when
-/// it gets larger ones. The asserts are marked
-/// `#remat.phase<forward>` so that a schedule keeps them at the start. Does
-/// nothing on a declaration or when `func` already records a hint.
-void guardDynamicSizes(mlir::func::FuncOp func, int64_t hint);
-
-/// Moves the dynamic-size hint of `func` (guarded by guardDynamicSizes) to
-/// `hint`: its guards then check the new bound, and every op's `remat.cost`
-/// is computed again for it (model costs: measured times are not kept; an op
-/// the model does not know gets the `allowUnknown` fallback; predicted times
-/// for the device `remat.cost_device` names, if any). The
-/// max-batch plan mode uses it to plan for the batch it found. Fails, with a
-/// located error, when `func` records no hint.
-mlir::LogicalResult resizeDynamicSizes(mlir::func::FuncOp func, int64_t hint);
 
 /// Why the bytes `cost` records for `op` understate one of its results, or
 /// std::nullopt when none does. A cost may overstate what a result owns but
@@ -173,17 +161,6 @@ mlir::LogicalResult resizeDynamicSizes(mlir::func::FuncOp func, int64_t hint);
 /// accepted, as the cost of a result that shares another value's buffer.
 std::optional<std::string> getUnderstatedCostBytes(mlir::Operation *op,
                                                    CostAttr cost);
-
-/// Attaches `remat.cost` to every tensor-producing op nested in `root`. An op
-/// that already has one keeps it (and fails, with a located error, when it
-/// understates a result: getUnderstatedCostBytes); with a device in `options`,
-/// every cost without a `roofline_ps` gets one (from its FLOPs); with a
-/// `profile`, every matched op's cost gets the measured `time_ns`. Visits every
-/// op even after an error, so that all unsupported ops are reported; fails if
-/// any was.
-mlir::LogicalResult annotateCosts(mlir::Operation *root,
-                                  const CostModelOptions &options,
-                                  const CostProfile *profile = nullptr);
 
 } // namespace remat
 

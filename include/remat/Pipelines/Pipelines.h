@@ -15,7 +15,8 @@
 
 #include "remat/Analysis/Communication.h"
 #include "remat/Analysis/Roofline.h"
-#include "remat/Transforms/Rematerialize.h"
+#include "remat/Solver/ModeOption.h"
+#include "remat/Transforms/GraphBuilder.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"

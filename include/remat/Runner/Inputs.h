@@ -34,13 +34,13 @@ namespace remat {
 
 /// The argument attributes that say how the runners draw an argument's
 /// values: `remat.bernoulli = 0.9 : f64` on a float argument (a dropout
-/// mask: 1 with probability 0.9, else 0), `remat.high = 512 : i64` on an
-/// integer one (values in [0, 512): token ids, labels).
+/// mask: 1 with probability 0.9, else 0), and the remat dialect's
+/// `remat.high = 512 : i64` on an integer one (values in [0, 512): token
+/// ids, labels; RematDialect::kHighAttrName, verified by the dialect).
 inline constexpr llvm::StringLiteral kBernoulliAttrName = "remat.bernoulli";
-inline constexpr llvm::StringLiteral kHighAttrName = "remat.high";
 
 /// The ValueSpecs of the arguments and results of `entry`, the arguments'
-/// with how they are drawn (kBernoulliAttrName, kHighAttrName). Fails naming
+/// with how they are drawn (kBernoulliAttrName, remat.high). Fails naming
 /// the first type it cannot handle or the first malformed or misplaced draw
 /// attribute; `tool` names the runner in the reasons.
 llvm::Error getSignatureSpecs(llvm::StringRef tool, mlir::func::FuncOp entry,

@@ -10,8 +10,10 @@
 #include "remat/Analysis/Communication.h"
 #include "remat/Analysis/Roofline.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Solver/ModeOption.h"
 #include "remat/Transforms/PlanArena.h"
 #include "remat/Transforms/Rematerialize.h"
+#include "remat/Transforms/SelectCheckpoints.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

@@ -39,3 +39,20 @@ func.func @view_and_multi_result(%a: tensor<4x4xf32>) -> (tensor<16xf32>, tensor
   } {remat.cost = #remat.cost<bytes = [64, 4], flops = 0>}
   return %0, %1#0, %1#1 : tensor<16xf32>, tensor<4x4xf32>, tensor<1xf32>
 }
+
+// -----
+
+// `remat.high` at the largest value each element type holds: [0, 2^31) for
+// i32, 0 and 1 for i1, the largest i64 for i64; on a scalar, a memref and a
+// declaration's argument.
+// CHECK-LABEL: func.func @draw_bounds
+// CHECK-SAME: tensor<4xi32> {remat.high = 2147483648 : i64}
+// CHECK-SAME: memref<4xi1> {remat.high = 2 : i64}
+// CHECK-SAME: i64 {remat.high = 9223372036854775807 : i64}
+// CHECK: func.func private @draw_bounds_decl(tensor<2xi8> {remat.high = 128 : i64})
+func.func @draw_bounds(%a: tensor<4xi32> {remat.high = 2147483648 : i64},
+                       %m: memref<4xi1> {remat.high = 2 : i64},
+                       %s: i64 {remat.high = 9223372036854775807 : i64}) -> tensor<4xi32> {
+  return %a : tensor<4xi32>
+}
+func.func private @draw_bounds_decl(tensor<2xi8> {remat.high = 128 : i64})

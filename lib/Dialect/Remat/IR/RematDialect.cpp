@@ -11,9 +11,13 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace remat;
@@ -254,4 +258,47 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
   }
   return op->emitError() << "unknown remat dialect attribute '" << name
                          << "'";
+}
+
+/// The largest `remat.high` of an argument of element type `type`: the
+/// runners draw its values from [0, high) and read them as signed integers
+/// (i1: 0 and 1; ui<w>: all 2^w values), so [0, high) must fit `type`.
+/// Capped at the largest i64, the type of `remat.high`.
+static int64_t getLargestHigh(IntegerType type) {
+  unsigned valueBits = type.isUnsigned() || type.getWidth() == 1
+                           ? type.getWidth()
+                           : type.getWidth() - 1;
+  return valueBits >= 63 ? std::numeric_limits<int64_t>::max()
+                         : int64_t(1) << valueBits;
+}
+
+LogicalResult RematDialect::verifyRegionArgAttribute(Operation *op,
+                                                     unsigned regionIndex,
+                                                     unsigned argIndex,
+                                                     NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name != kHighAttrName)
+    return success();
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func)
+    return op->emitError() << "'" << name
+                           << "' must be on a function argument";
+  Type argType = func.getArgumentTypes()[argIndex];
+  auto elementType = dyn_cast<IntegerType>(getElementTypeOrSelf(argType));
+  if (!elementType)
+    return op->emitError() << "'" << name << "' of argument #" << argIndex
+                           << " must be on an integer argument, got "
+                           << argType;
+  auto high = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!high || !high.getType().isSignlessInteger(64) || high.getInt() <= 0)
+    return op->emitError() << "'" << name << "' of argument #" << argIndex
+                           << " must be a positive i64, got "
+                           << attr.getValue();
+  int64_t largest = getLargestHigh(elementType);
+  if (high.getInt() > largest)
+    return op->emitError()
+           << "'" << name << "' = " << high.getInt() << " of argument #"
+           << argIndex << " does not fit " << argType
+           << ": its values [0, high) need high <= " << largest;
+  return success();
 }

@@ -27,9 +27,13 @@ def Remat_Dialect : Dialect {
       keep (always recompute) the results of an op, attached as `remat.keep`,
       like JAX's `checkpoint_name` or PyTorch's `MUST_SAVE` policies.
 
-    The dialect verifies every `remat.*` attribute it finds on an operation:
-    a malformed annotation is an error at the op's location, never silently
-    ignored.
+    * `remat.high = N : i64` on an integer function argument (token ids,
+      class labels) — the runners draw its values from [0, N), so N is
+      positive and [0, N) fits the argument's element type.
+
+    The dialect verifies every `remat.*` attribute it finds on an operation,
+    and `remat.high` on function arguments: a malformed annotation is an
+    error at the op's location, never silently ignored.
 
     Example:
 
@@ -42,6 +46,7 @@ def Remat_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Names of the discardable attributes this dialect verifies.
     static constexpr ::llvm::StringLiteral kCostAttrName = "remat.cost";
@@ -74,6 +79,9 @@ def Remat_Dialect : Dialect {
     /// `roofline_ps` were predicted for (remat-annotate-costs{device}).
     static constexpr ::llvm::StringLiteral kCostDeviceAttrName =
         "remat.cost_device";
+    /// On an integer function argument: the runners draw its values from
+    /// [0, high) (i64, positive, [0, high) fits the element type).
+    static constexpr ::llvm::StringLiteral kHighAttrName = "remat.high";
 
   private:
     void registerAttributes();
