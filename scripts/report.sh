@@ -5,7 +5,7 @@
 #
 #   scripts/report.sh resnet18 --budget=50%
 #   scripts/report.sh MODEL [--out=DIR] [--batch=8] [--resolution=224]
-#                     [--decompose] [--budget=50%] [--solver=auto]
+#                     [--graph-from=mlir|aten] [--decompose] [--budget=50%] [--solver=auto]
 #                     [--curves=a,b,...] [--points=8] [--time-limit=10]
 #                     [--depth=2] [--format=png|svg]
 #   scripts/report.sh --module=FILE.py:Class --input-shape=2x3x16x16 ...
@@ -13,7 +13,7 @@
 #                     --input=NAME=DIMS[:DTYPE] ... [--loss=...] ...
 #   scripts/report.sh ... --optimizer=adamw [--lr=...] ...   (its state resident)
 #
-# MODEL is a torchvision classification model. Needs the build (remat-solve
+# MODEL is a torchvision classification model. Needs the build (remat-opt, remat-solve
 # in $REMAT_BUILD_DIR/bin or build/bin) and scripts/install-deps.sh's
 # packages. docs/Report.md explains the pictures.
 set -euo pipefail
@@ -40,7 +40,7 @@ for arg in "$@"; do
       import_args+=("$arg") ;;
     --optimizer=*|--lr=*|--momentum=*|--dampening=*|--betas=*|--eps=*|--weight-decay=*|--nesterov)
       import_args+=("$arg") ;;
-    --decompose) import_args+=("$arg") ;;
+    --decompose|--graph-from=*) import_args+=("$arg") ;;
     --budget=*|--solver=*|--curves=*|--points=*|--time-limit=*|--depth=*|--format=*|--remat-solve=*)
       report_args+=("$arg") ;;
     -*) echo "report.sh: error: unknown option '$arg'" >&2; usage ;;

@@ -105,12 +105,28 @@ def add_state(cx, joint, opt, sharding=None):
         for slot in opt.slots:
             shapes["%s.%s" % (name, slot)] = (
                 list(v.shape), element_type(v.dtype, "parameter %s" % name))
-    names = opt.state_names([name for name, _, _ in trainable(joint)])
+    names = state_names(joint, opt)
     if sharding is not None:
         return [sharding.state(cx, sanitize(n), *shapes[n], label=n)
                 for n in names]
     return [cx.function.argument(sanitize(n), *shapes[n], loc=n)
             for n in names]
+
+
+def state_names(joint, opt):
+    """The labels of the optimizer's state arguments (opt.state_names
+    order); none without an optimizer."""
+    if opt is None:
+        return []
+    return opt.state_names([name for name, _, _ in trainable(joint)])
+
+
+def forward_results(joint):
+    """The indices of the results the forward pass computes besides the
+    loss (result 0): the updated buffers, which follow one result per
+    trainable parameter (to_function's order)."""
+    first = 1 + len(trainable(joint))
+    return list(range(first, first + len(joint.buffer_updates)))
 
 
 def lower_graph(cx, joint, after=None):

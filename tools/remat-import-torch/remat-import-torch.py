@@ -7,8 +7,11 @@ functorch's AOT autograd into the joint forward+backward graph of aten ops
 (fake tensors: no real compute), adds the update of --optimizer if given,
 and writes
 
-  --emit-graph out.json   the remat-solve JSON graph (docs/SolverFormat.md)
   --emit-mlir out.mlir    linalg-on-tensors training IR for remat-opt
+  --emit-graph out.json   the remat-solve JSON graph (docs/SolverFormat.md)
+                          that remat-opt builds from that IR (mlir_graph.py),
+                          or, with --graph-from=aten, from the aten ops
+                          (graph_export.py)
 
 See docs/Importer.md for the op coverage, the cost model and the numerics.
 Runs on Debian's /usr/bin/python3 with python3-torch 1.13 and
@@ -22,7 +25,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import model_spec  # noqa: E402  (after the path tweak)
+import graph_export  # noqa: E402  (after the path tweak)
+import mlir_export  # noqa: E402
+import mlir_graph  # noqa: E402
+import model_spec  # noqa: E402
 import optimizer_spec  # noqa: E402
 import roofline  # noqa: E402
 import torch_trace  # noqa: E402
@@ -36,16 +42,30 @@ def main(argv=None):
     # Not required by argparse: --list-lowerings needs no model.
     model_spec.add_arguments(p, require_source=False)
     p.add_argument("--decompose", action="store_true",
-                   help="graph: decompose norms, activations, softmax and "
-                   "losses into primitive aten ops (always done for --emit-mlir)")
+                   help="--graph-from=aten and --list-ops: decompose norms, "
+                   "activations, softmax and losses into primitive aten ops "
+                   "(always done for the MLIR)")
     p.add_argument("--emit-graph", metavar="FILE",
                    help="write the remat-solve JSON graph")
+    p.add_argument("--graph-from", choices=["mlir", "aten"], default="mlir",
+                   help="--emit-graph: 'mlir' (default), the graph remat-opt "
+                   "--remat-annotate-costs --remat-infer-phases "
+                   "--remat-export-graph builds from the MLIR step (one cost "
+                   "and storage model with remat-opt; batch scaling from the "
+                   "IR shapes); 'aten', the importer's own graph of the aten "
+                   "ops (for ops the MLIR lowering does not cover, "
+                   "--decompose; batch scaling from a second trace)")
+    p.add_argument("--remat-opt", metavar="PATH",
+                   help="the remat-opt of --graph-from=mlir (default: "
+                   "$REMAT_BUILD_DIR/bin, next to this script, build/bin, "
+                   "PATH)")
     p.add_argument("--emit-mlir", metavar="FILE",
                    help="write linalg-on-tensors training IR")
     p.add_argument("--device", choices=sorted(roofline.load_devices()),
                    help="graph: costs are the roofline time on this device "
                    "in picoseconds (max of FLOPs / peak and bytes moved / "
-                   "HBM bandwidth) instead of FLOPs (docs/CostModel.md)")
+                   "HBM bandwidth) instead of FLOPs (docs/CostModel.md; "
+                   "remat-annotate-costs{device=...} for --graph-from=mlir)")
     p.add_argument("--list-ops", action="store_true",
                    help="print the aten ops of the joint graph with counts")
     p.add_argument("--list-lowerings", action="store_true",
@@ -74,6 +94,9 @@ def main(argv=None):
                                    args.emit_graph):
         p.error("--shard needs a positive number of ranks and --emit-mlir "
                 "(without --emit-graph)")
+    if args.decompose and args.emit_graph and args.graph_from != "aten":
+        p.error("--decompose applies to --graph-from=aten and --list-ops "
+                "(the MLIR, and so the default graph, is always decomposed)")
     if args.device and not args.emit_graph:
         p.error("--device applies to --emit-graph only (for the MLIR, "
                 "remat-opt --remat-annotate-costs=device=%s)" % args.device)
@@ -85,14 +108,9 @@ def main(argv=None):
                 "data-parallel step returns all-reduced gradients")
 
     try:
-        spec = model_spec.ModelSpec.create(args)
-    except torch_trace.ImportError_ as e:
-        sys.stderr.write("remat-import-torch: error: %s\n" % e)
-        return 1
-
-    try:
-        return emit(args, spec)
-    except torch_trace.ImportError_ as e:
+        return emit(args, model_spec.ModelSpec.create(args))
+    except (torch_trace.ImportError_, graph_export.UnknownOps,
+            mlir_export.UnsupportedOps, mlir_graph.RematOptError) as e:
         sys.stderr.write("remat-import-torch: error: %s\n" % e)
         return 1
 
@@ -111,10 +129,9 @@ def device_of(args):
 
 
 def add_batch_scaling(graph, spec, args):
-    """Traces the step again at twice the batch and gives `graph` its batch
-    scaling; when that fails, warns and leaves the graph without (remat-solve
-    --mode=max-batch then refuses it rather than guess)."""
-    import graph_export
+    """Traces the step again at twice the batch and gives the aten `graph`
+    its batch scaling; when that fails, warns and leaves the graph without
+    (remat-solve --mode=max-batch then refuses it rather than guess)."""
     batch = spec.batch
     try:
         double = spec.with_batch(2 * batch)
@@ -128,56 +145,63 @@ def add_batch_scaling(graph, spec, args):
                          "batch scaling: %s\n" % e)
 
 
+def write_graph(graph, path):
+    with open(path, "w") as f:
+        json.dump(graph, f)
+        f.write("\n")
+
+
 def emit(args, spec):
-    status = 0
-    if args.emit_graph or args.list_ops:
+    """--list-ops, the graph and the MLIR that `args` ask for."""
+    aten_graph = args.emit_graph and args.graph_from == "aten"
+    if aten_graph or args.list_ops:
         joint = torch_trace.trace(spec, decompose=args.decompose)
         if args.list_ops:
             for op, count in sorted(joint.op_counts().items()):
                 print("%6d %s" % (count, op))
-        if args.emit_graph:
-            import graph_export
-            try:
-                graph = graph_export.to_graph(joint, spec.name, args.opt,
-                                              device_of(args))
-            except graph_export.UnknownOps as e:
-                sys.stderr.write("remat-import-torch: error: %s\n" % e)
-                return 1
+        if aten_graph:
+            graph = graph_export.to_graph(joint, spec.name, args.opt,
+                                          device_of(args))
             add_batch_scaling(graph, spec, args)
-            with open(args.emit_graph, "w") as f:
-                json.dump(graph, f)
-                f.write("\n")
+            write_graph(graph, args.emit_graph)
+    if args.shard:
+        return emit_data_parallel_mlir(args, spec)
+    if args.emit_mlir or (args.emit_graph and not aten_graph):
+        emit_mlir_and_graph(args, spec, None if aten_graph else args.emit_graph)
+    return 0
+
+
+def emit_mlir_and_graph(args, spec, graph_path):
+    """The MLIR step, written to --emit-mlir if given; its graph, built by
+    remat-opt (mlir_graph.py), to `graph_path` if given."""
+    tool = mlir_graph.find_remat_opt(args.remat_opt) if graph_path else None
+    joint = torch_trace.trace(spec, decompose=True, for_mlir=True)
+    try:
+        fn = mlir_export.to_function(joint, spec.name, args.opt)
+    except mlir_export.UnsupportedOps as e:
+        if graph_path:
+            e.args = (str(e) + "\n(--graph-from=aten writes the graph from "
+                      "the aten ops)",)
+        raise
     if args.emit_mlir:
-        import mlir_export
-        if args.shard:
-            return emit_data_parallel_mlir(args, spec)
-        joint = torch_trace.trace(spec, decompose=True, for_mlir=True)
-        try:
-            text = mlir_export.to_mlir(joint, spec.name, args.opt)
-        except mlir_export.UnsupportedOps as e:
-            sys.stderr.write("remat-import-torch: error: %s\n" % e)
-            return 1
         with open(args.emit_mlir, "w") as f:
-            f.write(text)
-    return status
+            f.write(fn.text())
+    if graph_path:
+        write_graph(mlir_graph.to_graph(tool, fn, joint, args.opt,
+                                        args.device), graph_path)
 
 
 def emit_data_parallel_mlir(args, spec):
     """--emit-mlir with --shard N: the per-rank step of N data-parallel
     ranks (shard_export.py), batch norm synchronized over the ranks; with
     --fsdp, parameters, gradients, optimizer state and step sharded too."""
-    import mlir_export
     import shard_export
     local = shard_export.per_rank_spec(spec, args.shard)
     joint = torch_trace.trace(
         local, decompose=True, for_mlir=True,
         decompositions=shard_export.sync_batch_norm_decompositions(args.shard))
     sharding = shard_export.FullySharded(args.shard) if args.fsdp else None
-    try:
-        fn = mlir_export.to_function(joint, spec.name, args.opt, sharding)
-    except mlir_export.UnsupportedOps as e:
-        sys.stderr.write("remat-import-torch: error: %s\n" % e)
-        return 1
+    fn = mlir_export.to_function(joint, spec.name, args.opt, sharding)
     reduced = 1 if args.fsdp else 1 + len(mlir_export.trainable(joint))
     shard_export.to_data_parallel(fn, args.shard, reduced)
     with open(args.emit_mlir, "w") as f:
