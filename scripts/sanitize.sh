@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds everything with clang-22, AddressSanitizer and
 # UndefinedBehaviorSanitizer (any report aborts) in a build directory of its
-# own, then runs every unit test and the whole lit suite on it. Tests that
+# own, then runs every unit test and the lit suite without its long tests
+# (`--param long=0`: whole models, multi-rank and large steps, whose time is
+# mostly uninstrumented Python and which the plain run runs; the few whose
+# C++ no short test covers run anyway). Tests that
 # the build cannot run report themselves UNSUPPORTED as in any build (GPU
 # execution without a GPU, the importer without python3-torch). The stock,
 # uninstrumented mlir-opt and mlir-runner that load our instrumented
@@ -32,6 +35,6 @@ status=0
   status=1
 filter=()
 [ $# -gt 0 ] && filter=(--filter "$1")
-"$llvm/lit" "$build/test" -j "$jobs" "${filter[@]}" ||
+"$llvm/lit" "$build/test" -j "$jobs" --param long=0 "${filter[@]}" ||
   status=1
 exit $status
