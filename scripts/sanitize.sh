@@ -2,9 +2,9 @@
 # Builds everything with clang-22, AddressSanitizer and
 # UndefinedBehaviorSanitizer (any report aborts) in a build directory of its
 # own, then runs every unit test and the lit suite without its long tests
-# (`--param long=0`: whole models, multi-rank and large steps, whose time is
-# mostly uninstrumented Python and which the plain run runs; the few whose
-# C++ no short test covers run anyway). Tests that
+# (`--param long=0`: whole models, multi-rank runs, large steps; the plain
+# run runs them, short tests reach the same C++, and the two long tests
+# whose C++ no short test reaches run anyway). Tests that
 # the build cannot run report themselves UNSUPPORTED as in any build (GPU
 # execution without a GPU, the importer without python3-torch). The stock,
 # uninstrumented mlir-opt and mlir-runner that load our instrumented
