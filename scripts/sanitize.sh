@@ -14,6 +14,8 @@
 # long on few cores. docs/Testing.md.
 #
 # usage: scripts/sanitize.sh [LIT-FILTER]   (a lit --filter regex, optional)
+# LIT_OPTS="--param long=1" runs the long tests too (lit reads LIT_OPTS
+# after its command line).
 # REMAT_SANITIZE_BUILD_DIR may name scripts/fuzz.sh's build directory, which
 # has the same sanitizers (plus coverage instrumentation).
 set -euo pipefail
