@@ -4,7 +4,7 @@
 # Without an option: what the build and the tests need.
 # --build-only: what configuring and building need, without the tests'
 # Python packages (torch, torchvision, matplotlib, networkx and their
-# dependencies; docs/Testing.md, "Set-up and CI time"); scripts/demo.sh.
+# dependencies; docs/Testing.md, "CI budget and set-up time"); scripts/demo.sh.
 # --sanitizers: also clang-22 and its sanitizer and libFuzzer runtimes, for
 # scripts/sanitize.sh and scripts/fuzz.sh.
 set -euo pipefail
