@@ -27,7 +27,8 @@ python_packages=(python3-torch python3-torchvision python3-matplotlib
 case "${1:-}" in
   "") packages+=("${python_packages[@]}") ;;
   --build-only) ;;
-  --sanitizers) packages+=("${python_packages[@]}" clang-22 libclang-rt-22-dev) ;;
+  --sanitizers)
+    packages+=("${python_packages[@]}" clang-22 libclang-rt-22-dev) ;;
   *) echo "usage: $0 [--build-only | --sanitizers]" >&2; exit 2 ;;
 esac
 
