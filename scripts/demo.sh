@@ -12,7 +12,7 @@ build=${REMAT_BUILD_DIR:-$root/build}
 example=${1:-$root/examples/generated/resnet8_b64.mlir}
 budget=${2:-70%}
 
-"$root/scripts/install-deps.sh"
+"$root/scripts/install-deps.sh" --build-only
 "$root/scripts/build.sh" remat-opt remat-run remat_alloc_tracker
 
 bin=$build/bin

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages remat-opt needs, if any is missing.
-#   scripts/install-deps.sh [--sanitizers]
+#   scripts/install-deps.sh [--build-only | --sanitizers]
+# Without an option: what the build and the tests need.
+# --build-only: what configuring and building need, without the tests'
+# Python packages (torch, torchvision, matplotlib, networkx and their
+# dependencies; docs/Testing.md, "CI budget and set-up time"); scripts/demo.sh.
 # --sanitizers: also clang-22 and its sanitizer and libFuzzer runtimes, for
 # scripts/sanitize.sh and scripts/fuzz.sh.
 set -euo pipefail
@@ -13,15 +17,20 @@ packages=(
   libboost-graph-dev
   # data-parallel steps: remat-run links MPI, the tests start ranks with mpirun
   libopenmpi-dev openmpi-bin
-  # remat-import-torch and its tests (Debian's torch 1.13, torchvision 0.14);
-  # matplotlib: remat-report's pictures; networkx: PyTorch's min-cut
-  # partitioner in bench/models.py
-  python3-torch python3-torchvision python3-matplotlib python3-networkx
 )
+# remat-import-torch and its tests (Debian's torch 1.13, torchvision 0.14);
+# matplotlib: remat-report's pictures; networkx: PyTorch's min-cut
+# partitioner in bench/models.py. Not needed to build: CMake looks for none.
+python_packages=(python3-torch python3-torchvision python3-matplotlib
+                 python3-networkx)
 
-if [ "${1:-}" = --sanitizers ]; then
-  packages+=(clang-22 libclang-rt-22-dev)
-fi
+case "${1:-}" in
+  "") packages+=("${python_packages[@]}") ;;
+  --build-only) ;;
+  --sanitizers)
+    packages+=("${python_packages[@]}" clang-22 libclang-rt-22-dev) ;;
+  *) echo "usage: $0 [--build-only | --sanitizers]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds everything with clang-22, AddressSanitizer and
 # UndefinedBehaviorSanitizer (any report aborts) in a build directory of its
-# own, then runs every unit test and the whole lit suite on it. Tests that
+# own, then runs every unit test and the lit suite without its long tests
+# (`--param long=0`: whole models, multi-rank runs, large steps; the plain
+# run runs them, short tests reach the same C++, and the two long tests
+# whose C++ no short test reaches run anyway). Tests that
 # the build cannot run report themselves UNSUPPORTED as in any build (GPU
 # execution without a GPU, the importer without python3-torch). The stock,
 # uninstrumented mlir-opt and mlir-runner that load our instrumented
@@ -11,6 +14,8 @@
 # long on few cores. docs/Testing.md.
 #
 # usage: scripts/sanitize.sh [LIT-FILTER]   (a lit --filter regex, optional)
+# LIT_OPTS="--param long=1" runs the long tests too (lit reads LIT_OPTS
+# after its command line).
 # REMAT_SANITIZE_BUILD_DIR may name scripts/fuzz.sh's build directory, which
 # has the same sanitizers (plus coverage instrumentation).
 set -euo pipefail
@@ -32,6 +37,6 @@ status=0
   status=1
 filter=()
 [ $# -gt 0 ] && filter=(--filter "$1")
-"$llvm/lit" "$build/test" -j "$jobs" "${filter[@]}" ||
+"$llvm/lit" "$build/test" -j "$jobs" --param long=0 "${filter[@]}" ||
   status=1
 exit $status

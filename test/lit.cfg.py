@@ -80,6 +80,17 @@ config.substitutions.append(
     ("%gen", "python3 " + os.path.join(config.remat_src_root, "examples", "gen",
                                        "gen_training_step.py")))
 
+# The slow tests (whole models, the language-model importer, multi-rank
+# runs, the large Integration steps: about 25 s and more each) say
+# `REQUIRES: long`. They run by default; `--param long=0` leaves them out
+# (scripts/sanitize.sh; LIT_OPTS="--param long=0" through ctest).
+# docs/Testing.md, "Long tests".
+long_tests = lit_config.params.get("long", "1")
+if long_tests not in ("0", "1"):
+    lit_config.fatal("--param long=%s: expected 0 or 1" % long_tests)
+if long_tests == "1":
+    config.available_features.add("long")
+
 # Optional dependencies become lit features (see docs/Testing.md).
 remat_plugin = os.path.join(config.remat_lib_dir, "RematPlugin.so")
 if os.path.exists(remat_plugin):
