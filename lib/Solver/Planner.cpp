@@ -177,11 +177,13 @@ const SmallestBudget &Planner::findSmallest() {
   smallest->result = std::move(search.best);
   // On a heuristic solver the one search and the sum-of-live search with
   // lower targets can find different budgets: when the former misses a
-  // budget given, the latter is asked too, and the smaller answer kept.
+  // budget given, the latter is asked too, and its plan taken when it fits
+  // that budget. The budget named otherwise stays the one search's, the
+  // one budget=min names.
   if (request.arena && !request.budget.empty() &&
       smallest->budget > options.budget) {
     SmallestBudget other = findSmallestByRetargets();
-    if (other.budget >= 0 && other.budget < smallest->budget)
+    if (other.budget >= 0 && other.budget <= options.budget)
       *smallest = std::move(other);
   }
   return *smallest;
