@@ -76,6 +76,7 @@ private:
   void planAtSmallestBudget();
   void planMaxBatch();
   void planAtBudget();
+  SolveResult solveAtBudget();
   void tryFixedGatherPolicies();
   void planAtSmallerBudget();
   void fitAnswerArena();
@@ -400,11 +401,22 @@ void Planner::fitAnswerArena() {
   fail(PlanFailure::ArenaOverBudget, reason);
 }
 
+/// The solver's answer in the request's mode at the budget; in mode
+/// min-budget, the search's plan, with its smallest budget in `out`.
+SolveResult Planner::solveAtBudget() {
+  if (request.mode != Mode::MinBudget)
+    return solveInMode(graph, *solver, request.mode, options);
+  BudgetSearch search = findSmallestBudget(graph, *solver, options);
+  out.smallestBudget = search.smallestBudget;
+  search.best.lowerBound = static_cast<double>(search.lowerBound);
+  return std::move(search.best);
+}
+
 /// A budget given (or none): one solve in the mode, then the fall-backs.
 void Planner::planAtBudget() {
   Mode mode = request.mode;
   out.budget = options.budget;
-  out.result = solveInMode(graph, *solver, mode, options);
+  out.result = solveAtBudget();
   if (out.result.status == SolveStatus::Unsupported) {
     fail(PlanFailure::Unsupported, out.result.message);
     return;

@@ -56,6 +56,10 @@ struct PlanAnswer {
   Mode mode = Mode::MinCompute;
   /// The budget recorded; -1: the schedule's own peak.
   int64_t budget = -1;
+  /// Whether the budget was asked for (an option, or the schedule file's
+  /// own): then the arena is fitted to it and recorded; else the budget is
+  /// the reference peak and the arena only reported.
+  bool budgetGiven = false;
   /// The schedule file it was read from; empty when just solved.
   std::string schedulePath;
   /// Max-batch: the batch, in samples, the schedule is for; 0 otherwise.
@@ -179,6 +183,7 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
   answer.solver = outcome.solver;
   answer.mode = outcome.mode;
   answer.budget = outcome.budget;
+  answer.budgetGiven = !options.budget.empty();
   answer.batch = outcome.batch;
   answer.arena = std::move(outcome.arena);
   answer.seconds = outcome.seconds;
@@ -266,7 +271,9 @@ static FailureOr<PlanAnswer> loadPlan(func::FuncOp func,
   answer.solver = answer.result.solver;
   answer.mode = *mode;
   answer.schedulePath = path.str();
-  // The budget given, else the file's, else what solving would record.
+  // The budget given, else the file's (remat-solve writes the budget it was
+  // asked for, budget=min's included), else what solving would record.
+  answer.budgetGiven = !options.budget.empty() || saved.budget >= 0;
   if (!options.budget.empty()) {
     FailureOr<int64_t> budget = getBudget(func, options, problem);
     if (failed(budget))
@@ -275,7 +282,7 @@ static FailureOr<PlanAnswer> loadPlan(func::FuncOp func,
   } else if (saved.budget >= 0) {
     answer.budget = saved.budget;
   } else if (*mode == Mode::MinCompute) {
-    answer.budget = problem.baseline.checkpointAll.peakBytes;
+    answer.budget = problem.baseline.reference();
   }
   return answer;
 }
@@ -345,8 +352,7 @@ getRecordedArena(func::FuncOp func, const PlanProblem &problem,
     return std::optional<ArenaFit>();
   if (answer.arena)
     return answer.arena;
-  bool budgetGiven = answer.budget >= 0 && !options.budget.empty();
-  int64_t budget = budgetGiven ? answer.budget : -1;
+  int64_t budget = answer.budgetGiven ? answer.budget : -1;
   ArenaFit fit = planRecordedArena(problem.functionGraph.graph, answer.result,
                                    budget, options.arenaAlignment);
   if (!fit.error.empty())
@@ -405,7 +411,7 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
   // budget given, and with one the mode derives (min-budget, min-peak),
   // which then grows to cover it; the default 100 % only reports it.
   std::optional<int64_t> arenaBytes;
-  if (*arena && (!options.budget.empty() || answer.budget < 0)) {
+  if (*arena && (answer.budgetGiven || answer.budget < 0)) {
     arenaBytes = (*arena)->totalBytes;
     budget = std::max(budget, *arenaBytes);
   }

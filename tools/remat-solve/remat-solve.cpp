@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // Reads a graph in the JSON format of docs/SolverFormat.md (from a file, or
-// generates one with --generate), runs one solver in one mode, and writes the
-// verified schedule and its statistics as JSON (for --mode=pareto, the
-// budget -> peak, compute curve), plus a one-screen summary and progress
-// lines on stderr (none with --quiet).
+// generates one with --generate), plans it as the pipeline does (the one
+// planner, Planner.h: same budgets, arena and fall-backs, so that applying
+// the schedule with `schedule=` records the pipeline's plan), and writes the
+// verified schedule and its statistics as JSON (for --mode=pareto, one
+// solver's budget -> peak, compute curve), plus a one-screen summary and
+// progress lines on stderr (none with --quiet).
 //
 //   remat-solve graph.json --solver=local-search --budget=60%
 //   remat-solve --generate=resnet:1000 --mode=min-peak --summary=false
@@ -21,6 +23,7 @@
 #include "remat/Solver/GraphJSON.h"
 #include "remat/Solver/ModeOption.h"
 #include "remat/Solver/Modes.h"
+#include "remat/Solver/Planner.h"
 #include "remat/Solver/ScheduleBuilder.h"
 #include "remat/Solver/Simulator.h"
 #include "remat/Solver/SolverSupport.h"
@@ -55,9 +58,21 @@ static cl::opt<Mode> modeOpt("mode", cl::desc("What to ask of the solver"),
                              cl::cat(category));
 static cl::opt<std::string>
     budgetText("budget",
-               cl::desc("Memory budget: bytes, or a percentage of the "
-                        "checkpoint-all peak such as 60%"),
+               cl::desc("Memory budget: bytes (with an optional B/KiB/MiB/"
+                        "GiB/TiB suffix), a percentage of the checkpoint-all "
+                        "peak such as 60%, or min (the smallest the solver "
+                        "meets), as the pipeline's budget="),
                cl::init(""), cl::cat(category));
+static cl::opt<bool>
+    arena("arena",
+          cl::desc("The budget covers one static arena of the plan's buffers "
+                   "(resident bytes plus the arena), as the pipeline's "
+                   "arena=true (docs/Arena.md)"),
+          cl::init(false), cl::cat(category));
+static cl::opt<int64_t>
+    arenaAlignment("arena-alignment",
+                   cl::desc("Alignment of every offset in that arena"),
+                   cl::init(16), cl::cat(category));
 static cl::opt<double>
     overhead("overhead",
              cl::desc("min-peak: allowed extra compute as a fraction of "
@@ -255,26 +270,6 @@ static void printSummary(const Graph &graph, const SolveResult &result,
     os << "note: " << kStoppedByTimeLimit << "\n";
 }
 
-/// Runs max-batch on `graph` and returns the graph at the answer (at one
-/// sample when none fits); the report's batch and checkpoint-all figures
-/// are at that batch, like the answer's peak and cost.
-static Graph runMaxBatch(const Graph &graph, const SolverInfo &solver,
-                         const SolveOptions &options, SolveResult &result,
-                         ResultReport &report) {
-  BatchSearch search = findMaxBatch(graph, solver, options, maxBatch);
-  result = search.result;
-  report.batch = search.batch;
-  report.tracedBatch = graph.batch;
-  std::optional<Graph> scaled =
-      scaleBatch(graph, std::max<int64_t>(search.batch, 1));
-  if (!scaled)
-    return graph; // one sample overflows: only an infeasible answer
-  report.checkpointAllCost = checkpointAllCost(*scaled);
-  report.checkpointAllPeak =
-      simulate(*scaled, checkpointAllSchedule(*scaled)).peakBytes;
-  return *scaled;
-}
-
 /// Reads or generates the graph into `graph`; an error message otherwise.
 static std::string loadGraph(Graph &graph) {
   if (!generate.empty()) {
@@ -293,38 +288,36 @@ static std::string loadGraph(Graph &graph) {
   return "";
 }
 
-/// The solve options from the command line, with the budget resolved
-/// against the checkpoint-all peak of `report` (and recorded there); an
-/// error message when an option is bad.
-static std::string makeSolveOptions(const Graph &graph, ResultReport &report,
+/// The solve options from the command line (the budget is the planner's
+/// to resolve); an error message when an option is bad.
+static std::string makeSolveOptions(const Graph &graph,
                                     SolveOptions &options) {
   options.timeLimitSeconds = timeLimit;
   options.effort = effort;
   options.threads = threads;
   options.maxOverhead = overhead;
-  if (!budgetText.empty()) {
-    std::string error;
-    std::optional<int64_t> budget =
-        parseBudget(budgetText.getValue(), report.checkpointAllPeak, error);
-    if (!budget)
-      return "bad --budget value '" + budgetText + "': " + error;
-    options.budget = report.budget = *budget;
-  } else if (modeOpt == Mode::MaxBatch) {
-    return "--mode=max-batch needs --budget";
-  }
   if (std::string error = checkSolveOptions(options); !error.empty())
     return "bad option: " + error;
   if (overhead.getNumOccurrences() && overhead < 0)
     return "bad option: --overhead must be a non-negative fraction";
   if (maxBatch < 1)
     return "bad option: --max-batch must be at least 1";
+  if (arenaAlignment < 1 || (arenaAlignment & (arenaAlignment - 1)))
+    return "bad option: --arena-alignment must be a power of two";
   if (modeOpt == Mode::MaxBatch) {
+    if (budgetText.empty())
+      return "--mode=max-batch needs --budget";
     std::string problem = batchScalingProblem(graph);
     if (!problem.empty())
       return graphSource() + ": " + problem;
   }
-  if (modeOpt == Mode::Pareto && points < 1)
-    return "--points must be at least 1";
+  if (modeOpt == Mode::Pareto) {
+    if (points < 1)
+      return "--points must be at least 1";
+    if (!budgetText.empty() || arena)
+      return "--mode=pareto spans every budget without the arena: drop "
+             "--budget and --arena";
+  }
   if (!quiet)
     options.progress = printProgress;
   return "";
@@ -344,38 +337,98 @@ static int runPareto(const Graph &graph, const SolverInfo &solver,
   return 0;
 }
 
-/// Runs the solver in every mode but pareto; `graph` becomes the graph at
-/// the answer's batch for max-batch.
-static SolveResult runMode(Graph &graph, const SolverInfo &solver,
-                           const SolveOptions &options, ResultReport &report) {
-  SolveResult result;
-  switch (modeOpt) {
-  case Mode::MinCompute:
-  case Mode::MinPeak:
-    result = solveInMode(graph, solver, modeOpt, options);
-    break;
-  case Mode::MinBudget: {
-    BudgetSearch search = findSmallestBudget(graph, solver, options);
-    result = search.best;
-    report.smallestBudget = search.smallestBudget;
-    report.budgetLowerBound = search.lowerBound;
-    result.lowerBound = static_cast<double>(search.lowerBound);
-    break;
+/// The planner's request from the command line.
+static PlanRequest makePlanRequest(const SolveOptions &options) {
+  PlanRequest request;
+  request.solver = solverName;
+  request.mode = modeOpt;
+  request.budget = budgetText;
+  request.solve = options;
+  request.arena = arena;
+  request.arenaAlignment = arenaAlignment;
+  request.maxBatch = maxBatch;
+  return request;
+}
+
+/// Whether a planner's failure is an answer (no plan at this budget,
+/// written as an `infeasible` result) rather than an error in the request.
+static bool isInfeasibleAnswer(PlanFailure failure) {
+  switch (failure) {
+  case PlanFailure::NoSchedule:
+  case PlanFailure::NoSmallestBudget:
+  case PlanFailure::PeakOverBudget:
+  case PlanFailure::BelowOneSample:
+  case PlanFailure::ArenaOverBudget:
+    return true;
+  default:
+    return false;
   }
-  case Mode::MaxBatch:
-    graph = runMaxBatch(graph, solver, options, result, report);
-    break;
-  case Mode::Pareto:
-    break; // runPareto
+}
+
+/// The report of a planned `outcome`; `graph` becomes the graph at the
+/// answer's batch for max-batch.
+static ResultReport makeReport(Graph &graph, const PlanOutcome &outcome) {
+  ResultReport report;
+  report.mode = toString(modeOpt);
+  report.graph = fingerprintGraph(graph);
+  // The budget asked for (budget=min's as found), so that `schedule=`
+  // fits the arena to it as the pipeline does; none when none was given.
+  report.budget = budgetText.empty() ? -1 : outcome.budget;
+  if (modeOpt == Mode::MinBudget) {
+    report.smallestBudget = outcome.smallestBudget;
+    report.budgetLowerBound =
+        static_cast<int64_t>(std::max(0.0, outcome.result.lowerBound));
   }
-  // Trivial bounds when the solver proves none: every needed node is
-  // computed at least once; every node needs its operands live.
-  if (modeOpt == Mode::MinCompute)
-    result.lowerBound = std::max(result.lowerBound, report.checkpointAllCost);
-  if (modeOpt == Mode::MinPeak)
-    result.lowerBound =
-        std::max(result.lowerBound, static_cast<double>(peakLowerBound(graph)));
+  if (modeOpt == Mode::MaxBatch) {
+    report.batch = outcome.batch;
+    report.tracedBatch = graph.batch;
+    if (std::optional<Graph> scaled =
+            scaleBatch(graph, std::max<int64_t>(outcome.batch, 1)))
+      graph = std::move(*scaled);
+  }
+  report.checkpointAllCost = checkpointAllCost(graph);
+  report.checkpointAllPeak =
+      simulate(graph, checkpointAllSchedule(graph)).peakBytes;
+  return report;
+}
+
+/// The result to write for `outcome`: the plan, or for a failure that is
+/// an answer, the solver's result marked infeasible with the planner's
+/// reason when it had none (a schedule whose arena or peak misses).
+static SolveResult getWrittenResult(const PlanOutcome &outcome) {
+  SolveResult result = outcome.result;
+  if (outcome.succeeded())
+    return result;
+  if (result.feasible() || result.message.empty())
+    result.message = outcome.reason;
+  if (result.feasible())
+    result.status = SolveStatus::Infeasible;
   return result;
+}
+
+/// Plans `graph` in every mode but pareto and writes the result on `out`.
+static int runPlan(Graph &graph, const SolveOptions &options,
+                   llvm::ToolOutputFile &out) {
+  PlanOutcome outcome = plan(graph, makePlanRequest(options));
+  if (!outcome.succeeded() && !isInfeasibleAnswer(outcome.failure)) {
+    if (outcome.failure == PlanFailure::Unsupported)
+      return fail("solver '" + outcome.solver +
+                  "' does not support this graph: " + outcome.reason);
+    return fail(outcome.reason);
+  }
+  ResultReport report = makeReport(graph, outcome);
+  SolveResult result = getWrittenResult(outcome);
+  out.os() << printResultJSON(result, report);
+  out.keep();
+  if (quiet)
+    return 0;
+  for (const std::string &remark : outcome.remarks)
+    llvm::errs() << "remat-solve: note: " << remark << "\n";
+  if (!outcome.succeeded())
+    llvm::errs() << "remat-solve: no plan: " << outcome.reason << "\n";
+  if (summary)
+    printSummary(graph, result, report);
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -411,26 +464,10 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  ResultReport report;
-  report.mode = toString(modeOpt);
-  report.checkpointAllCost = checkpointAllCost(graph);
-  report.checkpointAllPeak =
-      simulate(graph, checkpointAllSchedule(graph)).peakBytes;
-  report.graph = fingerprintGraph(graph);
   SolveOptions options;
-  if (std::string error = makeSolveOptions(graph, report, options);
-      !error.empty())
+  if (std::string error = makeSolveOptions(graph, options); !error.empty())
     return fail(error);
-
   if (modeOpt == Mode::Pareto)
     return runPareto(graph, *solver, options, out);
-  SolveResult result = runMode(graph, *solver, options, report);
-  if (result.status == SolveStatus::Unsupported)
-    return fail("solver '" + solver->name +
-                "' does not support this graph: " + result.message);
-  out.os() << printResultJSON(result, report);
-  out.keep();
-  if (summary && !quiet)
-    printSummary(graph, result, report);
-  return 0;
+  return runPlan(graph, options, out);
 }

@@ -109,7 +109,8 @@ struct PlanOutcome {
   /// For a failure: one line (without location) saying what went wrong.
   std::string reason;
   /// The smallest budget the solver meets (its arena included when
-  /// `smallestHasArena`); -1 when unknown.
+  /// `smallestHasArena`; in mode min-budget, the search's answer); -1 when
+  /// unknown.
   int64_t smallestBudget = -1;
   bool smallestHasArena = false;
   PlanBaseline baseline;
