@@ -8,6 +8,7 @@
 
 #include "remat/Solver/Budget.h"
 #include "remat/Solver/ScheduleBuilder.h"
+#include "remat/Solver/SolverSupport.h"
 
 #include <chrono>
 #include <sstream>
@@ -77,6 +78,7 @@ private:
   void planMaxBatch();
   void planAtBudget();
   SolveResult solveAtBudget();
+  void addTrivialBound();
   void tryFixedGatherPolicies();
   void planAtSmallerBudget();
   void fitAnswerArena();
@@ -443,6 +445,17 @@ void Planner::planAtBudget() {
   fitAnswerArena();
 }
 
+/// Where the solver proves no bound on the objective, the trivial one:
+/// every needed node is computed at least once (min-compute); every node
+/// needs its operands live (min-peak).
+void Planner::addTrivialBound() {
+  double &bound = out.result.lowerBound;
+  if (request.mode == Mode::MinCompute)
+    bound = std::max(bound, checkpointAllCost(graph));
+  if (request.mode == Mode::MinPeak)
+    bound = std::max(bound, static_cast<double>(peakLowerBound(graph)));
+}
+
 PlanOutcome Planner::run() {
   auto start = std::chrono::steady_clock::now();
   if (prepare()) {
@@ -453,6 +466,8 @@ PlanOutcome Planner::run() {
     else
       planAtBudget();
   }
+  if (out.succeeded() && request.mode != Mode::MaxBatch)
+    addTrivialBound();
   out.seconds = std::chrono::duration<double>(
                     std::chrono::steady_clock::now() - start)
                     .count();

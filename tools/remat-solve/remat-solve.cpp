@@ -374,8 +374,10 @@ static ResultReport makeReport(Graph &graph, const PlanOutcome &outcome) {
   // The budget asked for (budget=min's as found), so that `schedule=`
   // fits the arena to it as the pipeline does; none when none was given.
   report.budget = budgetText.empty() ? -1 : outcome.budget;
+  // The smallest budget, when the planner searched it (min-budget, min, or
+  // no plan at the budget asked).
+  report.smallestBudget = outcome.smallestBudget;
   if (modeOpt == Mode::MinBudget) {
-    report.smallestBudget = outcome.smallestBudget;
     report.budgetLowerBound =
         static_cast<int64_t>(std::max(0.0, outcome.result.lowerBound));
   }

@@ -34,7 +34,7 @@ struct NodeFields {
   std::optional<JSONInt> id, bytesPerSample, aliasOf;
   std::optional<std::string> name, kind, keep, gather;
   std::optional<JSONNumber> cost, costPerSample;
-  std::optional<std::vector<JSONInt>> deps, after;
+  std::optional<std::vector<JSONInt>> deps, after, partBytes;
   JSONInt bytes;
 };
 
@@ -44,6 +44,7 @@ bool fromJSON(const json::Value &value, NodeFields &out, json::Path path) {
          o.map("bytes", out.bytes) && o.mapOptional("cost", out.cost) &&
          o.mapOptional("bytes_per_sample", out.bytesPerSample) &&
          o.mapOptional("cost_per_sample", out.costPerSample) &&
+         o.mapOptional("part_bytes", out.partBytes) &&
          o.mapOptional("kind", out.kind) && o.mapOptional("deps", out.deps) &&
          o.mapOptional("alias_of", out.aliasOf) &&
          o.mapOptional("after", out.after) && o.mapOptional("keep", out.keep) &&
@@ -189,6 +190,8 @@ private:
         return errors.fail(path.field("bytes_per_sample"),
                            "must not be negative");
     }
+    if (fields.partBytes && !readPartBytes(*fields.partBytes, path, node))
+      return false;
     for (auto [key, field, out] :
          {std::make_tuple("cost", fields.cost, &node.cost),
           std::make_tuple("cost_per_sample", fields.costPerSample,
@@ -199,6 +202,27 @@ private:
         return errors.fail(path.field(key), "negative cost");
       *out = field->value;
     }
+    return true;
+  }
+
+  /// The bytes of each result of a node with several: each non-negative,
+  /// summing to the node's bytes.
+  bool readPartBytes(const std::vector<JSONInt> &parts, json::Path path,
+                     Node &node) {
+    int64_t sum = 0;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (parts[i].value < 0 || parts[i].value > node.bytes - sum)
+        return errors.fail(path.field("part_bytes").index(i),
+                           "must not be negative, and the parts must sum to "
+                           "the node's bytes (" +
+                               llvm::Twine(node.bytes) + ")");
+      sum += parts[i].value;
+      node.partBytes.push_back(parts[i].value);
+    }
+    if (sum != node.bytes)
+      return errors.fail(path.field("part_bytes"),
+                         "sums to " + llvm::Twine(sum) + ", not the node's " +
+                             llvm::Twine(node.bytes) + " bytes");
     return true;
   }
 
@@ -563,6 +587,8 @@ std::string remat::printGraphJSON(const Graph &graph) {
                                                    : json::Value(nullptr)}};
     if (!node.after.empty())
       object["after"] = json::Array(node.after);
+    if (!node.partBytes.empty())
+      object["part_bytes"] = json::Array(node.partBytes);
     if (node.keep != KeepPolicy::Default)
       object["keep"] = node.keep == KeepPolicy::Always ? "always" : "never";
     if (node.gather != GatherRole::None)
