@@ -18,6 +18,10 @@ set(REMAT_EXPORTED_LIBRARIES
   RematToolSupport
   RematDialect
   RematAnalysis
+  RematSolverCore
+  RematSolverCheckmate
+  RematSolverArena
+  RematSolverAlgorithms
   RematSolver
   RematSolverIO
   RematTransforms

@@ -32,8 +32,17 @@ from collections import defaultdict, namedtuple
 # docs/Extending.md ("Layers") says why. A library not listed is an error.
 Layer = namedtuple("Layer", "uses mlir llvm")
 LAYERS = {
-    # Plain C++: a graph in, a schedule out.
-    "RematSolver": Layer([], mlir=False, llvm=False),
+    # Plain C++: a graph in, a schedule out (lib/Solver, one folder each).
+    "RematSolverCore": Layer([], mlir=False, llvm=False),
+    "RematSolverCheckmate": Layer(["RematSolverCore"], mlir=False,
+                                  llvm=False),
+    "RematSolverArena": Layer(["RematSolverCore"], mlir=False, llvm=False),
+    "RematSolverAlgorithms": Layer(["RematSolverCheckmate"], mlir=False,
+                                   llvm=False),
+    "RematSolver": Layer(["RematSolverAlgorithms", "RematSolverArena"],
+                         mlir=False, llvm=False),
+    # Tests', benchmarks' and fuzzers' problems; not installed.
+    "RematSolverTesting": Layer(["RematSolver"], mlir=False, llvm=False),
     # JSON readers' shared pieces, on LLVM Support.
     "RematSupport": Layer([], mlir=False, llvm=True),
     "RematSolverIO": Layer(["RematSolver", "RematSupport"], mlir=False,
