@@ -15,11 +15,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Checkmate.h"
-#include "remat/Solver/Generators.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/Solver.h"
-#include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/Checkmate/Checkmate.h"
+#include "remat/Solver/Testing/Generators.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Solver.h"
+#include "remat/Solver/Core/SolverSupport.h"
 
 #include <algorithm>
 #include <cstdio>

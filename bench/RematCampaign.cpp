@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// remat-campaign: runs the property campaign of Solver/Campaign.h (random
+// remat-campaign: runs the property campaign of Solver/Testing/Campaign.h (random
 // DAGs, random budgets, every registered solver, every answer checked by the
 // simulator and against brute force) for as many graphs as asked, prints a
 // table per solver and every violation, and exits 1 if there was one.
@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Campaign.h"
-#include "remat/Solver/GraphJSON.h"
+#include "remat/Solver/Testing/Campaign.h"
+#include "remat/Solver/IO/GraphJSON.h"
 
 #include <chrono>
 #include <cstdio>

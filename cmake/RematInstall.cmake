@@ -18,6 +18,10 @@ set(REMAT_EXPORTED_LIBRARIES
   RematToolSupport
   RematDialect
   RematAnalysis
+  RematSolverCore
+  RematSolverCheckmate
+  RematSolverArena
+  RematSolverAlgorithms
   RematSolver
   RematSolverIO
   RematTransforms
@@ -49,9 +53,12 @@ install(TARGETS ${REMAT_EXPORTED_LIBRARIES}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
+# Solver/Testing's library (RematSolverTesting) is not installed; nor are its
+# headers.
 install(DIRECTORY ${REMAT_SOURCE_DIR}/include/remat
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-  FILES_MATCHING PATTERN "*.h" PATTERN "*.td")
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.td"
+  REGEX "/Solver/Testing(/.*)?$" EXCLUDE)
 install(DIRECTORY ${REMAT_BINARY_DIR}/include/remat
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.inc"

@@ -16,10 +16,10 @@
 
 #include "FuzzSupport.h"
 
-#include "remat/Solver/GraphJSON.h"
-#include "remat/Solver/ScheduleBuilder.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/IO/GraphJSON.h"
+#include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/SolverSupport.h"
 
 #include <string>
 

@@ -17,8 +17,8 @@
 #include "FuzzSupport.h"
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
-#include "remat/Solver/ScheduleBuilder.h"
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/Simulator.h"
 #include "remat/Transforms/GraphBuilder.h"
 #include "remat/Transforms/Passes.h"
 

@@ -26,6 +26,8 @@ for f in include/remat/Pipelines/Pipelines.h \
          share/doc/remat/LICENSE; do
   [ -e "$prefix/$f" ] || { echo "check-install: $f not installed" >&2; exit 1; }
 done
+[ ! -e "$prefix/include/remat/Solver/Testing" ] ||
+  { echo "check-install: Solver/Testing's headers installed" >&2; exit 1; }
 echo "check-install: installed $(find "$prefix" -type f | wc -l) files into $prefix"
 
 launcher=()

@@ -3,6 +3,7 @@
 
 Usage: check-layering.py [--nm NM] files OBJECT...
        check-layering.py [--nm NM] libraries NAME=FILE...
+       check-layering.py solver-includes SOURCE_DIR
 
 A depends on B when A's object code uses a symbol that B's defines (strongly:
 functions and data, not the inline functions and templates every includer
@@ -18,11 +19,17 @@ without the others.
 target) uses only the remat libraries LAYERS allows it, and no MLIR (no
 LLVM) symbol where LAYERS says so; docs/Extending.md explains the layers.
 
-ctest runs both on every library (unittests/CMakeLists.txt).
+`solver-includes`: each part of the solver library (a folder of lib/Solver
+and of include/remat/Solver, one library each: SOLVER_PARTS) includes the
+headers of only the parts its library may use, so that what a header gives
+inline follows the layers too.
+
+ctest runs the first two on every library, the third on the sources (unittests/CMakeLists.txt).
 """
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 from collections import defaultdict, namedtuple
@@ -32,8 +39,17 @@ from collections import defaultdict, namedtuple
 # docs/Extending.md ("Layers") says why. A library not listed is an error.
 Layer = namedtuple("Layer", "uses mlir llvm")
 LAYERS = {
-    # Plain C++: a graph in, a schedule out.
-    "RematSolver": Layer([], mlir=False, llvm=False),
+    # Plain C++: a graph in, a schedule out (lib/Solver, one folder each).
+    "RematSolverCore": Layer([], mlir=False, llvm=False),
+    "RematSolverCheckmate": Layer(["RematSolverCore"], mlir=False,
+                                  llvm=False),
+    "RematSolverArena": Layer(["RematSolverCore"], mlir=False, llvm=False),
+    "RematSolverAlgorithms": Layer(["RematSolverCheckmate"], mlir=False,
+                                   llvm=False),
+    "RematSolver": Layer(["RematSolverAlgorithms", "RematSolverArena"],
+                         mlir=False, llvm=False),
+    # Tests', benchmarks' and fuzzers' problems; not installed.
+    "RematSolverTesting": Layer(["RematSolver"], mlir=False, llvm=False),
     # JSON readers' shared pieces, on LLVM Support.
     "RematSupport": Layer([], mlir=False, llvm=True),
     "RematSolverIO": Layer(["RematSolver", "RematSupport"], mlir=False,
@@ -61,6 +77,17 @@ LAYERS = {
                              mlir=True, llvm=True),
     # Test-only passes (test/lib).
     "RematTestPasses": Layer(["RematAnalysis"], mlir=True, llvm=True),
+}
+
+# The folders of lib/Solver and include/remat/Solver, and their libraries.
+SOLVER_PARTS = {
+    "Core": "RematSolverCore",
+    "Checkmate": "RematSolverCheckmate",
+    "Arena": "RematSolverArena",
+    "Algorithms": "RematSolverAlgorithms",
+    "Search": "RematSolver",
+    "IO": "RematSolverIO",
+    "Testing": "RematSolverTesting",
 }
 
 
@@ -207,6 +234,41 @@ def check_libraries(nm, files):
     return bad
 
 
+def solver_part_files(root, part):
+    """The headers and sources of one part of the solver library."""
+    for top in (("include", "remat", "Solver", part), ("lib", "Solver", part)):
+        folder = os.path.join(root, *top)
+        for dirpath, _, names in os.walk(folder):
+            for name in sorted(names):
+                if name.endswith((".h", ".cpp")):
+                    yield os.path.join(dirpath, name)
+
+
+def check_solver_includes(root):
+    """Prints each include of a solver part's header that the including
+    part's library may not use; returns how many there are."""
+    include = re.compile(r'#include "remat/Solver/(\w+)/')
+    bad = files = 0
+    for part, lib in SOLVER_PARTS.items():
+        allowed = allowed_uses(lib) | {lib}
+        for path in solver_part_files(root, part):
+            files += 1
+            with open(path, encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    m = include.match(line)
+                    if not m or m.group(1) == part:
+                        continue
+                    other = SOLVER_PARTS.get(m.group(1))
+                    if other not in allowed:
+                        rel = os.path.relpath(path, root)
+                        print(f"{rel}:{number}: {part} includes "
+                              f"{m.group(1)}, which {lib} may not use")
+                        bad += 1
+    print(f"{files} files of the solver library, {bad} includes against "
+          "the layers")
+    return bad
+
+
 def parse_libraries(parser, inputs):
     """`NAME=FILE` arguments as a dict; a parser error for a malformed one
     or a library LAYERS does not list."""
@@ -225,9 +287,13 @@ def parse_libraries(parser, inputs):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nm", default="nm")
-    parser.add_argument("check", choices=["files", "libraries"])
-    parser.add_argument("inputs", nargs="+", metavar="OBJECT | NAME=FILE")
+    parser.add_argument("check",
+                        choices=["files", "libraries", "solver-includes"])
+    parser.add_argument("inputs", nargs="+",
+                        metavar="OBJECT | NAME=FILE | SOURCE_DIR")
     args = parser.parse_args()
+    if args.check == "solver-includes":
+        return 1 if check_solver_includes(args.inputs[0]) else 0
     if args.check == "files":
         return 1 if check_files(args.nm, args.inputs) else 0
     files = parse_libraries(parser, args.inputs)

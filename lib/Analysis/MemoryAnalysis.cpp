@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The memory model is documented in docs/Rationale.md ("Memory model") and
-// matches include/remat/Solver/Problem.h.
+// matches include/remat/Solver/Core/Problem.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +16,7 @@
 #include "remat/Analysis/Storage.h"
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
-#include "remat/Solver/Problem.h"
+#include "remat/Solver/Core/Problem.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"

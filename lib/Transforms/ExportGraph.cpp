@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/GraphJSON.h"
+#include "remat/Solver/IO/GraphJSON.h"
 #include "remat/Transforms/GraphBuilder.h"
 #include "remat/Transforms/Passes.h"
 

@@ -6,7 +6,7 @@
 //
 // Implements `remat-plan-arena` (include/remat/Transforms/PlanArena.h): which
 // allocations may live in the arena, their live ranges from the memory
-// analysis, the offsets from Solver/Arena.h, and the rewrite into views.
+// analysis, the offsets from Solver/Arena/Arena.h, and the rewrite into views.
 //
 //===----------------------------------------------------------------------===//
 

@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Analysis/MemoryAnalysis.h"
-#include "remat/Solver/ArenaFit.h"
-#include "remat/Solver/Budget.h"
+#include "remat/Solver/Search/ArenaFit.h"
+#include "remat/Solver/Core/Budget.h"
 #include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/PassOptions.h"
 #include "remat/Transforms/Passes.h"

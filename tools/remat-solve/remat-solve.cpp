@@ -18,15 +18,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Budget.h"
-#include "remat/Solver/Generators.h"
-#include "remat/Solver/GraphJSON.h"
-#include "remat/Solver/ModeOption.h"
-#include "remat/Solver/Modes.h"
-#include "remat/Solver/Planner.h"
-#include "remat/Solver/ScheduleBuilder.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/Core/Budget.h"
+#include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/SolverSupport.h"
+#include "remat/Solver/IO/GraphJSON.h"
+#include "remat/Solver/Search/ModeOption.h"
+#include "remat/Solver/Search/Modes.h"
+#include "remat/Solver/Search/Planner.h"
+#include "remat/Solver/Testing/Generators.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"

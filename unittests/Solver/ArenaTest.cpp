@@ -4,11 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Arena.h"
+#include "remat/Solver/Arena/Arena.h"
 
-#include "remat/Solver/ArenaFit.h"
-#include "remat/Solver/ScheduleBuilder.h"
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/Search/ArenaFit.h"
+#include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include "TestGraphs.h"
 

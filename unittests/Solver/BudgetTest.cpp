@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Budget.h"
+#include "remat/Solver/Core/Budget.h"
 
 #include "gtest/gtest.h"
 

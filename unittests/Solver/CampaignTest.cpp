@@ -4,13 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A few hundred random problems of the property campaign (Solver/Campaign.h)
+// A few hundred random problems of the property campaign (Solver/Testing/Campaign.h)
 // through every registered solver; remat-campaign runs the big one. The
 // MILP, a hundred times slower than the others, gets smaller graphs.
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Campaign.h"
+#include "remat/Solver/Testing/Campaign.h"
 
 #include "gtest/gtest.h"
 

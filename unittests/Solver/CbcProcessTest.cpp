@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/CbcProcess.h"
+#include "remat/Solver/Checkmate/CbcProcess.h"
 
 #include "gtest/gtest.h"
 

@@ -17,14 +17,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Checkmate.h"
-#include "remat/Solver/Campaign.h"
-#include "remat/Solver/CheckmateFormulation.h"
-#include "remat/Solver/CheckmateModel.h"
-#include "remat/Solver/Generators.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/SolverSupport.h"
-#include "remat/Solver/Solvers.h"
+#include "remat/Solver/Checkmate/Checkmate.h"
+#include "remat/Solver/Testing/Campaign.h"
+#include "remat/Solver/Checkmate/CheckmateFormulation.h"
+#include "remat/Solver/Checkmate/CheckmateModel.h"
+#include "remat/Solver/Testing/Generators.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/SolverSupport.h"
+#include "remat/Solver/Algorithms/Solvers.h"
 
 #include "gtest/gtest.h"
 

@@ -4,10 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Deferral.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/SolverSupport.h"
-#include "remat/Solver/Solvers.h"
+#include "remat/Solver/Algorithms/Deferral.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/SolverSupport.h"
+#include "remat/Solver/Algorithms/Solvers.h"
 
 #include "TestGraphs.h"
 

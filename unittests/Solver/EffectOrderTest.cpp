@@ -6,9 +6,9 @@
 
 #include "TestGraphs.h"
 
-#include "remat/Solver/GraphJSON.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/Solver.h"
+#include "remat/Solver/IO/GraphJSON.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Solver.h"
 
 #include "gtest/gtest.h"
 

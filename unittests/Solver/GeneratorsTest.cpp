@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Generators.h"
-#include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/Testing/Generators.h"
+#include "remat/Solver/Core/SolverSupport.h"
 
 #include "gtest/gtest.h"
 

@@ -6,8 +6,8 @@
 
 #include "TestGraphs.h"
 
-#include "remat/Solver/GraphJSON.h"
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/IO/GraphJSON.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include "gtest/gtest.h"
 

@@ -10,11 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Generators.h"
-#include "remat/Solver/ScheduleBuilder.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/SolverSupport.h"
-#include "remat/Solver/Solvers.h"
+#include "remat/Solver/Testing/Generators.h"
+#include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/SolverSupport.h"
+#include "remat/Solver/Algorithms/Solvers.h"
 
 #include "TestGraphs.h"
 

@@ -4,14 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Modes.h"
+#include "remat/Solver/Search/Modes.h"
 
-#include "remat/Solver/Checkmate.h"
-#include "remat/Solver/Generators.h"
-#include "remat/Solver/ScheduleBuilder.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/SolverSupport.h"
-#include "remat/Solver/Solvers.h"
+#include "remat/Solver/Checkmate/Checkmate.h"
+#include "remat/Solver/Testing/Generators.h"
+#include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/SolverSupport.h"
+#include "remat/Solver/Algorithms/Solvers.h"
 
 #include "TestGraphs.h"
 

@@ -4,11 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Ordering.h"
-#include "remat/Solver/Generators.h"
-#include "remat/Solver/ScheduleBuilder.h"
-#include "remat/Solver/Simulator.h"
-#include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/Core/Ordering.h"
+#include "remat/Solver/Testing/Generators.h"
+#include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/SolverSupport.h"
 
 #include "TestGraphs.h"
 

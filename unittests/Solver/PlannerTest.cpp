@@ -10,12 +10,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Planner.h"
+#include "remat/Solver/Search/Planner.h"
 
-#include "remat/Solver/Budget.h"
-#include "remat/Solver/Generators.h"
-#include "remat/Solver/ScheduleBuilder.h"
-#include "remat/Solver/SolverSupport.h"
+#include "remat/Solver/Core/Budget.h"
+#include "remat/Solver/Testing/Generators.h"
+#include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/SolverSupport.h"
 
 #include "TestGraphs.h"
 

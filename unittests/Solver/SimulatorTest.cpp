@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/Core/Simulator.h"
 
 #include "gtest/gtest.h"
 

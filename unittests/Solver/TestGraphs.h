@@ -7,8 +7,8 @@
 #ifndef REMAT_UNITTESTS_SOLVER_TESTGRAPHS_H
 #define REMAT_UNITTESTS_SOLVER_TESTGRAPHS_H
 
-#include "remat/Solver/Generators.h"
-#include "remat/Solver/Problem.h"
+#include "remat/Solver/Testing/Generators.h"
+#include "remat/Solver/Core/Problem.h"
 
 #include <string>
 #include <vector>

@@ -13,7 +13,7 @@
 #include "remat/Analysis/CostModel.h"
 #include "remat/Transforms/AnnotateCosts.h"
 #include "remat/Analysis/Phases.h"
-#include "remat/Solver/Modes.h"
+#include "remat/Solver/Search/Modes.h"
 #include "remat/Transforms/GraphBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

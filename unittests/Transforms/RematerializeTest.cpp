@@ -6,8 +6,8 @@
 
 #include "remat/Transforms/Rematerialize.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
-#include "remat/Solver/ScheduleBuilder.h"
-#include "remat/Solver/Simulator.h"
+#include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/Simulator.h"
 #include "remat/Transforms/GraphBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -6,7 +6,7 @@
 //
 // Follows the batch dimension of a training step from its data arguments
 // through its ops, so that the problem graph can say which bytes and which
-// work grow with the batch (Solver/Problem.h, "Batch scaling"; the rules are
+// work grow with the batch (Solver/Core/Problem.h, "Batch scaling"; the rules are
 // in docs/Rematerialization.md, "Batch scaling from IR shapes").
 //
 // The batch is the leading dimension of every ranked tensor among the data

@@ -7,7 +7,7 @@
 // Live bytes after every top-level operation of a function, for the current
 // op order, on tensor IR (sizes from `remat.cost`) and on bufferized IR
 // (memref allocations and deallocations). The memory model is the one of
-// include/remat/Solver/Problem.h; docs/Rationale.md ("Memory model") explains
+// include/remat/Solver/Core/Problem.h; docs/Rationale.md ("Memory model") explains
 // every rule.
 //
 //===----------------------------------------------------------------------===//
@@ -15,7 +15,7 @@
 #ifndef REMAT_ANALYSIS_MEMORYANALYSIS_H
 #define REMAT_ANALYSIS_MEMORYANALYSIS_H
 
-#include "remat/Solver/Arena.h"
+#include "remat/Solver/Arena/Arena.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -248,7 +248,7 @@ void writeMemoryReport(llvm::ArrayRef<const MemoryAnalysis *> analyses,
 /// that every offset is a non-negative index).
 int64_t getArenaLimit(mlir::Operation *scope);
 
-/// The arena problem (Solver/Arena.h) of the buffers of `analysis` that
+/// The arena problem (Solver/Arena/Arena.h) of the buffers of `analysis` that
 /// `select` accepts, in definition order (appended to `selected` when
 /// given), live over their timeline ranges, offsets aligned to `alignment`
 /// and the arena limited by getArenaLimit.

@@ -15,7 +15,7 @@
 
 #include "remat/Analysis/Communication.h"
 #include "remat/Analysis/Roofline.h"
-#include "remat/Solver/ModeOption.h"
+#include "remat/Solver/Search/ModeOption.h"
 #include "remat/Transforms/GraphBuilder.h"
 
 #include "mlir/Pass/PassManager.h"

@@ -6,7 +6,7 @@
 //
 // Translates a cost-annotated training step (one `func.func` on tensors whose
 // ops carry `remat.cost` and `remat.phase`) into the solver's plain problem
-// model (`remat::Graph`, Solver/Problem.h), and keeps the mapping between
+// model (`remat::Graph`, Solver/Core/Problem.h), and keeps the mapping between
 // nodes and IR so that a schedule can be written back.
 //
 // The translation (documented in docs/Rematerialization.md):
@@ -65,7 +65,7 @@
 #ifndef REMAT_TRANSFORMS_GRAPHBUILDER_H
 #define REMAT_TRANSFORMS_GRAPHBUILDER_H
 
-#include "remat/Solver/Problem.h"
+#include "remat/Solver/Core/Problem.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"

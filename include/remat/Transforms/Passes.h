@@ -10,7 +10,7 @@
 #include "remat/Analysis/Communication.h"
 #include "remat/Analysis/Roofline.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
-#include "remat/Solver/ModeOption.h"
+#include "remat/Solver/Search/ModeOption.h"
 #include "remat/Transforms/PlanArena.h"
 #include "remat/Transforms/Rematerialize.h"
 #include "remat/Transforms/SelectCheckpoints.h"

@@ -188,7 +188,7 @@ def RematSelectCheckpoints
     body; a private helper would otherwise be planned as a training step).
 
     `solver` names a solver of the registry that `remat-solve` uses too
-    (include/remat/Solver/Solver.h; `remat-solve --list-solvers` lists the
+    (include/remat/Solver/Core/Solver.h; `remat-solve --list-solvers` lists the
     names, docs/Solvers.md describes them). The default, `auto`, is the
     portfolio: the best verified answer of the fast solvers. An unknown name
     is an error at each function that lists the registered names.

@@ -6,7 +6,7 @@
 //
 // The static memory plan of a bufferized function (docs/Arena.md): every
 // `memref.alloc` whose size is known becomes a `memref.view` into one arena
-// (`memref.alloc` of i8) at an offset planned by Solver/Arena.h over the
+// (`memref.alloc` of i8) at an offset planned by Solver/Arena/Arena.h over the
 // live ranges of the memory analysis, and its deallocations disappear.
 //
 //===----------------------------------------------------------------------===//
@@ -32,7 +32,7 @@ constexpr int64_t kDefaultArenaAlignment = 16;
 /// guarantees.
 constexpr int64_t kDefaultGPUArenaAlignment = 256;
 
-/// How hard remat-plan-arena plans (Solver/Arena.h).
+/// How hard remat-plan-arena plans (Solver/Arena/Arena.h).
 enum class ArenaEffort {
   /// The best single greedy pass (orders x placements).
   Greedy,

@@ -25,7 +25,7 @@
 #define REMAT_TRANSFORMS_SELECTCHECKPOINTS_H
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
-#include "remat/Solver/Modes.h"
+#include "remat/Solver/Search/Modes.h"
 #include "remat/Transforms/GraphBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

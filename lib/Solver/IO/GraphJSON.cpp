@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Solver/GraphJSON.h"
+#include "remat/Solver/IO/GraphJSON.h"
 
 #include "remat/Support/JSON.h"
 

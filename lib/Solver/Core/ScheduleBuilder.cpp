@@ -1,0 +1,364 @@
+//===- ScheduleBuilder.cpp - schedules from checkpoint sets ---------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Core/ScheduleBuilder.h"
+
+#include "remat/Solver/Core/Ordering.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/SolverSupport.h"
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+using namespace remat;
+
+std::vector<int> remat::forwardOrder(const Graph &graph) {
+  std::vector<char> needed = neededNodes(graph);
+  std::vector<int> result;
+  for (int id = 0; id < graph.size(); ++id)
+    if (needed[id] && graph.nodes[id].kind == NodeKind::Forward)
+      result.push_back(id);
+  return result;
+}
+
+std::vector<int> remat::articulationPoints(const Graph &graph) {
+  std::vector<int> fwd = forwardOrder(graph);
+  std::vector<int> pos(graph.size(), -1);
+  for (int i = 0, e = fwd.size(); i < e; ++i)
+    pos[fwd[i]] = i;
+  // crossed[i] > 0 when some forward edge u -> w has pos(u) < i < pos(w).
+  std::vector<int> delta(fwd.size() + 1, 0);
+  for (int w : fwd)
+    forEachRead(graph.nodes[w], [&](int u) {
+      if (pos[u] >= 0 && pos[w] - pos[u] > 1) {
+        ++delta[pos[u] + 1];
+        --delta[pos[w]];
+      }
+    });
+  std::vector<int> result;
+  int crossing = 0;
+  for (int i = 0, e = fwd.size(); i < e; ++i) {
+    crossing += delta[i];
+    if (crossing == 0)
+      result.push_back(fwd[i]);
+  }
+  return result;
+}
+
+bool remat::isForwardChain(const Graph &graph, std::vector<int> *chain) {
+  std::vector<int> fwd = forwardOrder(graph);
+  if (chain)
+    *chain = fwd;
+  if (fwd.empty())
+    return false;
+  std::vector<int> pos(graph.size(), -1);
+  for (int i = 0, e = fwd.size(); i < e; ++i)
+    pos[fwd[i]] = i;
+  for (int i = 0, e = fwd.size(); i < e; ++i) {
+    int forwardReads = 0;
+    bool ok = true;
+    forEachRead(graph.nodes[fwd[i]], [&](int dep) {
+      if (graph.nodes[dep].isResident())
+        return;
+      ++forwardReads;
+      ok &= i > 0 && dep == fwd[i - 1];
+    });
+    if (!ok || (i > 0 && forwardReads == 0))
+      return false;
+  }
+  return true;
+}
+
+int64_t remat::ownedBytes(const Graph &graph, int id) {
+  const Node &node = graph.nodes[id];
+  return node.isView() || node.isResident() ? 0 : node.bytes;
+}
+
+double remat::forwardBytes(const Graph &graph) {
+  double total = 0;
+  for (int id : forwardOrder(graph))
+    total += static_cast<double>(ownedBytes(graph, id));
+  return total;
+}
+
+std::vector<char> remat::recomputableNodes(const Graph &graph) {
+  const int n = graph.size();
+  std::vector<char> needed = neededNodes(graph);
+  // Seeds of the backward: resident values only backward nodes read (the
+  // loss's cotangent, optimizer state).
+  std::vector<char> forwardRead(n, 0), seed(n, 0);
+  for (int id = 0; id < n; ++id)
+    if (graph.nodes[id].kind == NodeKind::Forward)
+      forEachRead(graph.nodes[id], [&](int dep) { forwardRead[dep] = 1; });
+  for (int id = 0; id < n; ++id)
+    seed[id] = graph.nodes[id].isResident() && !forwardRead[id];
+  std::vector<char> isOutput(n, 0);
+  for (int out : graph.outputs)
+    if (out >= 0 && out < n)
+      isOutput[out] = 1;
+  std::vector<char> independent(n, 0), result(n, 0);
+  for (int id = 0; id < n; ++id) {
+    const Node &node = graph.nodes[id];
+    if (!needed[id] || node.isResident())
+      continue;
+    bool ok = true;
+    forEachRead(node, [&](int dep) {
+      ok &= !seed[dep] && (graph.nodes[dep].isResident() || independent[dep]);
+    });
+    independent[id] = node.kind == NodeKind::Forward || ok;
+    // A backward output is the backward's own result, never hoisted.
+    result[id] =
+        node.kind == NodeKind::Forward || (independent[id] && !isOutput[id]);
+  }
+  return result;
+}
+
+namespace {
+/// Builds the compute order of a checkpoint set (see the header): the forward
+/// phase, then the backward in runs over segments.
+class CheckpointOrderBuilder {
+public:
+  CheckpointOrderBuilder(const Graph &graph, const std::vector<char> &keep,
+                         const CheckpointOptions &options)
+      : graph(graph), options(options), n(graph.size()),
+        needed(neededNodes(graph)), recomputable(recomputableNodes(graph)),
+        kept(n, 1), hoisted(n, 0), seg(n, -1), computed(n, 0),
+        epochOf(n, kNever) {
+    readStart.reserve(n + 1);
+    for (int id = 0; id < n; ++id) {
+      forEachRead(graph.nodes[id], [&](int dep) { reads.push_back(dep); });
+      readStart.push_back(static_cast<int>(reads.size()));
+    }
+    chooseKept(keep);
+    assignSegments();
+  }
+
+  std::vector<int> build() {
+    runForwardPhase();
+    runBackwardPhase();
+    return std::move(order);
+  }
+
+private:
+  static constexpr int kNever = std::numeric_limits<int>::min();
+
+  /// Forward values are kept as `keep` says (pins and outputs win over
+  /// it); backward values always are, and run in the forward pass
+  /// (`hoisted`) when `keep` names a recomputable one that may run there.
+  /// A backward node pinned `always` (a collective) is not hoisted for its
+  /// pin: that pin forbids recomputing it, not running it late.
+  void chooseKept(const std::vector<char> &keep) {
+    std::vector<char> isOutput(n, 0);
+    for (int out : graph.outputs)
+      if (out >= 0 && out < n)
+        isOutput[out] = 1;
+    std::vector<char> readsNever = backwardReadsNever();
+    for (int id = 0; id < n; ++id) {
+      if (!recomputable[id])
+        continue;
+      const Node &node = graph.nodes[id];
+      bool k = id < static_cast<int>(keep.size()) && keep[id] &&
+               node.keep != KeepPolicy::Never;
+      if (node.kind == NodeKind::Forward)
+        kept[id] = k || isOutput[id] || node.keep == KeepPolicy::Always;
+      else
+        hoisted[id] = k && !readsNever[id];
+    }
+  }
+
+  /// The backward nodes that read a `keep = never` value, directly, through
+  /// a view or through other backward nodes: run in the forward pass, they
+  /// would read the forward pass's copy of it (sharedNeverPin).
+  std::vector<char> backwardReadsNever() const {
+    std::vector<char> result(n, 0);
+    for (int id = 0; id < n; ++id) {
+      const Node &node = graph.nodes[id];
+      if (node.kind != NodeKind::Backward)
+        continue;
+      forEachRead(node, [&](int dep) {
+        for (int v = dep; v >= 0; v = graph.nodes[v].aliasOf)
+          result[id] |= graph.nodes[v].keep == KeepPolicy::Never || result[v];
+      });
+    }
+    return result;
+  }
+
+  /// Forward nodes split into segments at kept nodes in topological order;
+  /// with `recomputeOnce`, a single segment.
+  void assignSegments() {
+    int count = 0;
+    for (int id = 0; id < n; ++id) {
+      if (!needed[id] || graph.nodes[id].kind != NodeKind::Forward)
+        continue;
+      seg[id] = options.recomputeOnce ? 0 : count;
+      count += kept[id];
+    }
+  }
+
+  bool available(int id) const {
+    if (graph.nodes[id].isResident())
+      return true;
+    if (!computed[id])
+      return false;
+    if (kept[id] || epochOf[id] == epoch)
+      return true;
+    // A `keep = never` value is not carried from the forward pass into the
+    // backward, even in the last segment.
+    return options.reuseLastSegment && !options.recomputeOnce &&
+           epochOf[id] == 0 && epoch == 1 && seg[id] == firstRunSeg &&
+           graph.nodes[id].keep != KeepPolicy::Never;
+  }
+
+  /// Computes `root` and whatever it reads that is not available, depth
+  /// first, in the current epoch.
+  void ensure(int root) {
+    if (available(root))
+      return;
+    stack.clear();
+    stack.push_back({root, readStart[root]});
+    while (!stack.empty()) {
+      auto &[id, next] = stack.back();
+      const int last = readStart[id + 1];
+      while (next < last && available(reads[next]))
+        ++next;
+      if (next < last) {
+        int dep = reads[next++];
+        stack.push_back({dep, readStart[dep]});
+        continue;
+      }
+      order.push_back(id);
+      computed[id] = 1;
+      epochOf[id] = epoch;
+      stack.pop_back();
+    }
+  }
+
+  /// Epoch 0: forward nodes and hoisted backward nodes, in topological
+  /// order (with what the hoisted ones read).
+  void runForwardPhase() {
+    for (int id = 0; id < n; ++id)
+      if (needed[id] &&
+          (graph.nodes[id].kind == NodeKind::Forward || hoisted[id]))
+        ensure(id);
+  }
+
+  /// The other needed nodes in topological order, each in the run of the
+  /// deepest segment among the dropped values it reads.
+  void runBackwardPhase() {
+    for (int id = 0; id < n; ++id) {
+      if (!needed[id] || graph.nodes[id].kind == NodeKind::Forward)
+        continue;
+      int s = -1;
+      for (int i = readStart[id]; i < readStart[id + 1]; ++i)
+        if (!kept[reads[i]])
+          s = std::max(s, seg[reads[i]]);
+      // Runs only move down the segments: a backward node that needs a
+      // higher segment again recomputes it within the current run, so two
+      // segments never alternate (and thrash).
+      if (s >= 0 && (epoch == 0 || s < curSeg)) {
+        ++epoch;
+        curSeg = s;
+        if (epoch == 1)
+          firstRunSeg = s;
+      }
+      ensure(id);
+    }
+  }
+
+  const Graph &graph;
+  const CheckpointOptions &options;
+  const int n;
+  std::vector<char> needed, recomputable, kept, hoisted;
+  std::vector<int> seg;
+  /// What each node reads (forEachRead), flat: node id's reads are
+  /// reads[readStart[id]] .. reads[readStart[id + 1] - 1].
+  std::vector<int> reads, readStart{0};
+  std::vector<char> computed;
+  std::vector<int> epochOf;
+  int epoch = 0, curSeg = -1, firstRunSeg = kNever;
+  std::vector<int> order;
+  /// Depth-first stack: a node and the index in `reads` of its next read.
+  std::vector<std::pair<int, int>> stack;
+};
+} // namespace
+
+std::vector<int>
+remat::computeOrderFromCheckpoints(const Graph &graph,
+                                   const std::vector<char> &keep,
+                                   const CheckpointOptions &options) {
+  return CheckpointOrderBuilder(graph, keep, options).build();
+}
+
+Schedule remat::scheduleFromCheckpoints(const Graph &graph,
+                                        const std::vector<char> &keep,
+                                        const CheckpointOptions &options) {
+  return scheduleFromComputeOrder(
+      graph, reorder(graph, computeOrderFromCheckpoints(graph, keep, options),
+                     options.order));
+}
+
+std::vector<CheckpointOptions> remat::builderVariants() {
+  CheckpointOptions once;
+  once.recomputeOnce = true;
+  return {CheckpointOptions(), once};
+}
+
+Schedule remat::checkpointAllSchedule(const Graph &graph) {
+  std::vector<char> needed = neededNodes(graph);
+  std::vector<int> order;
+  for (int id = 0; id < graph.size(); ++id)
+    if (needed[id])
+      order.push_back(id);
+  return scheduleFromComputeOrder(graph, order);
+}
+
+CheckpointEval remat::evaluateCheckpoints(const Graph &graph,
+                                          const std::vector<char> &keep,
+                                          const CheckpointOptions &options) {
+  CheckpointEval eval;
+  eval.schedule = scheduleFromCheckpoints(graph, keep, options);
+  Simulation sim = simulate(graph, eval.schedule);
+  eval.peakBytes =
+      sim.valid() ? sim.peakBytes : std::numeric_limits<int64_t>::max();
+  eval.cost = sim.valid() ? sim.cost : std::numeric_limits<double>::infinity();
+  eval.work = orderWork(options.order, eval.schedule.steps.size());
+  return eval;
+}
+
+SolveResult
+remat::solveFromCheckpointSets(const Graph &graph, const SolveOptions &options,
+                               const std::string &solver,
+                               const std::vector<std::vector<char>> &sets,
+                               WorkMeter &meter, int *bestIndex) {
+  double limit = costLimit(graph, options);
+  int best = -1;
+  CheckpointEval bestEval;
+  std::vector<CheckpointOptions> variants = builderVariants();
+  // Once the work is spent, the best evaluated so far is the answer.
+  auto exhausted = [&] { return best >= 0 && meter.exhausted(); };
+  for (int i = 0, e = sets.size(); i < e && !exhausted(); ++i) {
+    for (const CheckpointOptions &variant : variants) {
+      if (exhausted())
+        break;
+      CheckpointEval eval = evaluateCheckpoints(graph, sets[i], variant);
+      meter.charge(eval.work);
+      if (best < 0 || isBetter(options, limit, eval.peakBytes, eval.cost,
+                               bestEval.peakBytes, bestEval.cost)) {
+        best = i;
+        bestEval = std::move(eval);
+      }
+    }
+  }
+  if (bestIndex)
+    *bestIndex = best;
+  if (best < 0)
+    return failSolve(solver, SolveStatus::Infeasible,
+                     "no checkpoint set to evaluate", meter);
+  return finishSolve(graph, options, solver, std::move(bestEval.schedule),
+                     SolveStatus::Feasible, meter);
+}

@@ -1,0 +1,479 @@
+//===- Planner.cpp - the planning policy: one request, one plan -----------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Search/Planner.h"
+
+#include "remat/Solver/Core/Budget.h"
+#include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/SolverSupport.h"
+
+#include <chrono>
+#include <sstream>
+
+using namespace remat;
+
+PlanBaseline remat::computeBaseline(const Graph &graph, bool arena,
+                                    int64_t alignment) {
+  PlanBaseline baseline;
+  baseline.checkpointAll = simulate(graph, checkpointAllSchedule(graph));
+  if (arena && baseline.checkpointAll.valid()) {
+    SolveResult own;
+    own.schedule = checkpointAllSchedule(graph);
+    baseline.arenaBytes = planScheduleArena(graph, own, kMaxTotalBytes,
+                                            getArenaFitOptions(alignment))
+                              .totalBytes;
+  }
+  return baseline;
+}
+
+ArenaFit remat::planRecordedArena(const Graph &graph,
+                                  const SolveResult &result, int64_t budget,
+                                  int64_t alignment) {
+  return planScheduleArena(graph, result, budget < 0 ? kMaxTotalBytes : budget,
+                           getArenaFitOptions(alignment));
+}
+
+std::string remat::describeArenaOverBudget(const ArenaFit &fit,
+                                           int64_t budget, int64_t smallest) {
+  std::ostringstream os;
+  os << "the arena of " << fit.totalBytes << " bytes exceeds the budget of "
+     << budget << " bytes, though the sum-of-live peak of "
+     << fit.result.peakBytes << " bytes fits it";
+  for (size_t i = 0; i < fit.steps.size(); ++i)
+    os << (i == 0 ? "; tried " : "; ") << fit.steps[i];
+  if (smallest >= 0)
+    os << "; the smallest feasible budget is " << smallest
+       << " bytes, its arena included";
+  os << " (raise the budget, or plan without the arena: arena=false)";
+  return os.str();
+}
+
+namespace {
+/// The smallest budget at which the planner plans with a solver (-1: none,
+/// `why` says why), and its plan there.
+struct SmallestBudget {
+  int64_t budget = -1;
+  std::string why;
+  SolveResult result;
+  /// With the arena: the arena fitted to `budget`.
+  std::optional<ArenaFit> arena;
+};
+
+/// One request being planned: the policy of Planner.h, one step a method.
+class Planner {
+public:
+  Planner(const Graph &graph, const PlanRequest &request)
+      : graph(graph), request(request),
+        fitOptions(getArenaFitOptions(request.arenaAlignment)) {}
+
+  PlanOutcome run();
+
+private:
+  bool prepare();
+  bool fail(PlanFailure failure, std::string reason);
+  void planAtSmallestBudget();
+  void planMaxBatch();
+  void planAtBudget();
+  SolveResult solveAtBudget();
+  void addTrivialBound();
+  void tryFixedGatherPolicies();
+  void planAtSmallerBudget();
+  void fitAnswerArena();
+  const SmallestBudget &findSmallest();
+  SmallestBudget findSmallestByRetargets();
+  std::string describeSmallest(int64_t budget, bool hasArena) const;
+
+  const Graph &graph;
+  const PlanRequest &request;
+  ArenaFitOptions fitOptions;
+  const SolverInfo *solver = nullptr;
+  SolveOptions options;
+  std::optional<SmallestBudget> smallest;
+  PlanOutcome out;
+};
+} // namespace
+
+bool Planner::fail(PlanFailure failure, std::string reason) {
+  out.failure = failure;
+  out.reason = std::move(reason);
+  return false;
+}
+
+/// Looks up the solver, checks the options, simulates the baseline and
+/// resolves the budget; false (with the failure set) when one is bad.
+bool Planner::prepare() {
+  solver = findSolver(request.solver);
+  if (!solver)
+    return fail(PlanFailure::BadRequest,
+                "unknown solver '" + request.solver +
+                    "'; the registered solvers are: " + solverNames());
+  out.solver = solver->name;
+  out.mode = request.mode;
+  options = request.solve;
+  if (std::string error = checkSolveOptions(options); !error.empty())
+    return fail(PlanFailure::BadRequest, "invalid option: " + error);
+  if (!isPlanMode(request.mode))
+    return fail(PlanFailure::BadRequest,
+                std::string("mode ") + toString(request.mode) +
+                    " answers with a curve, not a plan");
+  // One deadline for the solve and the searches after it.
+  options.allowance.deadline = startAllowance(options).deadline;
+  out.baseline =
+      computeBaseline(graph, request.arena, request.arenaAlignment);
+  if (!out.baseline.checkpointAll.valid())
+    return fail(PlanFailure::BadRequest,
+                "the graph's own order is not a valid schedule: " +
+                    out.baseline.checkpointAll.error);
+  if (request.budget == "min")
+    return true;
+  std::string error;
+  std::optional<int64_t> budget =
+      parseBudget(request.budget, out.baseline.reference(), error);
+  if (!budget)
+    return fail(PlanFailure::BadRequest,
+                "invalid budget '" + request.budget + "': " + error);
+  options.budget = *budget;
+  return true;
+}
+
+/// "N bytes (P of the checkpoint-all peak[ of X bytes][, its arena
+/// included])".
+std::string Planner::describeSmallest(int64_t budget, bool hasArena) const {
+  int64_t peak = out.baseline.checkpointAll.peakBytes;
+  return std::to_string(budget) + " bytes (" +
+         formatPercent(static_cast<double>(budget) /
+                       std::max<int64_t>(peak, 1)) +
+         " of the checkpoint-all peak" +
+         (hasArena ? ", its arena included)" : ")");
+}
+
+/// The smallest budget the solver meets, searched once: with the arena, the
+/// one search whose memory of a plan is its arena (findSmallestArenaBudget),
+/// so that asked at that budget, the planner plans.
+const SmallestBudget &Planner::findSmallest() {
+  if (smallest)
+    return *smallest;
+  smallest.emplace();
+  BudgetSearch search;
+  if (request.arena) {
+    ArenaBudget found =
+        findSmallestArenaBudget(graph, *solver, options, fitOptions);
+    search = std::move(found.search);
+    if (search.smallestBudget >= 0)
+      smallest->arena = std::move(found.fit);
+  } else {
+    search = findSmallestBudget(graph, *solver, options);
+  }
+  if (search.smallestBudget < 0) {
+    smallest->why = "meets no budget up to the checkpoint-all peak of " +
+                    std::to_string(out.baseline.checkpointAll.peakBytes) +
+                    " bytes" + (request.arena ? ", its arena included" : "") +
+                    " (" + toString(search.best.status) +
+                    (search.best.message.empty() ? "" : ": ") +
+                    search.best.message + ")";
+    return *smallest;
+  }
+  smallest->budget = search.smallestBudget;
+  smallest->result = std::move(search.best);
+  // On a heuristic solver the one search and the sum-of-live search with
+  // lower targets can find different budgets: when the former misses a
+  // budget given, the latter is asked too, and its plan taken when it fits
+  // that budget. The budget named otherwise stays the one search's, the
+  // one budget=min names.
+  if (request.arena && !request.budget.empty() &&
+      smallest->budget > options.budget) {
+    SmallestBudget other = findSmallestByRetargets();
+    if (other.budget >= 0 && other.budget <= options.budget)
+      *smallest = std::move(other);
+  }
+  return *smallest;
+}
+
+/// The smallest budget with the arena by the sum-of-live search, its plan's
+/// arena then asked again as a user would (a min-compute solve, then
+/// fitArena) at the arena's size, up to `retargets` times.
+SmallestBudget Planner::findSmallestByRetargets() {
+  SmallestBudget found;
+  BudgetSearch search = findSmallestBudget(graph, *solver, options);
+  if (search.smallestBudget < 0)
+    return found;
+  SolveOptions asked = options;
+  asked.budget = search.smallestBudget;
+  SolveResult result = std::move(search.best);
+  for (int round = 0; round <= fitOptions.retargets; ++round) {
+    if (round > 0)
+      result = solveInMode(graph, *solver, Mode::MinCompute, asked);
+    if (!result.feasible())
+      break;
+    ArenaFit fit = fitArena(graph, *solver, Mode::MinCompute, asked, result,
+                            fitOptions);
+    if (!fit.error.empty())
+      break;
+    if (fit.fits) {
+      found.budget = asked.budget;
+      found.result = fit.result;
+      found.arena = std::move(fit);
+      break;
+    }
+    asked.budget =
+        std::max(asked.budget + fitOptions.alignment, fit.totalBytes);
+  }
+  return found;
+}
+
+/// `budget=min`: the plan at the smallest budget the solver meets, recorded
+/// as a min-compute plan at that budget.
+void Planner::planAtSmallestBudget() {
+  if (request.mode != Mode::MinCompute) {
+    fail(PlanFailure::BadRequest,
+         std::string("budget=min plans at the smallest feasible budget in "
+                     "mode min-compute, not ") +
+             toString(request.mode));
+    return;
+  }
+  const SmallestBudget &found = findSmallest();
+  if (found.budget < 0) {
+    fail(PlanFailure::NoSmallestBudget,
+         "budget=min: solver '" + solver->name + "' " + found.why);
+    return;
+  }
+  out.remarks.push_back("budget=min: the smallest feasible budget of solver '" +
+                        solver->name + "' is " +
+                        describeSmallest(found.budget, found.arena.has_value()));
+  out.budget = found.budget;
+  out.result = found.result;
+  out.arena = found.arena;
+}
+
+/// Max-batch: the largest batch whose plan fits the budget.
+void Planner::planMaxBatch() {
+  if (request.budget.empty()) {
+    fail(PlanFailure::BadRequest,
+         "mode=max-batch needs a budget: it searches the largest batch whose "
+         "plan fits one");
+    return;
+  }
+  if (std::string problem = batchScalingProblem(graph); !problem.empty()) {
+    fail(PlanFailure::BadRequest,
+         "mode=max-batch cannot tell how this step scales with the batch: " +
+             problem);
+    return;
+  }
+  BatchSearch search = findMaxBatch(graph, *solver, options, request.maxBatch);
+  out.result = std::move(search.result);
+  out.budget = options.budget;
+  if (search.batch > 0) {
+    out.batch = search.batch;
+    return;
+  }
+  std::string reason = "mode=max-batch: the budget of " +
+                       std::to_string(options.budget) +
+                       " bytes does not fit one sample with solver '" +
+                       solver->name + "' (" + toString(out.result.status) +
+                       (out.result.message.empty() ? "" : ": ") +
+                       out.result.message + ")";
+  if (out.result.status != SolveStatus::Unsupported)
+    if (std::optional<Graph> one = scaleBatch(graph, 1)) {
+      BudgetSearch atOne = findSmallestBudget(*one, *solver, options);
+      if (atOne.smallestBudget >= 0)
+        reason += "; the smallest feasible budget at batch 1 is " +
+                  std::to_string(atOne.smallestBudget) + " bytes";
+    }
+  fail(PlanFailure::BelowOneSample, reason);
+}
+
+/// With parameter gathers that no pin fixes (gather-policy=plan), the plans
+/// of the fixed policies (keep, re-gather) are plans of this graph too,
+/// which a heuristic search does not always find: the answer becomes the
+/// cheapest of the three (mode min-compute), so that ours never costs more
+/// than a fixed policy there.
+void Planner::tryFixedGatherPolicies() {
+  if (request.mode != Mode::MinCompute || !hasUnpinnedGathers(graph))
+    return;
+  SolveResult &result = out.result;
+  for (GatherPolicy policy : {GatherPolicy::Keep, GatherPolicy::Regather}) {
+    Graph pinned = graph;
+    applyGatherPolicy(policy, pinned);
+    SolveResult other = solveInMode(pinned, *solver, Mode::MinCompute, options);
+    if (other.feasible() &&
+        (!result.feasible() || other.cost < result.cost ||
+         (other.cost == result.cost && other.peakBytes < result.peakBytes)))
+      result = std::move(other);
+  }
+}
+
+/// When the solve at the budget found nothing: in mode min-compute, the
+/// plan at the smallest budget the solver meets, if that is within this
+/// budget; otherwise the failure, naming that smallest budget.
+void Planner::planAtSmallerBudget() {
+  const SolveResult &result = out.result;
+  bool minCompute = request.mode == Mode::MinCompute;
+  // The search shares the deadline with the solve that failed.
+  const SmallestBudget *found =
+      minCompute && !result.stoppedByTimeLimit ? &findSmallest() : nullptr;
+  if (found && found->budget >= 0 && found->budget <= options.budget) {
+    out.remarks.push_back(
+        "solver '" + solver->name + "' found no schedule at the budget of " +
+        std::to_string(options.budget) + " bytes (" + result.message +
+        "); its plan at the smallest feasible budget, " +
+        std::to_string(found->budget) + " bytes, fits it");
+    out.result = found->result;
+    out.arena = found->arena;
+    return;
+  }
+  std::ostringstream os;
+  if (minCompute)
+    os << "budget of " << options.budget << " bytes is infeasible for solver '"
+       << solver->name << "'";
+  else
+    os << "solver '" << solver->name << "' found no schedule";
+  os << " (" << toString(result.status)
+     << (result.message.empty() ? "" : ": ") << result.message << ")";
+  if (minCompute && result.stoppedByTimeLimit) {
+    os << "; the time limit left no time to search for the smallest "
+          "feasible budget";
+  } else if (found && found->budget >= 0) {
+    out.smallestBudget = found->budget;
+    out.smallestHasArena = found->arena.has_value();
+    os << "; the smallest feasible budget is " << found->budget << " bytes ("
+       << formatPercent(static_cast<double>(found->budget) /
+                        std::max<int64_t>(
+                            out.baseline.checkpointAll.peakBytes, 1))
+       << " of the checkpoint-all peak of "
+       << out.baseline.checkpointAll.peakBytes << " bytes"
+       << (found->arena ? ", its arena included)" : ")");
+  } else if (found) {
+    os << "; it " << found->why;
+  }
+  fail(PlanFailure::NoSchedule, os.str());
+}
+
+/// With the arena and a budget given, fits the arena of the answer's
+/// schedule to the budget: other offsets, orders and lower targets
+/// (fitArena), then, in min-compute, the plan at the smallest budget when
+/// that is within this one.
+void Planner::fitAnswerArena() {
+  // Without a budget given nothing is fitted: the recorded budget grows to
+  // the arena instead.
+  if (!request.arena || out.budget < 0 || request.budget.empty())
+    return;
+  // In min-compute, other offsets and orders first, then the plan at the
+  // smallest budget (one quick search), and only then lower targets, whose
+  // solves are long when they find nothing.
+  bool minCompute = request.mode == Mode::MinCompute;
+  ArenaFit fit =
+      minCompute
+          ? fitScheduleArena(graph, out.result, out.budget, fitOptions)
+          : fitArena(graph, *solver, request.mode, options, out.result,
+                     fitOptions);
+  if (!fit.error.empty()) {
+    fail(PlanFailure::NoArena, fit.error);
+    return;
+  }
+  if (!fit.fits && minCompute) {
+    const SmallestBudget &found = findSmallest();
+    if (found.arena) {
+      out.smallestBudget = found.budget;
+      out.smallestHasArena = true;
+    }
+    if (found.arena && found.budget <= out.budget) {
+      std::vector<std::string> steps = std::move(fit.steps);
+      steps.push_back("the plan at the smallest feasible budget, " +
+                      std::to_string(found.budget) + " bytes: arena " +
+                      std::to_string(found.arena->totalBytes) + " bytes");
+      fit = *found.arena;
+      fit.steps = std::move(steps);
+    } else {
+      fit = fitArena(graph, *solver, request.mode, options, out.result,
+                     fitOptions);
+    }
+  }
+  if (fit.fits) {
+    out.result = fit.result;
+    out.arena = std::move(fit);
+    return;
+  }
+  std::string reason =
+      describeArenaOverBudget(fit, out.budget, out.smallestBudget);
+  out.result = fit.result;
+  out.arena = std::move(fit);
+  fail(PlanFailure::ArenaOverBudget, reason);
+}
+
+/// The solver's answer in the request's mode at the budget; in mode
+/// min-budget, the search's plan, with its smallest budget in `out`.
+SolveResult Planner::solveAtBudget() {
+  if (request.mode != Mode::MinBudget)
+    return solveInMode(graph, *solver, request.mode, options);
+  BudgetSearch search = findSmallestBudget(graph, *solver, options);
+  out.smallestBudget = search.smallestBudget;
+  search.best.lowerBound = static_cast<double>(search.lowerBound);
+  return std::move(search.best);
+}
+
+/// A budget given (or none): one solve in the mode, then the fall-backs.
+void Planner::planAtBudget() {
+  Mode mode = request.mode;
+  out.budget = options.budget;
+  out.result = solveAtBudget();
+  if (out.result.status == SolveStatus::Unsupported) {
+    fail(PlanFailure::Unsupported, out.result.message);
+    return;
+  }
+  tryFixedGatherPolicies();
+  if (!out.result.feasible()) {
+    planAtSmallerBudget();
+    return;
+  }
+  if (mode == Mode::MinPeak) {
+    if (!request.budget.empty() && out.result.peakBytes > options.budget) {
+      fail(PlanFailure::PeakOverBudget,
+           "budget of " + std::to_string(options.budget) +
+               " bytes is infeasible: the least peak solver '" +
+               solver->name + "' found within one extra forward pass is " +
+               std::to_string(out.result.peakBytes) + " bytes");
+      return;
+    }
+    if (request.budget.empty())
+      out.budget = -1;
+  } else if (mode == Mode::MinBudget) {
+    out.budget = -1;
+  }
+  fitAnswerArena();
+}
+
+/// Where the solver proves no bound on the objective, the trivial one:
+/// every needed node is computed at least once (min-compute); every node
+/// needs its operands live (min-peak).
+void Planner::addTrivialBound() {
+  double &bound = out.result.lowerBound;
+  if (request.mode == Mode::MinCompute)
+    bound = std::max(bound, checkpointAllCost(graph));
+  if (request.mode == Mode::MinPeak)
+    bound = std::max(bound, static_cast<double>(peakLowerBound(graph)));
+}
+
+PlanOutcome Planner::run() {
+  auto start = std::chrono::steady_clock::now();
+  if (prepare()) {
+    if (request.budget == "min")
+      planAtSmallestBudget();
+    else if (request.mode == Mode::MaxBatch)
+      planMaxBatch();
+    else
+      planAtBudget();
+  }
+  if (out.succeeded() && request.mode != Mode::MaxBatch)
+    addTrivialBound();
+  out.seconds = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  return std::move(out);
+}
+
+PlanOutcome remat::plan(const Graph &graph, const PlanRequest &request) {
+  return Planner(graph, request).run();
+}
