@@ -249,7 +249,9 @@ class _TraceRewrites(TorchFunctionMode):
     cannot trace into equivalent calls that they can:
     `F.cross_entropy` with label_smoothing (torch 1.13's kernel fills a
     mask with a real tensor) becomes its definition from log_softmax,
-    nll_loss and sums (`_smoothed_cross_entropy`), and
+    nll_loss and sums (`_smoothed_cross_entropy`), `F.one_hot` with a
+    number of classes (its kernel checks the indices' range, reading their
+    values) a comparison with arange, and
     `repeat_interleave(x, repeats, dim)` with the same number of repeats
     for every slice (an int, or a tensor of repeats whose values the fake
     tensor knows: a constant) becomes unsqueeze, expand and flatten (its
@@ -266,6 +268,8 @@ class _TraceRewrites(TorchFunctionMode):
         kwargs = kwargs or {}
         if func in self.REPEAT_INTERLEAVE and len(args) + len(kwargs) > 1:
             return self.repeat_interleave(*args, **kwargs)
+        if func is F.one_hot:
+            return _one_hot(*args, **kwargs)
         if func is F.cross_entropy and kwargs.get("label_smoothing", 0.0):
             return _smoothed_cross_entropy(*args, **kwargs)
         return func(*args, **kwargs)
@@ -283,6 +287,17 @@ class _TraceRewrites(TorchFunctionMode):
         shape = list(x.shape)
         wide = shape[:dim + 1] + [count] + shape[dim + 1:]
         return x.unsqueeze(dim + 1).expand(wide).flatten(dim, dim + 1)
+
+
+def _one_hot(t, num_classes=-1):
+    """F.one_hot(t, num_classes) as t[..., None] == arange(num_classes), in
+    int64; indices outside [0, num_classes) give a row of zeros (PyTorch
+    raises). num_classes=-1 (the largest index + 1) is an ImportError_."""
+    if num_classes < 0:
+        raise ImportError_("F.one_hot without num_classes reads the indices' "
+                           "values: give num_classes")
+    classes = torch.arange(num_classes, dtype=t.dtype, device=t.device)
+    return (t.unsqueeze(-1) == classes).to(torch.int64)
 
 
 def _smoothed_cross_entropy(x, target, weight=None, size_average=None,

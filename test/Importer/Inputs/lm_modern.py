@@ -12,6 +12,8 @@ small module whose forward returns the loss:
   `index_add` of the routed tokens' outputs (`combine="index_add"`).
 - `MHA`: nn.MultiheadAttention with an attention mask and a key padding
   mask.
+- `DataDependent`: boolean-mask indexing in a submodule, which tracing
+  refuses (the importer's error names the module).
 """
 import math
 
@@ -150,3 +152,22 @@ class MHA(nn.Module):
                          need_weights=False)
         logits = self.head(x + y)
         return F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+
+
+class KeepLarge(nn.Module):
+    def forward(self, x):
+        return x[x.abs() > 0.5].sum() + x.sum()
+
+
+class DataDependent(nn.Module):
+    """A forward whose output shape depends on values: boolean-mask
+    indexing (aten.nonzero) in h.1.keep; tracing refuses it."""
+
+    def __init__(self, vocab_size=16, dim=8):
+        super().__init__()
+        self.embed = nn.Embedding(vocab_size, dim)
+        self.h = nn.ModuleList([nn.Linear(dim, dim),
+                                nn.ModuleDict({"keep": KeepLarge()})])
+
+    def forward(self, idx, targets):
+        return self.h[1]["keep"](self.h[0](self.embed(idx)))
