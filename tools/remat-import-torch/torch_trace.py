@@ -15,6 +15,13 @@ num_batches_tracked) are in-place ops in PyTorch, which AOT autograd 1.13 does
 not functionalize: the traced step returns every buffer after the forward,
 and `functionalize_buffer_updates` rewrites the in-place ops that produced
 them (`copy_`, `add_`) into the values they store.
+
+A few calls that torch 1.13's fake tensors cannot trace (repeat_interleave,
+label-smoothed cross-entropy, one_hot) are rewritten while tracing into
+equivalent ones that they can (`_TraceRewrites`); an exception while tracing
+names the module that was running (`_tracing_error`). A model constructed
+under `OnMeta` (--meta) holds no weights; it is traced from fake CPU
+tensors of its parameters' shapes.
 """
 
 import collections
@@ -27,8 +34,8 @@ from functorch.compile import aot_function, config as aot_config
 from torch._decomp import get_decompositions
 from torch._subclasses.fake_tensor import (DynamicOutputShapeException,
                                            FakeTensor, FakeTensorMode)
-from torch.utils._mode_utils import no_dispatch
 from torch.overrides import TorchFunctionMode
+from torch.utils._mode_utils import no_dispatch
 
 
 class ImportError_(Exception):
