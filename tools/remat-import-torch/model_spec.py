@@ -23,6 +23,7 @@ derives it from what reads the input (input_bounds.py).
 """
 
 import argparse
+import contextlib
 import copy
 import importlib.util
 import inspect
@@ -34,7 +35,7 @@ import torch
 import torch.nn.functional as F
 from torch.nn.utils import stateless
 
-from torch_trace import ImportError_
+from torch_trace import ImportError_, OnMeta
 
 DTYPES = {"f32": torch.float32, "f64": torch.float64,
           "bf16": torch.bfloat16, "i32": torch.int32, "i64": torch.int64,
@@ -150,6 +151,10 @@ def add_arguments(p, require_source=True):
                    "float32 rounding; bf16: parameters, activations and "
                    "gradients in bfloat16)")
     p.add_argument("--name", help="name of the graph / function")
+    p.add_argument("--meta", action="store_true",
+                   help="construct --module on the meta device and trace "
+                   "it there: no weights are allocated (for models too "
+                   "large to hold; the graph and MLIR need no values)")
 
 
 def parse_shape(text):
@@ -179,10 +184,14 @@ def check_arguments(p, args):
 
 class ModelSpec:
     """What to trace: `model` (train mode), the data `inputs` (InputSpec,
-    labels last), the `loss` (a Loss) and the parameters' float `dtype`."""
+    labels last), the `loss` (a Loss) and the parameters' float `dtype`.
+    `meta`: the model was constructed on the meta device (--meta: no
+    weights); its tensors are traced as fake CPU tensors."""
 
-    def __init__(self, name, model, inputs, loss, dtype=torch.float32):
+    def __init__(self, name, model, inputs, loss, dtype=torch.float32,
+                 meta=False):
         self.name = name
+        self.meta = meta
         self.model = model
         self.loss = loss
         self.dtype = dtype
@@ -206,7 +215,8 @@ class ModelSpec:
             if i.shape and i.shape[0] == old:
                 i.shape = [batch] + i.shape[1:]
             inputs.append(i)
-        return ModelSpec(self.name, self.model, inputs, self.loss, self.dtype)
+        return ModelSpec(self.name, self.model, inputs, self.loss, self.dtype,
+                         self.meta)
 
     def describe(self):
         if self.inputs[0].role == "positional":
@@ -252,20 +262,22 @@ def _create(args):
     dtype = _float_dtype(args)
     if getattr(args, "model", None):
         return _torchvision(args, dtype)
-    path, model, factory = _user_module(args)
-    model = _converted(model, dtype)
+    meta = bool(getattr(args, "meta", False))
+    with OnMeta() if meta else contextlib.nullcontext():
+        path, model, factory = _user_module(args)
+        model = _converted(model, dtype)
     name = getattr(args, "name", None) or factory.lower()
     if getattr(args, "input_shape", None):
         x = InputSpec("input", args.input_shape, dtype, role="positional")
         return ModelSpec(name, model, [x], _loss(args, path, "classes"),
-                         dtype)
+                         dtype, meta)
     if getattr(args, "example_inputs", None):
         inputs = _example_inputs(args.example_inputs, path, model, dtype)
     else:
         inputs = _command_line_inputs(args.inputs, model, dtype)
     loss = _loss(args, path, "output")
     _check_forward_inputs(model, inputs, loss)
-    return ModelSpec(name, model, inputs, loss, dtype)
+    return ModelSpec(name, model, inputs, loss, dtype, meta)
 
 
 def _torchvision(args, dtype):
@@ -520,9 +532,9 @@ class Loss:
 def fake_output(spec):
     """The model's output on fake inputs of spec.inputs (shapes only)."""
     from torch._subclasses.fake_tensor import FakeTensorMode
-    from torch_trace import all_named_tensors
+    from torch_trace import all_named_tensors, fake_tensor
     mode = FakeTensorMode()
-    tensors = {n: mode.from_tensor(t)
+    tensors = {n: fake_tensor(mode, t)
                for n, t in all_named_tensors(spec.model)}
     data = [mode.from_tensor(i.example()) for i in spec.inputs]
     try:

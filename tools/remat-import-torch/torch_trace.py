@@ -15,14 +15,27 @@ num_batches_tracked) are in-place ops in PyTorch, which AOT autograd 1.13 does
 not functionalize: the traced step returns every buffer after the forward,
 and `functionalize_buffer_updates` rewrites the in-place ops that produced
 them (`copy_`, `add_`) into the values they store.
+
+A few calls that torch 1.13's fake tensors cannot trace (repeat_interleave,
+label-smoothed cross-entropy, one_hot) are rewritten while tracing into
+equivalent ones that they can (`_TraceRewrites`); an exception while tracing
+names the module that was running (`_tracing_error`). A model constructed
+under `OnMeta` (--meta) holds no weights; it is traced from fake CPU
+tensors of its parameters' shapes.
 """
 
 import collections
+import contextlib
 
 import torch
 import torch.fx
+import torch.nn.functional as F
 from functorch.compile import aot_function, config as aot_config
 from torch._decomp import get_decompositions
+from torch._subclasses.fake_tensor import (DynamicOutputShapeException,
+                                           FakeTensor, FakeTensorMode)
+from torch.overrides import TorchFunctionMode
+from torch.utils._mode_utils import no_dispatch
 
 
 class ImportError_(Exception):
@@ -238,6 +251,152 @@ class _PathRecorder:
             todo.extend(f for f, _ in fn.next_functions)
 
 
+class _TraceRewrites(TorchFunctionMode):
+    """Rewrites, while tracing, the calls whose aten form fake tensors
+    cannot trace into equivalent calls that they can:
+    `F.cross_entropy` with label_smoothing (torch 1.13's kernel fills a
+    mask with a real tensor) becomes its definition from log_softmax,
+    nll_loss and sums (`_smoothed_cross_entropy`), `F.one_hot` with a
+    number of classes (its kernel checks the indices' range, reading their
+    values) a comparison with arange, and
+    `repeat_interleave(x, repeats, dim)` with the same number of repeats
+    for every slice (an int, or a tensor of repeats whose values the fake
+    tensor knows: a constant) becomes unsqueeze, expand and flatten (its
+    aten form, repeat_interleave.Tensor, has an output shape that depends
+    on the repeats' values). Other repeats are an ImportError_."""
+
+    REPEAT_INTERLEAVE = (torch.repeat_interleave, torch.Tensor.repeat_interleave)
+
+    def __init__(self, rec):
+        super().__init__()
+        self.rec = rec
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in self.REPEAT_INTERLEAVE and len(args) + len(kwargs) > 1:
+            return self.repeat_interleave(*args, **kwargs)
+        if func is F.one_hot:
+            return _one_hot(*args, **kwargs)
+        if func is F.cross_entropy and kwargs.get("label_smoothing", 0.0):
+            return _smoothed_cross_entropy(*args, **kwargs)
+        return func(*args, **kwargs)
+
+    def repeat_interleave(self, x, repeats, dim=None, output_size=None):
+        count = _uniform_repeats(repeats)
+        if count is None:
+            raise ImportError_(
+                "in %s: aten.repeat_interleave with a tensor of repeats is "
+                "not supported (its output shape depends on the repeats' "
+                "values): give an int" % (self.rec.current or "<top>"))
+        if dim is None:
+            x, dim = x.flatten(), 0
+        dim = dim % x.dim()
+        shape = list(x.shape)
+        wide = shape[:dim + 1] + [count] + shape[dim + 1:]
+        return x.unsqueeze(dim + 1).expand(wide).flatten(dim, dim + 1)
+
+
+def _one_hot(t, num_classes=-1):
+    """F.one_hot(t, num_classes) as t[..., None] == arange(num_classes), in
+    int64; indices outside [0, num_classes) give a row of zeros (PyTorch
+    raises). num_classes=-1 (the largest index + 1) is an ImportError_."""
+    if num_classes < 0:
+        raise ImportError_("F.one_hot without num_classes reads the indices' "
+                           "values: give num_classes")
+    classes = torch.arange(num_classes, dtype=t.dtype, device=t.device)
+    return (t.unsqueeze(-1) == classes).to(torch.int64)
+
+
+def _smoothed_cross_entropy(x, target, weight=None, size_average=None,
+                            ignore_index=-100, reduce=None, reduction="mean",
+                            label_smoothing=0.0):
+    """F.cross_entropy(x, target, ..., label_smoothing=eps) with class
+    indices as targets, as PyTorch defines it: (1 - eps) times the negative
+    log-likelihood plus eps / C times the sum of -log p over the C classes
+    (dim 1), both over the rows whose target is not ignore_index (their
+    mean for `mean`). Class weights, probabilities as targets and the
+    legacy size_average/reduce are not rewritten (PyTorch's own call)."""
+    if weight is not None or size_average is not None or reduce is not None \
+            or target.is_floating_point() or reduction not in ("mean", "sum"):
+        return F.cross_entropy(x, target, weight, size_average, ignore_index,
+                               reduce, reduction, label_smoothing)
+    logp = F.log_softmax(x, 1)
+    nll = F.nll_loss(logp, target, ignore_index=ignore_index,
+                     reduction=reduction)
+    valid = (target != ignore_index).to(logp.dtype)
+    smooth = (-logp.sum(1) * valid).sum()
+    if reduction == "mean":
+        smooth = smooth / valid.sum()
+    eps = label_smoothing
+    return (1.0 - eps) * nll + smooth * (eps / x.shape[1])
+
+
+def _uniform_repeats(repeats):
+    """The number of repeats of every slice, or None when it is not known
+    to be one number."""
+    if isinstance(repeats, int):
+        return repeats
+    values = getattr(repeats, "constant", None)  # a fake tensor's value
+    if values is None and not isinstance(repeats, FakeTensor):
+        values = repeats
+    if values is None or values.numel() == 0:
+        return None
+    flat = values.flatten()
+    return int(flat[0]) if bool((flat == flat[0]).all()) else None
+
+
+class OnMeta(TorchFunctionMode):
+    """Puts every tensor a factory function creates (torch.empty, zeros,
+    ones, full, arange, ...) on the meta device: a model constructed under
+    it holds no weights (its parameters have shapes, no data), and a step
+    traced from it (ModelSpec.meta) sees them as fake CPU tensors
+    (`fake_tensor`). Values are not computed: a model whose structure
+    depends on a tensor's values cannot be built this way."""
+
+    FACTORIES = (torch.empty, torch.zeros, torch.ones, torch.full,
+                 torch.arange, torch.rand, torch.randn, torch.randint,
+                 torch.eye, torch.linspace, torch.tensor, torch.empty_strided,
+                 torch.scalar_tensor)
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        if func in self.FACTORIES:
+            kwargs["device"] = "meta"
+        return func(*args, **kwargs)
+
+
+def fake_tensor(mode, t):
+    """The fake tensor of `mode` standing for `t`; a meta tensor (a model
+    constructed under OnMeta) stands for a CPU tensor of its shape (torch
+    1.13's fake tensors refuse the meta device)."""
+    if t.device.type != "meta":
+        return _FROM_TENSOR(mode, t)
+    converter = mode.fake_tensor_converter
+    out = converter._get_memo(t)
+    if out is None:
+        with no_dispatch():
+            out = FakeTensor(mode, t.detach(), torch.device("cpu"))
+        out.requires_grad_(t.requires_grad)
+        if type(t) is torch.nn.Parameter:
+            out = torch.nn.Parameter(out, requires_grad=t.requires_grad)
+        converter.set_tensor_memo(t, out)
+    return out
+
+
+_FROM_TENSOR = FakeTensorMode.from_tensor
+
+
+@contextlib.contextmanager
+def _meta_as_cpu():
+    """AOT autograd's fake tensors of meta tensors through `fake_tensor`."""
+    FakeTensorMode.from_tensor = \
+        lambda mode, t, shape_env=None: fake_tensor(mode, t)
+    try:
+        yield
+    finally:
+        FakeTensorMode.from_tensor = _FROM_TENSOR
+
+
 _META_LIBRARY = []
 
 
@@ -348,7 +507,7 @@ def _capture_joint(spec, step, rec, decomps, tensors):
     aot_config.use_fake_tensor = True
     fn = aot_function(step, lambda g, inputs: g, partition_fn=partition,
                       decompositions=decomps)
-    with rec:
+    with rec, _TraceRewrites(rec), _meta_as_cpu():
         rec.hook_modules(spec.model)
         try:
             fn(*tensors, *[i.example() for i in spec.inputs])
@@ -357,8 +516,7 @@ def _capture_joint(spec, step, rec, decomps, tensors):
         except ImportError_:
             raise
         except Exception as err:  # the model's own error, e.g. a shape
-            raise ImportError_("tracing %s with %s failed: %s: %s" % (
-                spec.name, spec.describe(), type(err).__name__, err))
+            raise ImportError_(_tracing_error(spec, rec.current, err))
     if "gm" not in captured:
         raise ImportError_("AOT autograd produced no joint graph")
     gm = captured["gm"]
@@ -366,6 +524,22 @@ def _capture_joint(spec, step, rec, decomps, tensors):
         if n.op == "placeholder":  # arguments belong to no module's code
             n.meta["remat_path"] = ""
     return gm
+
+
+def _tracing_error(spec, path, err):
+    """The message of an exception raised while tracing, naming the module
+    whose forward (or backward) was running: an op that fake tensors cannot
+    trace (its output shape depends on values) by its name, anything else
+    (the model's own error, a value read from a traced tensor) as it is."""
+    where = "in %s: " % (path or "<top>")
+    if isinstance(err, DynamicOutputShapeException):
+        op = err.func
+        name = "%s.%s" % (op.namespace, op.overloadpacket.__name__) \
+            if isinstance(op, torch._ops.OpOverload) else str(op)
+        return where + ("%s is not supported: its output shape depends on "
+                        "its input's values" % name)
+    return where + "tracing %s with %s failed: %s: %s" % (
+        spec.name, spec.describe(), type(err).__name__, err)
 
 
 def _check_batch_norms(model):

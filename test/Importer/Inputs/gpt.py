@@ -5,7 +5,8 @@ norms, an LM head tied to the token embedding, dropout, and
 `forward(idx, targets=None)` returning (logits, loss).
 
 The importer tests construct it with --module-args (4 layers, d=128, 4
-heads, T=64, vocab 512); `gpt2_small()` is GPT-2 small (124 M parameters).
+heads, T=64, vocab 512); `gpt2_small()` is GPT-2 small (124 M parameters),
+`gpt2_xl()` GPT-2 XL (1.56 B; for --meta).
 """
 import math
 
@@ -122,6 +123,13 @@ def gpt2_small(dropout=0.0):
     50257 (124 M parameters)."""
     return GPT(vocab_size=50257, block_size=1024, n_layer=12, n_head=12,
                n_embd=768, dropout=dropout)
+
+
+def gpt2_xl(dropout=0.0, n_layer=48):
+    """GPT-2 XL: 48 layers, 25 heads, d=1600, context 1024, vocabulary
+    50257 (1.56 B parameters)."""
+    return GPTLoss(vocab_size=50257, block_size=1024, n_layer=n_layer,
+                   n_head=25, n_embd=1600, dropout=dropout)
 
 
 def make_inputs(batch=2, seq=64, vocab=512):

@@ -1,5 +1,5 @@
 """Gathers and scatters by index tensors: embedding and its backward,
-gather, scatter, scatter_add.
+gather, scatter, scatter_add, index, index_select, index_put, index_add.
 
 A gather reads its source at positions that are data: a linalg.generic over
 the result whose payload reads the source (captured from the function, not
@@ -181,11 +181,24 @@ def wrapped_index(b, x, elt, size, hint):
 
 @lowering("aten.index")
 def index(cx, n):
-    """x[:, .., idx, ..]: one index tensor at position p; the result's
-    dimensions are x's before p, idx's, then x's after p. A gather:
-    a generic over the result reading x (swin's relative position bias)."""
+    """x[:, .., idx, ..]: one index tensor at position p."""
     x = cx.val(n.args[0])
     p, idx = index_operand(cx, n.args[1], x)
+    return gather_at(cx, x, p, idx)
+
+
+@lowering("aten.index_select")
+def index_select(cx, n):
+    """x.index_select(dim, idx): x[:, .., idx] with idx at dim (a mixture
+    of experts' routed tokens)."""
+    x = cx.val(n.args[0])
+    return gather_at(cx, x, n.args[1] % x.rank, cx.val(n.args[2]))
+
+
+def gather_at(cx, x, p, idx):
+    """x indexed by the tensor idx at dimension p; the result's dimensions
+    are x's before p, idx's, then x's after p. A gather: a generic over
+    the result reading x (swin's relative position bias)."""
     r, k = len(cx.shape), idx.rank
 
     def body(b, a):
@@ -202,13 +215,30 @@ def index(cx, n):
 
 @lowering("aten.index_put")
 def index_put(cx, n):
-    """base[.., idx[t], ..] = values[.., t, ..] (accumulate: +=) for one
-    index tensor at position p, written as a gather over the base: loops
-    (base's dims, t), t a reduction in index order, so duplicates add (or
-    the last write wins) deterministically (the backward of aten.index)."""
+    """base[.., idx, ..] = values (accumulate: +=) for one index tensor."""
     base, values = cx.val(n.args[0]), cx.val(n.args[2])
     accumulate = n.args[3] if len(n.args) > 3 else n.kwargs.get("accumulate", False)
     p, idx = index_operand(cx, n.args[1], base)
+    return put_at(cx, base, p, idx, values, accumulate)
+
+
+@lowering("aten.index_add")
+def index_add(cx, n):
+    """base.index_add(dim, idx, source): source's slices added to base's
+    at idx along dim, in index order (index_select's backward; a mixture
+    of experts' combine). alpha other than 1 is Unsupported."""
+    base = cx.val(n.args[0])
+    if n.kwargs.get("alpha", n.args[4] if len(n.args) > 4 else 1) != 1:
+        raise Unsupported(cx.op + " (alpha)")
+    return put_at(cx, base, n.args[1] % base.rank, cx.val(n.args[2]),
+                  cx.val(n.args[3]), True)
+
+
+def put_at(cx, base, p, idx, values, accumulate):
+    """base[.., idx[t], ..] = values[.., t, ..] (accumulate: +=) at
+    dimension p, written as a gather over the base: loops (base's dims,
+    t), t a reduction in index order, so duplicates add (or the last write
+    wins) deterministically (the backward of aten.index)."""
     tokens, r = count(idx.shape), base.rank
     if values.shape != base.shape[:p] + idx.shape + base.shape[p + 1:]:
         raise Unsupported(cx.op + " (values broadcast)")

@@ -1,7 +1,7 @@
-"""Sums, means, maxima and variances over dimensions: linalg.generic
-reductions (mlir_emitter.Emitter.reduce_generic)."""
+"""Sums, means, maxima, variances and the k largest over dimensions:
+linalg.generic reductions (mlir_emitter.Emitter.reduce_generic)."""
 
-from mlir_emitter import is_float
+from mlir_emitter import affine_map, identity_map, is_float
 
 from .registry import Unsupported, lowering
 
@@ -68,3 +68,50 @@ def variance(e, v, rd, corr, shape):
 
     sq = e.elementwise([v, mean], v.shape, elt, square_diff)
     return scaled(e, e.reduce_generic(sq, rd, "sum", keep_shape=shape), 1.0 / (cnt - corr))
+
+
+@lowering("aten.topk")
+def topk(cx, n):
+    """(values, indices) of the k largest elements along the last dimension,
+    largest first: k passes, pass j a generic over (outer.., i), i a
+    reduction in order, keeping the largest element whose index no earlier
+    pass took (ties: the lowest index first; PyTorch leaves their order
+    unspecified). The smallest (largest=False) and other dimensions are
+    Unsupported; NaNs are never taken."""
+    x = cx.val(n.args[0])
+    k = n.args[1]
+    dim = (n.args[2] if len(n.args) > 2 else -1) % max(x.rank, 1)
+    largest = n.args[3] if len(n.args) > 3 else True
+    if not largest or dim != x.rank - 1 or not is_float(x.elt):
+        raise Unsupported(cx.op + " (smallest, not the last dimension, or not floats)")
+    e, outer = cx.e, x.shape[:-1]
+    values = e.empty(outer + [k], x.elt)
+    indices = e.empty(outer + [k], "i64")
+    taken = []
+    for j in range(k):
+        v, i = largest_untaken(e, x, taken)
+        at, sizes = [0] * len(outer) + [j], outer + [1]
+        values = e.insert_slice(v, values, at, sizes, [1] * x.rank)
+        indices = e.insert_slice(i, indices, at, sizes, [1] * x.rank)
+        taken.append(i)
+    return (values, indices)
+
+
+def largest_untaken(e, x, taken):
+    """(value, index), each of x's shape without its last dimension, of the
+    largest element of every row of x whose index is none of `taken`."""
+    r, elt = x.rank, x.elt
+    row = affine_map(r, ["d%d" % d for d in range(r - 1)])
+
+    def body(b, a):
+        i = b.cast("arith.index_cast", b.index(r - 1, "i"), "index", "i64", "ii")
+        keep = b.op("arith.cmpf", ["ogt", a[0], a[-2]], elt, "gt")
+        for t in a[1:-2]:
+            new = b.op("arith.cmpi", ["ne", i, t], "i64", "new")
+            keep = b.op("arith.andi", [keep, new], "i1", "keep")
+        return [b.op("arith.select", [keep, a[0], a[-2]], elt, "m"),
+                b.op("arith.select", [keep, i, a[-1]], "i64", "at")]
+
+    outs = [e.filled(x.shape[:-1], elt, float("-inf")), e.filled(x.shape[:-1], "i64", 0)]
+    return e.generic([x] + taken, [identity_map(r)] + [row] * len(taken), outs,
+                     [row, row], ["parallel"] * (r - 1) + ["reduction"], body, hint="top")
