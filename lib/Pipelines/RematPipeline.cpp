@@ -56,6 +56,9 @@ void remat::buildRematPipeline(OpPassManager &pm,
     exportGraph.output = options.exportGraph;
     exportGraph.dataArgs = options.dataArgs;
     exportGraph.gatherPolicy = options.gatherPolicy;
+    // The graph the select step below would plan, arena included.
+    if (options.arena)
+      exportGraph.arenaAlignment = options.arenaAlignment;
     if (functions.size() == 1)
       exportGraph.function = functions.front();
     pm.addPass(createRematExportGraph(exportGraph));

@@ -59,6 +59,8 @@ struct ExportGraphPass
     GraphBuilderOptions options;
     options.numDataArgs = dataArgs;
     options.gatherPolicy = gatherPolicy;
+    if (arenaAlignment > 0)
+      options.transientAlignment = arenaAlignment;
     FailureOr<FunctionGraph> graph = buildFunctionGraph(*func, options);
     if (failed(graph))
       return signalPassFailure();

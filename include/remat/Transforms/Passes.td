@@ -322,6 +322,10 @@ def RematExportGraph : Pass<"remat-export-graph", "::mlir::ModuleOp"> {
            "the others are parameters. Ignored when arguments are marked "
            "remat.data: the marked ones are the data">,
     RematGatherPolicyOption,
+    Option<"arenaAlignment", "arena-alignment", "int64_t", /*default=*/"0",
+           "Build the graph `--remat-select-checkpoints` builds with "
+           "arena=true and this arena-alignment (region ops' temporaries "
+           "reserved at that alignment); 0: as without the arena">,
   ];
 }
 
