@@ -13,6 +13,7 @@
 
 #include "remat/Solver/Checkmate.h"
 #include "remat/Solver/Solver.h"
+#include "remat/Solver/SolverSupport.h"
 #include "remat/Solver/Solvers.h"
 
 #include <cmath>
@@ -45,8 +46,18 @@ static SolverInfo heuristic(const char *name, const char *description,
   return info;
 }
 
+/// Every solver, each on its graph's cost scale (`solveOnCostScale`): the
+/// same plan whatever the cost unit.
+static std::vector<SolverInfo> onCostScale(std::vector<SolverInfo> solvers) {
+  for (SolverInfo &info : solvers)
+    info.solve = [solve = info.solve](const Graph &g, const SolveOptions &o) {
+      return solveOnCostScale(solve, g, o);
+    };
+  return solvers;
+}
+
 const std::vector<SolverInfo> &remat::allSolvers() {
-  static const std::vector<SolverInfo> solvers = {
+  static const std::vector<SolverInfo> solvers = onCostScale({
       heuristic("checkpoint-all",
                 "keep everything, recompute nothing (the reference)",
                 solveCheckpointAll),
@@ -98,7 +109,7 @@ const std::vector<SolverInfo> &remat::allSolvers() {
        static_cast<SolverFn>([](const Graph &g, const SolveOptions &o) {
          return solveCheckmateRounding(g, o);
        })},
-  };
+  });
   return solvers;
 }
 
