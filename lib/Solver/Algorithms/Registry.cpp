@@ -11,9 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Algorithms/Solvers.h"
 #include "remat/Solver/Checkmate/Checkmate.h"
 #include "remat/Solver/Core/Solver.h"
-#include "remat/Solver/Algorithms/Solvers.h"
+#include "remat/Solver/Core/SolverSupport.h"
 
 #include <cmath>
 #include <sstream>
@@ -29,8 +30,18 @@ static SolverInfo heuristic(const char *name, const char *description,
   return info;
 }
 
+/// Every solver, each on its graph's cost scale (`solveOnCostScale`): the
+/// same plan whatever the cost unit.
+static std::vector<SolverInfo> onCostScale(std::vector<SolverInfo> solvers) {
+  for (SolverInfo &info : solvers)
+    info.solve = [solve = info.solve](const Graph &g, const SolveOptions &o) {
+      return solveOnCostScale(solve, g, o);
+    };
+  return solvers;
+}
+
 const std::vector<SolverInfo> &remat::allSolvers() {
-  static const std::vector<SolverInfo> solvers = {
+  static const std::vector<SolverInfo> solvers = onCostScale({
       heuristic("checkpoint-all",
                 "keep everything, recompute nothing (the reference)",
                 solveCheckpointAll),
@@ -82,7 +93,7 @@ const std::vector<SolverInfo> &remat::allSolvers() {
        static_cast<SolverFn>([](const Graph &g, const SolveOptions &o) {
          return solveCheckmateRounding(g, o);
        })},
-  };
+  });
   return solvers;
 }
 

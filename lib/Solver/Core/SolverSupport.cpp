@@ -10,6 +10,7 @@
 #include "remat/Solver/Core/Simulator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <sstream>
 
@@ -59,6 +60,59 @@ double remat::costLimit(const Graph &graph, const SolveOptions &options) {
   if (options.maxOverhead < 0)
     return base + forwardPassCost(graph);
   return base * (1 + options.maxOverhead);
+}
+
+double remat::costScale(const Graph &graph) {
+  std::vector<char> needed = neededNodes(graph);
+  double cost = 0, bytes = 0;
+  for (int id = 0; id < graph.size(); ++id)
+    if (needed[id]) {
+      cost += graph.nodes[id].cost;
+      bytes += static_cast<double>(graph.nodes[id].bytes);
+    }
+  if (!(cost > 0) || !(bytes > 0) || !std::isfinite(bytes / cost))
+    return 1;
+  return bytes / cost;
+}
+
+/// `options` whose progress reports give costs divided by `scale`.
+static SolveOptions reportUnscaled(const SolveOptions &options, double scale) {
+  SolveOptions out = options;
+  if (!options.progress)
+    return out;
+  bool boundIsCost = options.objective == Objective::MinComputeUnderBudget;
+  out.progress = [callback = options.progress, scale,
+                  boundIsCost](const SolveProgress &report) {
+    SolveProgress copy = report;
+    if (copy.incumbentCost >= 0)
+      copy.incumbentCost /= scale;
+    if (boundIsCost && copy.lowerBound >= 0)
+      copy.lowerBound /= scale;
+    callback(copy);
+  };
+  return out;
+}
+
+SolveResult remat::solveOnCostScale(const SolverFn &solve, const Graph &graph,
+                                    const SolveOptions &options) {
+  const double scale = costScale(graph);
+  if (std::fabs(scale - 1) <= 1e-12)
+    return solve(graph, options);
+  Graph scaled = graph;
+  for (Node &node : scaled.nodes) {
+    node.cost *= scale;
+    node.costPerSample *= scale;
+  }
+  SolveResult result = solve(scaled, reportUnscaled(options, scale));
+  // The plan's cost in the graph's unit, as the simulator prices it there.
+  if (result.feasible())
+    result.cost = simulate(graph, result.schedule).cost;
+  else
+    result.cost /= scale;
+  if (options.objective == Objective::MinComputeUnderBudget &&
+      result.lowerBound >= 0)
+    result.lowerBound /= scale;
+  return result;
 }
 
 /// Bytes of the distinct non-resident storage behind `ids` (a view counts

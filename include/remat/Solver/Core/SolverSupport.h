@@ -39,6 +39,22 @@ double checkpointAllCost(const Graph &graph);
 /// Cost of computing every needed forward node once (one forward pass).
 double forwardPassCost(const Graph &graph);
 
+/// The factor that puts `graph`'s costs on its own scale: multiplied by
+/// it, the needed nodes cost as much in total as they own bytes (one cost
+/// unit is worth one byte, whatever the graph's unit: FLOPs, seconds,
+/// picoseconds). 1 when nothing needed costs anything. Solvers compare
+/// costs with bytes (min-cut's capacities) and with absolute tolerances;
+/// on this scale both mean the same for every cost unit.
+double costScale(const Graph &graph);
+
+/// Runs `solve` on `graph` with its costs multiplied by `costScale(graph)`
+/// and answers in the graph's own cost unit (the result's cost, a cost
+/// bound, the progress reports). Every registered solver runs so
+/// (Registry.cpp), so no plan depends on the cost unit. A graph already on
+/// its scale is solved as it is.
+SolveResult solveOnCostScale(const SolverFn &solve, const Graph &graph,
+                             const SolveOptions &options);
+
 /// For MinPeakUnderOverhead: the largest allowed total cost,
 /// checkpointAllCost * (1 + maxOverhead), or checkpointAllCost plus one
 /// forward pass when maxOverhead is negative. Infinity for other objectives.

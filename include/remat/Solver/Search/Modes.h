@@ -122,7 +122,9 @@ struct BudgetSearch {
 /// search's path depends on its work): so the smallest verified peaks and
 /// probe budgets are confirmed by whole solves, smallest first, at most
 /// three, and the smallest budget confirmed is the answer (the top when
-/// none is). Before the bisection, one quick probe (1 % of a solve's work)
+/// none is; when the time limit stops the search first, the smallest budget
+/// any probe met, with its plan, and `best` says the limit stopped it).
+/// Before the bisection, one quick probe (1 % of a solve's work)
 /// a resolution step below the checkpoint-all peak (at the lower bound when
 /// that is closer): when a heuristic answers Infeasible there, and again
 /// with a fifth of a solve's work, the search ends with the peak (budgets
