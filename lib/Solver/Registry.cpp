@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Blocks.h"
 #include "remat/Solver/Checkmate.h"
 #include "remat/Solver/Solver.h"
 #include "remat/Solver/Solvers.h"
@@ -50,6 +51,14 @@ const std::vector<SolverInfo> &remat::allSolvers() {
       heuristic("checkpoint-all",
                 "keep everything, recompute nothing (the reference)",
                 solveCheckpointAll),
+      heuristic("full-ac",
+                "full activation checkpointing: keep each repeated block's "
+                "input, recompute the block (a baseline policy)",
+                solveFullAC),
+      heuristic("selective",
+                "selective checkpointing: full-ac plus every matmul output "
+                "kept (a baseline policy)",
+                solveSelective),
       heuristic("chen-sqrt", "Chen et al. sqrt(n) on articulation points",
                 solveChen<ChenRule::Sqrt, ChenCandidates::ArticulationPoints>),
       heuristic("chen-sqrt-topo",
