@@ -93,13 +93,14 @@ TEST(BlocksTest, PoliciesAreVerifiedAndOrdered) {
   SolveResult sel = solveSelective(g, SolveOptions());
   expectVerified(g, full);
   expectVerified(g, sel);
-  // Full AC recomputes each block's forward once, minus its output.
+  // Full AC recomputes each block's forward once, minus its output, but the
+  // last block's: the first backward run reuses its forward values.
   double blockCost = 0;
   std::vector<Block> blocks = findBlocks(g);
   for (int id : blocks[0].nodes)
     blockCost += g.nodes[id].cost;
   double last = g.nodes[nodeNamed(g, "res2_0")].cost;
-  EXPECT_DOUBLE_EQ(full.cost - none.cost, 4 * (blockCost - last));
+  EXPECT_DOUBLE_EQ(full.cost - none.cost, 3 * (blockCost - last));
   EXPECT_LT(full.peakBytes, none.peakBytes);
   EXPECT_LT(sel.cost, full.cost);
   EXPECT_GT(sel.cost, none.cost);
@@ -135,6 +136,7 @@ void expectAutoDominates(const Graph &g, const SolveResult &policy,
   SolveOptions opts;
   opts.budget = budget;
   opts.lastResort = false;
+  opts.effort = 0.25;
   if (policy.peakBytes > budget)
     return;
   SolveResult a = solvePortfolio(g, opts);
@@ -159,8 +161,8 @@ TEST(BlocksTest, AutoDominatesFittingPolicies) {
     for (const SolveResult &policy : policies) {
       expectVerified(g, policy);
       expectAutoDominates(g, policy, policy.peakBytes);
-      for (int step = 0; step <= 4; ++step)
-        expectAutoDominates(g, policy, bottom + (top - bottom) * step / 4);
+      for (int step = 0; step <= 3; ++step)
+        expectAutoDominates(g, policy, bottom + (top - bottom) * step / 3);
     }
   }
 }
