@@ -53,6 +53,11 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file (JSON)"),
 static cl::opt<std::string>
     solverName("solver", cl::desc("Solver to run (see --list-solvers)"),
                cl::init("auto"), cl::cat(category));
+static cl::opt<std::string> policyName(
+    "policy",
+    cl::desc("A baseline policy instead of --solver: none (checkpoint-all), "
+             "full-ac or selective"),
+    cl::cat(category));
 static cl::opt<Mode> modeOpt("mode", cl::desc("What to ask of the solver"),
                              allModeValues(), cl::init(Mode::MinCompute),
                              cl::cat(category));
@@ -447,6 +452,9 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  if (!policyName.empty())
+    solverName = policyName == "none" ? std::string("checkpoint-all")
+                                      : std::string(policyName);
   const SolverInfo *solver = findSolver(solverName);
   if (!solver)
     return fail("unknown solver '" + solverName +

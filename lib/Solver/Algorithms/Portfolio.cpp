@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Algorithms/Blocks.h"
 #include "remat/Solver/Checkmate/Checkmate.h"
 #include "remat/Solver/Algorithms/Deferral.h"
 #include "remat/Solver/Core/SolverSupport.h"
@@ -75,6 +76,11 @@ public:
       return failSolve("auto", SolveStatus::Infeasible,
                        "proven by brute-force: " + exact.message, meter);
     consider(std::move(exact));
+    // The practitioners' policies (Blocks.h), whatever the work left: auto
+    // never answers worse than one of them that fits (one set each).
+    for (SolverFn fn : {SolverFn(solveFullAC), SolverFn(solveSelective)})
+      if (!done())
+        consider(solveOn(nullptr, fn, meter.left()));
     runMembers();
     const bool rounding = roundingFits(graph, options);
     int64_t reserve = rounding ? meter.part(kRoundingShare) : 0;

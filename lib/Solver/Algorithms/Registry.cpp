@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Algorithms/Blocks.h"
 #include "remat/Solver/Algorithms/Solvers.h"
 #include "remat/Solver/Checkmate/Checkmate.h"
 #include "remat/Solver/Core/Solver.h"
@@ -45,6 +46,14 @@ const std::vector<SolverInfo> &remat::allSolvers() {
       heuristic("checkpoint-all",
                 "keep everything, recompute nothing (the reference)",
                 solveCheckpointAll),
+      heuristic("full-ac",
+                "full activation checkpointing: keep each repeated block's "
+                "input, recompute the block (a baseline policy)",
+                solveFullAC),
+      heuristic("selective",
+                "selective checkpointing: full-ac plus every matmul output "
+                "kept (a baseline policy)",
+                solveSelective),
       heuristic("chen-sqrt", "Chen et al. sqrt(n) on articulation points",
                 solveChen<ChenRule::Sqrt, ChenCandidates::ArticulationPoints>),
       heuristic("chen-sqrt-topo",

@@ -32,7 +32,7 @@ namespace {
 
 struct NodeFields {
   std::optional<JSONInt> id, bytesPerSample, aliasOf;
-  std::optional<std::string> name, kind, keep, gather;
+  std::optional<std::string> name, kind, keep, gather, path, op;
   std::optional<JSONNumber> cost, costPerSample;
   std::optional<std::vector<JSONInt>> deps, after, partBytes;
   JSONInt bytes;
@@ -48,7 +48,8 @@ bool fromJSON(const json::Value &value, NodeFields &out, json::Path path) {
          o.mapOptional("kind", out.kind) && o.mapOptional("deps", out.deps) &&
          o.mapOptional("alias_of", out.aliasOf) &&
          o.mapOptional("after", out.after) && o.mapOptional("keep", out.keep) &&
-         o.mapOptional("gather", out.gather);
+         o.mapOptional("gather", out.gather) &&
+         o.mapOptional("path", out.path) && o.mapOptional("op", out.op);
 }
 
 struct GraphFields {
@@ -171,6 +172,8 @@ private:
                              ")");
     Node node;
     node.name = fields.name.value_or("");
+    node.module = fields.path.value_or("");
+    node.op = fields.op.value_or("");
     if (!readSizes(fields, path, node) || !readKind(fields, path, node) ||
         !readDeps(fields, path, id, count, node))
       return false;
@@ -594,6 +597,10 @@ std::string remat::printGraphJSON(const Graph &graph) {
     if (node.gather != GatherRole::None)
       object["gather"] =
           node.gather == GatherRole::Gather ? "gather" : "derived";
+    if (!node.module.empty())
+      object["path"] = node.module;
+    if (!node.op.empty())
+      object["op"] = node.op;
     if (graph.hasBatchScaling()) {
       object["bytes_per_sample"] = node.bytesPerSample;
       object["cost_per_sample"] = node.costPerSample;

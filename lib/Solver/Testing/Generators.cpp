@@ -219,6 +219,27 @@ Graph remat::makeDenseNet(int blocks, int layersPerBlock,
   return b.finish(loss);
 }
 
+/// Gives the forward nodes of a makeTransformer graph the module paths
+/// (`layers.3`) and op kinds (mm for weighted layers, bmm for the attention
+/// products) an importer records, from their names.
+static void annotateTransformer(Graph &graph) {
+  for (Node &node : graph.nodes) {
+    if (node.kind != NodeKind::Forward)
+      continue;
+    size_t digits = node.name.find_last_not_of("0123456789") + 1;
+    std::string stem = node.name.substr(0, digits);
+    if (digits < node.name.size())
+      node.module = "layers." + node.name.substr(digits);
+    if (stem == "q" || stem == "k" || stem == "v" || stem == "proj" ||
+        stem == "mlp_up" || stem == "mlp_down" || stem == "embed")
+      node.op = "mm";
+    else if (stem == "scores" || stem == "attn")
+      node.op = "bmm";
+    else
+      node.op = stem == "gelu" || stem == "softmax" ? stem : "add";
+  }
+}
+
 Graph remat::makeTransformer(int layers, const GeneratorOptions &options) {
   ForwardBuilder b("transformer" + std::to_string(layers), options);
   int x = b.input("x", 1);
@@ -241,7 +262,9 @@ Graph remat::makeTransformer(int layers, const GeneratorOptions &options) {
     h = b.op("res2_" + s, 1, 0.25, {x1, down});
   }
   int loss = b.op("loss", 1, 0.25, {h});
-  return b.finish(loss);
+  Graph graph = b.finish(loss);
+  annotateTransformer(graph);
+  return graph;
 }
 
 Graph remat::makeRandomDag(int forwardNodes, uint64_t seed,

@@ -125,6 +125,12 @@ struct Node {
     return kind == NodeKind::Input || kind == NodeKind::Param;
   }
   bool isView() const { return aliasOf >= 0; }
+  /// The module path of the layer that computed it (`transformer.h.3.attn`),
+  /// empty when unknown: a hint for finding repeated blocks (Blocks.h).
+  std::string module;
+  /// The op kind as the graph records it (`mm`, `bmm`, `add`), empty when
+  /// unknown: what selective checkpointing keeps (Blocks.h).
+  std::string op;
   /// With several results, the bytes of each (summing to `bytes`): a
   /// lowering gives each its own buffer, so an arena aligns each
   /// (arenaOfSchedule). Empty: one buffer of `bytes`.

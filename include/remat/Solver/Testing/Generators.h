@@ -97,7 +97,8 @@ Graph makeUNet(int depth, const GeneratorOptions &options = {});
 Graph makeDenseNet(int blocks, int layersPerBlock,
                    const GeneratorOptions &options = {});
 /// Transformer-like: `layers` pre-norm blocks (attention and MLP, each with
-/// a residual add).
+/// a residual add), with module paths (`layers.3`) and op kinds (mm, bmm)
+/// as an importer records them.
 Graph makeTransformer(int layers, const GeneratorOptions &options = {});
 /// A random forward DAG of `forwardNodes` ops (1-3 operands each, biased
 /// to recent nodes; deterministic in `seed`), all sinks joined in a loss.
