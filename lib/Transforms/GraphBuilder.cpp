@@ -124,6 +124,25 @@ static std::string getNodeName(Operation *op, int id) {
   return where.empty() ? name : name + "@" + where;
 }
 
+/// The module path of the layer `op` came from (remat-import-torch's
+/// `loc("transformer.h.3.attn/aten.mm")`: the part before the slash); empty
+/// when its location names none. A hint for finding repeated blocks
+/// (Blocks.h).
+static std::string getModulePath(Operation *op) {
+  std::string path;
+  op->getLoc()->walk([&](Location loc) {
+    if (auto named = dyn_cast<NameLoc>(loc)) {
+      StringRef name = named.getName().strref();
+      size_t slash = name.rfind('/');
+      if (slash != StringRef::npos)
+        path = name.take_front(slash).str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return path;
+}
+
 /// Gives the graph of `func` its batch scaling (Problem.h) from the IR
 /// shapes: a node's bytes per sample are those of its results that carry
 /// the batch (BatchAnalysis) divided by the batch size, its cost per sample
@@ -215,6 +234,8 @@ static bool isGatherDerived(Operation &op,
 static FailureOr<Node> getOpNode(Operation &op, int id) {
   Node node;
   node.name = getNodeName(&op, id);
+  node.op = op.getName().getStringRef().str();
+  node.module = getModulePath(&op);
   auto cost = op.getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
   bool hasTensorResult = llvm::any_of(op.getResultTypes(), [](Type type) {
     return isa<RankedTensorType, UnrankedTensorType>(type);

@@ -199,7 +199,8 @@ def _forward_nodes(joint):
 def _op_entry(n, index, forward, unknown, device):
     """The node fields of an aten call: bytes (0 for views and multi-result
     ops), cost (FLOPs, or the roofline time on `device`), dependencies,
-    phase, alias. An op without a cost rule costs 0 and is added to
+    phase, alias, op name (what selective checkpointing keeps, Blocks.h).
+    An op without a cost rule costs 0 and is added to
     `unknown` ({op: [module path]})."""
     deps = []
     for d in n.all_input_nodes:
@@ -228,7 +229,7 @@ def _op_entry(n, index, forward, unknown, device):
                                     runs_kernel=op_name(n) not in VIEW_OPS)
     return dict(bytes=nbytes, cost=float(cost), deps=deps,
                 kind="forward" if n in forward else "backward",
-                alias_of=alias)
+                alias_of=alias, op=op_name(n))
 
 
 def to_graph(joint, name, opt=None, device=None):

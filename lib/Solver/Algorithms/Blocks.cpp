@@ -186,6 +186,14 @@ int remat::distinctBlocks(const std::vector<Block> &blocks) {
 }
 
 bool remat::isMatmulOp(const std::string &op) {
+  // The linalg named contractions a lowering writes (remat-opt's graphs).
+  for (const char *name : {"linalg.matmul", "linalg.batch_matmul",
+                           "linalg.matmul_transpose_a",
+                           "linalg.matmul_transpose_b",
+                           "linalg.batch_matmul_transpose_a",
+                           "linalg.batch_matmul_transpose_b"})
+    if (op == name)
+      return true;
   std::string stem = op.compare(0, 5, "aten.") == 0 ? op.substr(5) : op;
   stem = stem.substr(0, stem.find('.'));
   for (const char *name : {"mm", "bmm", "addmm", "matmul", "linear", "baddbmm"})

@@ -64,7 +64,8 @@ std::vector<Block> findBlocks(const Graph &graph, bool useModules = true);
 int distinctBlocks(const std::vector<Block> &blocks);
 
 /// Whether op kind `op` is a matrix multiplication (mm, bmm, addmm, matmul,
-/// linear, baddbmm; an `aten.` prefix and `.overload` suffix are ignored).
+/// linear, baddbmm; an `aten.` prefix and `.overload` suffix are ignored; and
+/// the linalg matmul and batch_matmul ops, transposed forms included).
 bool isMatmulOp(const std::string &op);
 
 /// The checkpoint set of policy full-ac (`selective` false) or selective,
