@@ -452,9 +452,14 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  if (!policyName.empty())
+  if (!policyName.empty()) {
+    if (policyName != "none" && policyName != "full-ac" &&
+        policyName != "selective")
+      return fail("unknown policy '" + policyName +
+                  "' (expected none, full-ac or selective)");
     solverName = policyName == "none" ? std::string("checkpoint-all")
                                       : std::string(policyName);
+  }
   const SolverInfo *solver = findSolver(solverName);
   if (!solver)
     return fail("unknown solver '" + solverName +
