@@ -6,6 +6,7 @@
 
 #include "remat/Pipelines/CheckedPipeline.h"
 #include "remat/Pipelines/Pipelines.h"
+#include "remat/Solver/Algorithms/Blocks.h"
 #include "remat/Transforms/PassOptions.h"
 #include "remat/Transforms/Passes.h"
 
@@ -66,7 +67,8 @@ void remat::buildRematPipeline(OpPassManager &pm,
   }
 
   RematSelectCheckpointsOptions select;
-  select.solver = options.solver;
+  select.solver = options.policy.empty() ? std::string(options.solver)
+                                         : policySolver(options.policy);
   select.mode = options.mode;
   select.budget = options.budget;
   select.effort = options.effort;
@@ -98,9 +100,18 @@ parseRematPipelineOptions(StringRef text, RematPipelineOptions &options,
   std::string known;
   llvm::raw_string_ostream os(known);
   options.print(os);
-  if (failed(checkOptionBlanks(text, known, "remat-pipeline", errorHandler)))
+  if (failed(checkOptionBlanks(text, known, "remat-pipeline", errorHandler)) ||
+      failed(options.parseFromString(text)))
     return failure();
-  return options.parseFromString(text);
+  if (options.policy.empty())
+    return success();
+  if (policySolver(options.policy).empty())
+    return errorHandler("remat-pipeline: unknown policy '" + options.policy +
+                        "' (expected none, full-ac or selective)");
+  if (options.solver.getValue() != "auto")
+    return errorHandler("remat-pipeline: policy= and solver= both given; "
+                        "a policy is the plan's solver");
+  return success();
 }
 
 void remat::registerRematPipeline() {

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Algorithms/Blocks.h"
 #include "remat/Solver/Core/Budget.h"
 #include "remat/Solver/Core/ScheduleBuilder.h"
 #include "remat/Solver/Core/Simulator.h"
@@ -453,12 +454,10 @@ int main(int argc, char **argv) {
   }
 
   if (!policyName.empty()) {
-    if (policyName != "none" && policyName != "full-ac" &&
-        policyName != "selective")
+    solverName = policySolver(policyName);
+    if (solverName.empty())
       return fail("unknown policy '" + policyName +
                   "' (expected none, full-ac or selective)");
-    solverName = policyName == "none" ? std::string("checkpoint-all")
-                                      : std::string(policyName);
   }
   const SolverInfo *solver = findSolver(solverName);
   if (!solver)

@@ -13,6 +13,7 @@
 
 #include "remat/Solver/Algorithms/Blocks.h"
 #include "remat/Solver/Testing/Generators.h"
+#include "remat/Solver/Core/ScheduleBuilder.h"
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Core/SolverSupport.h"
 #include "remat/Solver/Algorithms/Solvers.h"
@@ -105,7 +106,7 @@ TEST(BlocksTest, PoliciesAreVerifiedAndOrdered) {
   EXPECT_LT(sel.cost, full.cost);
   EXPECT_GT(sel.cost, none.cost);
   EXPECT_LE(sel.peakBytes, none.peakBytes);
-  std::vector<char> keep = policyCheckpoints(g, blocks, true);
+  std::vector<char> keep = policyCheckpoints(g, blocks, 0);
   EXPECT_TRUE(keep[nodeNamed(g, "mlp_up1")]);
   EXPECT_TRUE(keep[nodeNamed(g, "scores1")]);
   EXPECT_FALSE(keep[nodeNamed(g, "gelu1")]);
@@ -130,41 +131,69 @@ TEST(BlocksTest, MatmulOps) {
     EXPECT_FALSE(isMatmulOp(op)) << op;
 }
 
-/// auto at `budget` is no worse than `policy` when the policy fits it.
-void expectAutoDominates(const Graph &g, const SolveResult &policy,
-                         int64_t budget) {
+/// `solve` at `budget` is no worse than `policy` when the policy fits it.
+void expectDominates(const SolverInfo &solve, const Graph &g,
+                     const SolveResult &policy, int64_t budget) {
   SolveOptions opts;
   opts.budget = budget;
   opts.lastResort = false;
   opts.effort = 0.25;
   if (policy.peakBytes > budget)
     return;
-  SolveResult a = solvePortfolio(g, opts);
-  ASSERT_TRUE(a.feasible()) << g.name << " at " << budget;
-  EXPECT_LE(a.cost, policy.cost)
-      << g.name << " at " << budget << ": " << policy.solver;
+  SolveResult a = solve.solve(g, opts);
+  ASSERT_TRUE(a.feasible()) << solve.name << " on " << g.name << " at "
+                            << budget;
+  EXPECT_LE(a.cost, policy.cost) << solve.name << " on " << g.name << " at "
+                                 << budget << ": " << policy.solver;
   EXPECT_LE(a.peakBytes, budget);
 }
 
 // Small LM-like graphs, identical and heterogeneous layers: over a sweep of
-// budgets and at each policy's own peak.
-TEST(BlocksTest, AutoDominatesFittingPolicies) {
-  for (uint64_t seed : {0, 1, 2}) {
-    GeneratorOptions gen;
-    gen.heterogeneous = seed > 0;
-    gen.seed = seed;
-    Graph g = makeTransformer(3, gen);
-    std::vector<SolveResult> policies = {solveFullAC(g, SolveOptions()),
-                                         solveSelective(g, SolveOptions())};
-    int64_t top = solveCheckpointAll(g, SolveOptions()).peakBytes;
-    int64_t bottom = peakLowerBound(g);
-    for (const SolveResult &policy : policies) {
-      expectVerified(g, policy);
-      expectAutoDominates(g, policy, policy.peakBytes);
-      for (int step = 0; step <= 3; ++step)
-        expectAutoDominates(g, policy, bottom + (top - bottom) * step / 3);
+// budgets and at each policy's own peak, the portfolio (which runs the
+// policies) and the hierarchical solver (whose plans include the policies
+// and their mixes) are never dearer than a policy that fits.
+TEST(BlocksTest, SolversDominateFittingPolicies) {
+  for (const char *name : {"auto", "hierarchical"})
+    for (uint64_t seed : {0, 1, 2}) {
+      GeneratorOptions gen;
+      gen.heterogeneous = seed > 0;
+      gen.seed = seed;
+      Graph g = makeTransformer(3, gen);
+      std::vector<SolveResult> policies = {solveFullAC(g, SolveOptions()),
+                                           solveSelective(g, SolveOptions())};
+      int64_t top = solveCheckpointAll(g, SolveOptions()).peakBytes;
+      int64_t bottom = peakLowerBound(g);
+      const SolverInfo &solver = *findSolver(name);
+      for (const SolveResult &policy : policies) {
+        expectVerified(g, policy);
+        expectDominates(solver, g, policy, policy.peakBytes);
+        for (int step = 0; step <= 3; ++step)
+          expectDominates(solver, g, policy,
+                          bottom + (top - bottom) * step / 3);
+      }
     }
-  }
+}
+
+// Mixing the policies (the last k blocks selective) moves from full-ac to
+// selective: each block made selective before the last saves recompute
+// (the last block's forward values are reused, not recomputed, either way).
+TEST(BlocksTest, PolicyMixesAreOrdered) {
+  Graph g = makeTransformer(4);
+  std::vector<Block> blocks = findBlocks(g);
+  ASSERT_EQ(blocks.size(), 4u);
+  auto cost = [&](size_t first) {
+    double best = -1;
+    std::vector<char> keep = policyCheckpoints(g, blocks, first);
+    for (const CheckpointOptions &variant : builderVariants()) {
+      double c = evaluateCheckpoints(g, keep, variant).cost;
+      best = best < 0 ? c : std::min(best, c);
+    }
+    return best;
+  };
+  EXPECT_DOUBLE_EQ(cost(4), solveFullAC(g, SolveOptions()).cost);
+  EXPECT_DOUBLE_EQ(cost(0), solveSelective(g, SolveOptions()).cost);
+  for (size_t first = 3; first-- > 0;)
+    EXPECT_LT(cost(first), cost(first + 1)) << "from block " << first;
 }
 
 } // namespace

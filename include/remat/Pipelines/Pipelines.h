@@ -165,6 +165,13 @@ struct RematPipelineOptions
       llvm::cl::desc("Name of the registered checkpoint solver (see "
                      "remat-solve --list-solvers); auto = the portfolio"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> policy{
+      *this, "policy",
+      llvm::cl::desc("A practitioners' policy instead of solver=, on the "
+                     "repeated blocks the planner finds: none "
+                     "(checkpoint-all), full-ac (keep each block's input) or "
+                     "selective (and its matmul outputs)"),
+      llvm::cl::init("")};
   PassOptions::Option<Mode> mode{
       *this, "mode", llvm::cl::desc("What the plan optimizes"),
       llvm::cl::init(Mode::MinCompute), planModeValues()};

@@ -204,14 +204,14 @@ bool remat::isMatmulOp(const std::string &op) {
 
 std::vector<char> remat::policyCheckpoints(const Graph &graph,
                                            const std::vector<Block> &blocks,
-                                           bool selective) {
+                                           size_t firstSelective) {
   std::vector<char> keep(graph.size(), 0);
   for (int id : forwardOrder(graph))
     keep[id] = 1;
-  for (const Block &block : blocks)
-    for (int id : block.nodes)
-      keep[id] = id == block.nodes.back() ||
-                 (selective && isMatmulOp(graph.nodes[id].op));
+  for (size_t b = 0; b < blocks.size(); ++b)
+    for (int id : blocks[b].nodes)
+      keep[id] = id == blocks[b].nodes.back() ||
+                 (b >= firstSelective && isMatmulOp(graph.nodes[id].op));
   return keep;
 }
 
@@ -231,7 +231,8 @@ static SolveResult solvePolicy(const Graph &graph, const SolveOptions &options,
     return failSolve(name, SolveStatus::Unsupported,
                      "no repeated blocks found in the forward", meter);
   return solveFromCheckpointSets(
-      graph, options, name, {policyCheckpoints(graph, blocks, selective)},
+      graph, options, name,
+      {policyCheckpoints(graph, blocks, selective ? 0 : blocks.size())},
       meter);
 }
 
@@ -243,4 +244,12 @@ SolveResult remat::solveFullAC(const Graph &graph,
 SolveResult remat::solveSelective(const Graph &graph,
                                   const SolveOptions &options) {
   return solvePolicy(graph, options, /*selective=*/true);
+}
+
+std::string remat::policySolver(const std::string &policy) {
+  if (policy == "none")
+    return "checkpoint-all";
+  if (policy == "full-ac" || policy == "selective")
+    return policy;
+  return "";
 }

@@ -23,7 +23,11 @@
 //     recompute cost, whether it reads a dropped entry). Small blocks enumerate
 //     every subset of their free nodes (exact for the model); larger ones score
 //     the projections of the min-cut sweep, Chen's greedy sets, keep-all and
-//     keep-none. Dominated options are dropped: a small Pareto set per block.
+//     keep-none, and the block's own sets: its matmul outputs (selective
+//     checkpointing) and the prefixes of its nodes by recompute cost per
+//     byte, alone and on top of the matmul outputs. Dominated options are
+//     dropped: a small Pareto set per block. Identical blocks (same
+//     `blockHash`, same free, forced and demanded nodes) are scored once.
 //   * DP. Over the blocks in forward order and the prefix's kept bytes in
 //     kLevels discrete levels, one option per block minimizing the recompute
 //     cost such that, while block b's backward runs, kept(blocks <= b) +
@@ -33,6 +37,11 @@
 //     from a dropped entry only if the previous block's option was scored
 //     with its exit recomputed too (the DP state: whether the last block's
 //     exit is available).
+//   * Policies. Before the DP, full and selective activation checkpointing
+//     on the repeated blocks (Blocks.h), and each mix of them (the last k
+//     blocks selective), are verified as plans: the DP's model is not the
+//     simulator, so this is what makes the answer never worse than a policy
+//     that meets the constraints.
 //   * Verification. The chosen set goes through the shared builder (every
 //     variant of builderVariants(), reordered) and the simulator. The model
 //     is not the simulator, so its budget is searched: under a budget it is
@@ -51,11 +60,13 @@
 #include "remat/Solver/Core/ScheduleBuilder.h"
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Core/SolverSupport.h"
+#include "remat/Solver/Algorithms/Blocks.h"
 #include "remat/Solver/Algorithms/Solvers.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <tuple>
 
@@ -63,6 +74,9 @@ using namespace remat;
 
 /// Blocks of at most this many free nodes enumerate every keep subset.
 static constexpr int kExactNodes = 10;
+/// Larger blocks score at most this many prefixes of their own cost-per-byte
+/// order (twice: alone and on top of their matmul outputs).
+static constexpr size_t kLocalPrefixes = 64;
 /// Memory levels of the DP (of the model budget).
 static constexpr int kLevels = 512;
 /// Probes that scale the model budget down by the overshoot ratio, then
@@ -87,7 +101,7 @@ struct BlockOption {
   bool exitAvailable() const { return keepsExit || exitRecomputed; }
 };
 
-struct Block {
+struct DpBlock {
   std::vector<int> nodes;    ///< Its forward nodes, ascending.
   int entry = -1, exit = -1; ///< Previous block's exit; its own.
   int64_t backwardBytes = 0; ///< Gradients' footprint in its backward.
@@ -110,18 +124,23 @@ public:
   /// `sweep` bounds the min-cut sweep of `globalSets` (and counts it).
   Decomposition(const Graph &graph, WorkMeter &sweep);
 
-  std::vector<Block> blocks;
+  std::vector<DpBlock> blocks;
 
 private:
   void formBlocks();
   void markDemand();
   void measureBackward();
-  LocalBlock localView(const Block &block) const;
-  BlockOption score(const Block &block, const LocalBlock &local,
+  LocalBlock localView(const DpBlock &block) const;
+  BlockOption score(const DpBlock &block, const LocalBlock &local,
                     const std::vector<char> &keep, bool exitRecomputed);
-  std::vector<std::vector<char>> subsets(const Block &block);
+  std::vector<std::vector<char>> subsets(const DpBlock &block);
+  void addLocalSets(const DpBlock &block, const std::vector<char> &base,
+                    const std::vector<int> &freeIndex,
+                    std::vector<std::vector<char>> &result);
   const std::vector<std::vector<char>> &globalSets();
-  void buildOptions(Block &block, bool last);
+  void buildOptions(DpBlock &block, bool last);
+  uint64_t optionsKey(const DpBlock &block, bool last) const;
+  void copyOptions(const DpBlock &from, DpBlock &to) const;
 
   const Graph &graph;
   const int n;
@@ -132,6 +151,8 @@ private:
   /// `score`'s per-node marks, kept between calls (it runs a million times
   /// on a 50,000-node chain).
   std::vector<char> recomputed;
+  /// The first block of each options key (identical blocks solved once).
+  std::map<uint64_t, size_t> solvedBlocks;
 };
 } // namespace
 
@@ -182,7 +203,7 @@ void Decomposition::formBlocks() {
       blocks.back().entry = entry;
       freeInBlock = 0;
     }
-    Block &block = blocks.back();
+    DpBlock &block = blocks.back();
     block.nodes.insert(block.nodes.end(), members[s].begin(), members[s].end());
     block.exit = exits[s];
     freeInBlock += size;
@@ -240,13 +261,13 @@ void Decomposition::measureBackward() {
     forEachRead(graph.nodes[step.node],
                 [&](int dep) { latest = std::max(latest, blockOf[dep]); });
     current = latest >= 0 ? latest : current;
-    Block &block = blocks[current];
+    DpBlock &block = blocks[current];
     block.backwardBytes = std::max(
         block.backwardBytes, sim.liveAfterStep[i] - resident - liveForward);
   }
 }
 
-LocalBlock Decomposition::localView(const Block &block) const {
+LocalBlock Decomposition::localView(const DpBlock &block) const {
   LocalBlock local;
   const int k = block.nodes.size();
   local.users.resize(k);
@@ -271,7 +292,7 @@ LocalBlock Decomposition::localView(const Block &block) const {
 /// into segments, as in the builder; a segment's recomputed values are live
 /// together while its run of the backward executes (Chen's model), so the
 /// work is the largest segment's. `kept` is left empty (`keptNodes`).
-BlockOption Decomposition::score(const Block &block, const LocalBlock &local,
+BlockOption Decomposition::score(const DpBlock &block, const LocalBlock &local,
                                  const std::vector<char> &keep,
                                  bool exitRecomputed) {
   BlockOption option;
@@ -304,8 +325,8 @@ BlockOption Decomposition::score(const Block &block, const LocalBlock &local,
 
 /// Keep subsets to score (indexed like block.nodes): all of them when the
 /// block has at most kExactNodes free nodes, else the global heuristic sets
-/// restricted to the block.
-std::vector<std::vector<char>> Decomposition::subsets(const Block &block) {
+/// restricted to the block and the block's own (addLocalSets).
+std::vector<std::vector<char>> Decomposition::subsets(const DpBlock &block) {
   const int k = block.nodes.size();
   std::vector<int> freeIndex;
   std::vector<char> base(k, 0);
@@ -328,9 +349,42 @@ std::vector<std::vector<char>> Decomposition::subsets(const Block &block) {
     for (int i : freeIndex)
       result.back()[i] = set[block.nodes[i]];
   }
+  addLocalSets(block, base, freeIndex, result);
   std::sort(result.begin(), result.end());
   result.erase(std::unique(result.begin(), result.end()), result.end());
   return result;
+}
+
+/// The block's own sets, beside the global ones: its matmul outputs (the
+/// selective policy's choice), and the chain of prefixes of its free nodes
+/// by recompute cost per byte, dearest first (from keep-none to keep-all),
+/// also on top of the matmul outputs: per block, the practitioners'
+/// policies and everything between them.
+void Decomposition::addLocalSets(const DpBlock &block,
+                                 const std::vector<char> &base,
+                                 const std::vector<int> &freeIndex,
+                                 std::vector<std::vector<char>> &result) {
+  std::vector<char> matmuls = base;
+  for (int i : freeIndex)
+    matmuls[i] = isMatmulOp(graph.nodes[block.nodes[i]].op);
+  std::vector<int> order = freeIndex;
+  auto density = [&](int i) {
+    const Node &node = graph.nodes[block.nodes[i]];
+    return node.cost / static_cast<double>(std::max<int64_t>(1, node.bytes));
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int x, int y) { return density(x) > density(y); });
+  // At most kLocalPrefixes prefixes each, evenly spaced.
+  const size_t step = order.size() / kLocalPrefixes + 1;
+  for (const std::vector<char> &start : {base, matmuls}) {
+    std::vector<char> set = start;
+    result.push_back(set);
+    for (size_t j = 0; j < order.size(); ++j) {
+      set[order[j]] = 1;
+      if ((j + 1) % step == 0 || j + 1 == order.size())
+        result.push_back(set);
+    }
+  }
 }
 
 /// Whole-graph checkpoint sets for large blocks: keep-all, keep-none, the
@@ -387,7 +441,14 @@ static std::vector<BlockOption> paretoFront(std::vector<BlockOption> options) {
 /// Scores every subset, also with a dropped exit recomputed for the next
 /// block (not for the last block, which no block follows); the options on
 /// the Pareto front get their kept nodes.
-void Decomposition::buildOptions(Block &block, bool last) {
+void Decomposition::buildOptions(DpBlock &block, bool last) {
+  const uint64_t key = optionsKey(block, last);
+  auto known = solvedBlocks.find(key);
+  if (known != solvedBlocks.end()) {
+    copyOptions(blocks[known->second], block);
+    return;
+  }
+  solvedBlocks.emplace(key, &block - blocks.data());
   LocalBlock local = localView(block);
   std::vector<std::vector<char>> keeps = subsets(block);
   std::vector<BlockOption> scored;
@@ -407,12 +468,33 @@ void Decomposition::buildOptions(Block &block, bool last) {
         option.kept.push_back(block.nodes[i]);
 }
 
+/// What a block's options depend on: its subgraph (`blockHash`), which of
+/// its nodes are free, forced and demanded, and whether it is the last.
+uint64_t Decomposition::optionsKey(const DpBlock &block, bool last) const {
+  uint64_t key = blockHash(graph, block.nodes, block.entry);
+  for (int id : block.nodes)
+    key = key * 0x100000001b3ULL ^
+          (free[id] | forced[id] << 1 | demand[id] << 2 | last << 3);
+  return key;
+}
+
+/// Gives `to` the options of the identical block `from`, their kept nodes
+/// mapped by position.
+void Decomposition::copyOptions(const DpBlock &from, DpBlock &to) const {
+  to.options = from.options;
+  for (BlockOption &option : to.options)
+    for (int &id : option.kept)
+      id = to.nodes[std::lower_bound(from.nodes.begin(), from.nodes.end(),
+                                     id) -
+                    from.nodes.begin()];
+}
+
 namespace {
 /// The DP over blocks for one model budget (see the file comment). States
 /// are (prefix kept level, whether the last exit is available).
 class BlockDp {
 public:
-  BlockDp(const std::vector<Block> &blocks, double modelBudget)
+  BlockDp(const std::vector<DpBlock> &blocks, double modelBudget)
       : blocks(blocks), unit(modelBudget / kLevels),
         cost((kLevels + 1) * 2, kInfinity),
         from(blocks.size(), std::vector<int>((kLevels + 1) * 2, -1)) {}
@@ -438,7 +520,7 @@ private:
 
   void relax(size_t b) {
     std::vector<double> next(cost.size(), kInfinity);
-    const Block &block = blocks[b];
+    const DpBlock &block = blocks[b];
     for (int k = 0, e = block.options.size(); k < e; ++k) {
       const BlockOption &o = block.options[k];
       const int add = level(o.keptBytes);
@@ -469,7 +551,7 @@ private:
     return choice;
   }
 
-  const std::vector<Block> &blocks;
+  const std::vector<DpBlock> &blocks;
   const double unit;
   std::vector<double> cost;
   std::vector<std::vector<int>> from;
@@ -478,9 +560,9 @@ private:
 /// The work units (`SolveAllowance`) of one DP over `blocks`: its inner
 /// steps (an option at a level and state) are about a sixteenth of a
 /// schedule step's simulation.
-static int64_t dpWork(const std::vector<Block> &blocks) {
+static int64_t dpWork(const std::vector<DpBlock> &blocks) {
   int64_t steps = 0;
-  for (const Block &block : blocks)
+  for (const DpBlock &block : blocks)
     steps += static_cast<int64_t>(block.options.size()) * (kLevels + 1) * 2;
   return steps / 16 + 1;
 }
@@ -498,13 +580,13 @@ struct Plan {
 class BudgetSearch {
 public:
   BudgetSearch(const Graph &graph, const SolveOptions &options,
-               const std::vector<Block> &blocks, WorkMeter &meter)
+               const std::vector<DpBlock> &blocks, WorkMeter &meter)
       : graph(graph), options(options), blocks(blocks), meter(meter),
         progress(options, "hierarchical", meter.clock()),
         limit(costLimit(graph, options)), resident(graph.residentBytes()) {
     // The model's peak when everything is kept bounds every model budget.
     int64_t backward = 0;
-    for (const Block &block : blocks) {
+    for (const DpBlock &block : blocks) {
       backward = std::max(backward, block.backwardBytes);
       for (int id : block.nodes)
         keepAll += ownedBytes(graph, id);
@@ -512,6 +594,7 @@ public:
     keepAll += backward;
   }
 
+  void seedPolicies();
   void minimizeCompute();
   void minimizePeak();
 
@@ -520,6 +603,7 @@ public:
 
 private:
   std::optional<CheckpointEval> probe(double modelBudget);
+  CheckpointEval consider(const std::vector<char> &keep);
   bool meets(const CheckpointEval &eval) const {
     return eval.peakBytes <= options.budget &&
            eval.cost <= limit + 1e-9 * std::max(1.0, std::abs(limit));
@@ -528,7 +612,7 @@ private:
 
   const Graph &graph;
   const SolveOptions &options;
-  const std::vector<Block> &blocks;
+  const std::vector<DpBlock> &blocks;
   WorkMeter &meter;
   ProgressReporter progress;
   const double limit;
@@ -550,6 +634,16 @@ std::optional<CheckpointEval> BudgetSearch::probe(double modelBudget) {
   for (size_t b = 0; b < blocks.size(); ++b)
     for (int id : blocks[b].options[(*choice)[b]].kept)
       keep[id] = 1;
+  std::optional<CheckpointEval> result = consider(keep);
+  progress.report(best->eval.cost, best->eval.peakBytes, -1,
+                  "probe " + std::to_string(probes) + " at model budget " +
+                      std::to_string(static_cast<int64_t>(modelBudget)));
+  return result;
+}
+
+/// Builds `keep` with every builder variant, keeps the best verified plan,
+/// and returns the best variant's simulated peak and cost.
+CheckpointEval BudgetSearch::consider(const std::vector<char> &keep) {
   std::optional<CheckpointEval> result;
   for (const CheckpointOptions &variant : builderVariants()) {
     CheckpointEval eval = evaluateCheckpoints(graph, keep, variant);
@@ -561,10 +655,25 @@ std::optional<CheckpointEval> BudgetSearch::probe(double modelBudget) {
                           best->eval.peakBytes, best->eval.cost))
       best = Plan{keep, variant, std::move(eval)};
   }
+  return *result;
+}
+
+/// Full activation checkpointing and selective checkpointing on the
+/// repeated blocks (Blocks.h), and every mix of the two
+/// (policyCheckpoints), as plans: whatever the DP finds, the answer is
+/// never worse than one of them that meets the constraints.
+void BudgetSearch::seedPolicies() {
+  std::vector<Block> repeated = findBlocks(graph);
+  if (repeated.empty())
+    return;
+  bool ops = std::any_of(graph.nodes.begin(), graph.nodes.end(),
+                         [](const Node &node) { return !node.op.empty(); });
+  for (size_t first = 0; first <= repeated.size(); ++first)
+    if (ops || first == repeated.size())
+      consider(policyCheckpoints(graph, repeated, first));
   progress.report(best->eval.cost, best->eval.peakBytes, -1,
-                  "probe " + std::to_string(probes) + " at model budget " +
-                      std::to_string(static_cast<int64_t>(modelBudget)));
-  return result;
+                  "the policies on " + std::to_string(repeated.size()) +
+                      " repeated blocks");
 }
 
 /// Starts from the budget less the resident bytes; while the simulated peak
@@ -621,6 +730,7 @@ void BudgetSearch::minimizePeak() {
 
 /// Runs the model budget search for the objective of `options`.
 static void searchBudget(BudgetSearch &search, const SolveOptions &options) {
+  search.seedPolicies();
   if (options.objective == Objective::MinPeakUnderOverhead)
     search.minimizePeak();
   else
@@ -629,9 +739,9 @@ static void searchBudget(BudgetSearch &search, const SolveOptions &options) {
 
 /// The blocks of `graph` and their options, the min-cut sweep taking at
 /// most kSweepShare of `meter`'s allowance.
-static std::vector<Block> decompose(const Graph &graph, WorkMeter &meter) {
+static std::vector<DpBlock> decompose(const Graph &graph, WorkMeter &meter) {
   WorkMeter sweep(meter, meter.part(kSweepShare));
-  std::vector<Block> blocks = Decomposition(graph, sweep).blocks;
+  std::vector<DpBlock> blocks = Decomposition(graph, sweep).blocks;
   meter.charge(sweep);
   return blocks;
 }
@@ -639,7 +749,7 @@ static std::vector<Block> decompose(const Graph &graph, WorkMeter &meter) {
 std::vector<char> remat::hierarchicalKeep(const Graph &graph,
                                           const SolveOptions &options,
                                           WorkMeter &meter) {
-  std::vector<Block> blocks = decompose(graph, meter);
+  std::vector<DpBlock> blocks = decompose(graph, meter);
   if (blocks.empty())
     return {};
   BudgetSearch search(graph, options, blocks, meter);
@@ -651,7 +761,7 @@ SolveResult remat::solveHierarchical(const Graph &graph,
                                      const SolveOptions &options) {
   WorkMeter meter(options);
   const char *name = "hierarchical";
-  std::vector<Block> blocks = decompose(graph, meter);
+  std::vector<DpBlock> blocks = decompose(graph, meter);
   if (blocks.empty())
     return finishSolve(graph, options, name, checkpointAllSchedule(graph),
                        SolveStatus::Feasible, meter,
@@ -659,7 +769,7 @@ SolveResult remat::solveHierarchical(const Graph &graph,
   BudgetSearch search(graph, options, blocks, meter);
   searchBudget(search, options);
   size_t optionCount = 0;
-  for (const Block &block : blocks)
+  for (const DpBlock &block : blocks)
     optionCount += block.options.size();
   std::string summary = std::to_string(blocks.size()) + " blocks, " +
                         std::to_string(optionCount) + " options, " +

@@ -113,6 +113,9 @@ static constexpr double kProbeSolves = 3;
 /// The full solves that confirm a budget a cheap probe met: at most this
 /// many below the top (`BudgetSearcher::confirm`).
 static constexpr int kMaxConfirmations = 3;
+/// The full solves at the top's memory and above when the top's plan needs
+/// more than the top (`BudgetSearcher::metBelowTop`).
+static constexpr int kTopRetries = 3;
 /// The full solves that then bisect between the largest candidate a full
 /// solve missed and the smallest it met (`BudgetSearcher::refine`).
 static constexpr int kRefinements = 4;
@@ -297,8 +300,16 @@ bool BudgetSearcher::metBelowTop(int64_t topMemory) {
   const int64_t below = std::max(lo, hi - step());
   if (below < hi && mayStart() && isMet(solveFully(below)))
     return true;
-  if (mayStart())
-    solveFully(topMemory);
+  // Asked at the top's memory, the solver may answer with another plan
+  // that needs more still (on a U-Net step: the top's plan needed 252,048
+  // bytes, the plan asked there reordered the same computations into a
+  // larger arena): ask again at each answer's memory, a few times.
+  for (int i = 0; i < kTopRetries && topMemory > 0 && mayStart(); ++i) {
+    const BudgetProbe &answer = solveFully(topMemory);
+    if (isMet(answer) || answer.memory <= topMemory)
+      break;
+    topMemory = answer.memory;
+  }
   return false;
 }
 

@@ -354,26 +354,19 @@ void Planner::planAtSmallerBudget() {
 /// With the arena and a budget given, fits the arena of the answer's
 /// schedule to the budget: other offsets, orders and lower targets
 /// (fitArena), then, in min-compute, the plan at the smallest budget when
-/// that is within this one.
+/// that is within this one (the dearest plan: the last resort).
 void Planner::fitAnswerArena() {
   // Without a budget given nothing is fitted: the recorded budget grows to
   // the arena instead.
   if (!request.arena || out.budget < 0 || request.budget.empty())
     return;
-  // In min-compute, other offsets and orders first, then the plan at the
-  // smallest budget (one quick search), and only then lower targets, whose
-  // solves are long when they find nothing.
-  bool minCompute = request.mode == Mode::MinCompute;
   ArenaFit fit =
-      minCompute
-          ? fitScheduleArena(graph, out.result, out.budget, fitOptions)
-          : fitArena(graph, *solver, request.mode, options, out.result,
-                     fitOptions);
+      fitArena(graph, *solver, request.mode, options, out.result, fitOptions);
   if (!fit.error.empty()) {
     fail(PlanFailure::NoArena, fit.error);
     return;
   }
-  if (!fit.fits && minCompute) {
+  if (!fit.fits && request.mode == Mode::MinCompute) {
     const SmallestBudget &found = findSmallest();
     if (found.arena) {
       out.smallestBudget = found.budget;
@@ -386,9 +379,6 @@ void Planner::fitAnswerArena() {
                       std::to_string(found.arena->totalBytes) + " bytes");
       fit = *found.arena;
       fit.steps = std::move(steps);
-    } else {
-      fit = fitArena(graph, *solver, request.mode, options, out.result,
-                     fitOptions);
     }
   }
   if (fit.fits) {

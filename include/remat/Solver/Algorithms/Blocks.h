@@ -68,11 +68,19 @@ int distinctBlocks(const std::vector<Block> &blocks);
 /// the linalg matmul and batch_matmul ops, transposed forms included).
 bool isMatmulOp(const std::string &op);
 
-/// The checkpoint set of policy full-ac (`selective` false) or selective,
-/// indexed by node, for `blocks` of `graph`.
+/// The checkpoint set, indexed by node, of full-ac on `blocks` of `graph`
+/// with the blocks from `firstSelective` on also keeping their matmul
+/// outputs: blocks.size() gives full-ac, 0 gives selective, and the values
+/// between mix them (the later blocks, whose backward runs first, keep
+/// more).
 std::vector<char> policyCheckpoints(const Graph &graph,
                                     const std::vector<Block> &blocks,
-                                    bool selective);
+                                    size_t firstSelective);
+
+/// The registered solver of a policy name (`none`: checkpoint-all,
+/// `full-ac`, `selective`), empty for any other name; what
+/// `remat-solve --policy` and the pipeline's `policy=` accept.
+std::string policySolver(const std::string &policy);
 
 /// The policies as solvers: full activation checkpointing per block and
 /// selective checkpointing (file comment). Unsupported without repeated
