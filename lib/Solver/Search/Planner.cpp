@@ -15,6 +15,10 @@
 
 using namespace remat;
 
+/// The share of the effort a solve at a lower target gets when fitting the
+/// arena (fitAnswerArena).
+static constexpr double kRetargetEffort = 0.25;
+
 PlanBaseline remat::computeBaseline(const Graph &graph, bool arena,
                                     int64_t alignment) {
   PlanBaseline baseline;
@@ -360,8 +364,14 @@ void Planner::fitAnswerArena() {
   // the arena instead.
   if (!request.arena || out.budget < 0 || request.budget.empty())
     return;
+  // The lower targets' solves get a part of the effort and no last resort
+  // (the MILP): a target with no plan costs a solve its whole search (an
+  // AdamW step: 63 s for "no plan" before).
+  SolveOptions retarget = options;
+  retarget.effort *= kRetargetEffort;
+  retarget.lastResort = false;
   ArenaFit fit =
-      fitArena(graph, *solver, request.mode, options, out.result, fitOptions);
+      fitArena(graph, *solver, request.mode, retarget, out.result, fitOptions);
   if (!fit.error.empty()) {
     fail(PlanFailure::NoArena, fit.error);
     return;
