@@ -79,6 +79,28 @@ static cl::opt<int64_t>
     arenaAlignment("arena-alignment",
                    cl::desc("Alignment of every offset in that arena"),
                    cl::init(16), cl::cat(category));
+static cl::opt<std::string>
+    hostLinkName("host-link",
+                 cl::desc("Offload to host memory over this link as well as "
+                          "recompute (docs/Offload.md): none (the default), "
+                          "pcie4, pcie5 or c2c"),
+                 cl::init("none"), cl::cat(category));
+static cl::opt<std::string>
+    hostBudgetText("host-budget",
+                   cl::desc("With --host-link: the most pinned host memory "
+                            "the plan may hold (bytes, with an optional "
+                            "B/KiB/MiB/GiB/TiB suffix); default unlimited"),
+                   cl::init(""), cl::cat(category));
+static cl::opt<OffloadChoice> offloadChoice(
+    "offload", cl::desc("With --host-link: what a plan may do"),
+    cl::values(clEnumValN(OffloadChoice::Joint, "joint",
+                          "keep, recompute or offload (the default)"),
+               clEnumValN(OffloadChoice::OffloadOnly, "offload",
+                          "keep or offload, recompute nothing"),
+               clEnumValN(OffloadChoice::RecomputeOnly, "recompute",
+                          "keep or recompute (the time still predicted "
+                          "on the link)")),
+    cl::init(OffloadChoice::Joint), cl::cat(category));
 static cl::opt<double>
     overhead("overhead",
              cl::desc("min-peak: allowed extra compute as a fraction of "
@@ -265,6 +287,14 @@ static void printSummary(const Graph &graph, const SolveResult &result,
        << "\n";
   else if (report.batch == 0)
     os << "no batch fits: not even one sample (peak and costs above at 1)\n";
+  if (report.offload && result.feasible()) {
+    const OffloadReport &offload = *report.offload;
+    os << "host link " << offload.link << ": predicted time "
+       << llvm::format("%g", offload.time) << " (stalls "
+       << llvm::format("%g", offload.stall) << "), host peak "
+       << offload.hostPeakBytes << " bytes, " << offload.copies
+       << " copies of " << offload.bytesMoved << " bytes\n";
+  }
   if (result.lowerBound >= 0)
     os << "lower bound " << llvm::format("%g", result.lowerBound) << "\n";
   os << "solved in " << llvm::format("%.3f", result.seconds) << " s, "
@@ -343,6 +373,47 @@ static int runPareto(const Graph &graph, const SolverInfo &solver,
   return 0;
 }
 
+/// The offloading of the command line, priced for `graph`, into `offload`
+/// (left unset for --host-link=none); an error message when an option is
+/// bad.
+static std::string makeOffloadRequest(const Graph &graph,
+                                      std::optional<OffloadRequest> &offload) {
+  if (hostLinkName == "none") {
+    if (hostBudgetText.getNumOccurrences() || offloadChoice.getNumOccurrences())
+      return "bad option: --host-budget and --offload need a --host-link";
+    return "";
+  }
+  std::optional<HostLink> link = findHostLink(hostLinkName, graph);
+  if (!link)
+    return "unknown host link '" + hostLinkName +
+           "' (expected one of: " + hostLinkNames() + ")";
+  if (!hostBudgetText.empty()) {
+    std::string error;
+    std::optional<int64_t> bytes =
+        hostBudgetText.find('%') == std::string::npos
+            ? parseBudget(hostBudgetText, 0, error)
+            : std::nullopt;
+    if (!bytes)
+      return "invalid --host-budget '" + hostBudgetText + "': " +
+             (error.empty() ? "expected bytes, not a percentage" : error);
+    link->hostBudget = *bytes;
+  }
+  offload = OffloadRequest{*link, offloadChoice};
+  return "";
+}
+
+/// The report of the plan on its link, when it was planned with one.
+static std::optional<OffloadReport> makeOffloadReport(
+    const PlanOutcome &outcome) {
+  if (!outcome.onLink)
+    return std::nullopt;
+  const Simulation &sim = *outcome.onLink;
+  OffloadReport report{hostLinkName,     sim.time,          sim.stall,
+                       sim.hostPeakBytes, sim.copies,        sim.bytesMoved,
+                       outcome.hostNeeded};
+  return report;
+}
+
 /// The planner's request from the command line.
 static PlanRequest makePlanRequest(const SolveOptions &options) {
   PlanRequest request;
@@ -365,6 +436,7 @@ static bool isInfeasibleAnswer(PlanFailure failure) {
   case PlanFailure::PeakOverBudget:
   case PlanFailure::BelowOneSample:
   case PlanFailure::ArenaOverBudget:
+  case PlanFailure::HostOverBudget:
     return true;
   default:
     return false;
@@ -394,6 +466,7 @@ static ResultReport makeReport(Graph &graph, const PlanOutcome &outcome) {
             scaleBatch(graph, std::max<int64_t>(outcome.batch, 1)))
       graph = std::move(*scaled);
   }
+  report.offload = makeOffloadReport(outcome);
   report.checkpointAllCost = checkpointAllCost(graph);
   report.checkpointAllPeak =
       simulate(graph, checkpointAllSchedule(graph)).peakBytes;
@@ -417,7 +490,11 @@ static SolveResult getWrittenResult(const PlanOutcome &outcome) {
 /// Plans `graph` in every mode but pareto and writes the result on `out`.
 static int runPlan(Graph &graph, const SolveOptions &options,
                    llvm::ToolOutputFile &out) {
-  PlanOutcome outcome = plan(graph, makePlanRequest(options));
+  PlanRequest request = makePlanRequest(options);
+  if (std::string error = makeOffloadRequest(graph, request.offload);
+      !error.empty())
+    return fail(error);
+  PlanOutcome outcome = plan(graph, request);
   if (!outcome.succeeded() && !isInfeasibleAnswer(outcome.failure)) {
     if (outcome.failure == PlanFailure::Unsupported)
       return fail("solver '" + outcome.solver +

@@ -191,3 +191,128 @@ TEST(GraphTest, UsersStorageResident) {
 }
 
 } // namespace
+
+namespace {
+/// A link on which a copy of b bytes takes b / 100 cost units.
+HostLink slowLink() {
+  HostLink link;
+  link.name = "test";
+  link.bytesPerSecond = 100;
+  link.latencySeconds = 0;
+  link.costPerSecond = 1;
+  return link;
+}
+
+/// x(input) -> a(100); x -> b(1000) -> c(10); d(backward) reads a and c.
+/// Every compute costs 10.
+Graph offloadGraph() {
+  Graph g;
+  g.nodes = {makeNode("x", 1, 0, {}, NodeKind::Input),
+             makeNode("a", 100, 10, {0}), makeNode("b", 1000, 10, {0}),
+             makeNode("c", 10, 10, {2}),
+             makeNode("d", 1, 10, {1, 3}, NodeKind::Backward)};
+  g.outputs = {4};
+  return g;
+}
+} // namespace
+
+TEST(SimulatorTest, OffloadFreesWhenTheCopyIsDone) {
+  Graph g = offloadGraph();
+  HostLink link = slowLink();
+  // a computed [0, 10); its offload copies [10, 11); b starts at 10, so a
+  // still counts then; c starts at 20, after the copy: a is gone. The
+  // prefetch at 30 takes to 31: d waits 1.
+  std::vector<StorageLifetime> lifetimes;
+  Simulation sim = simulate(
+      g,
+      steps({Step::compute(1), Step::offload(1), Step::compute(2),
+             Step::compute(3), Step::free(2), Step::prefetch(1),
+             Step::compute(4), Step::free(1), Step::free(3)}),
+      &lifetimes, &link);
+  ASSERT_TRUE(sim.valid()) << sim.error;
+  EXPECT_EQ(sim.liveAfterStep, (std::vector<int64_t>{101, 101, 1101, 1011, 11,
+                                                     111, 112, 12, 2}));
+  EXPECT_EQ(sim.peakBytes, 1101);
+  EXPECT_EQ(sim.cost, 40);
+  EXPECT_EQ(sim.stall, 1);
+  EXPECT_EQ(sim.time, 41);
+  EXPECT_EQ(sim.startOfStep[6], 31);
+  EXPECT_EQ(sim.hostPeakBytes, 100);
+  EXPECT_EQ(sim.copies, 2);
+  EXPECT_EQ(sim.bytesMoved, 200);
+  // a's first storage ends where c retired the copy (step 3); the prefetch
+  // allocated a second one (steps 5 to 7).
+  ASSERT_EQ(lifetimes.size(), 5u);
+  EXPECT_EQ(lifetimes[0].node, 1);
+  EXPECT_EQ(lifetimes[0].end, 3u);
+  EXPECT_EQ(lifetimes[3].node, 1);
+  EXPECT_EQ(lifetimes[3].begin, 5u);
+  EXPECT_EQ(lifetimes[3].end, 7u);
+}
+
+TEST(SimulatorTest, WithoutCopiesTimeIsCost) {
+  Graph g = chain4();
+  HostLink link = slowLink();
+  Simulation sim = simulate(
+      g, steps({Step::compute(1), Step::compute(2), Step::compute(3)}),
+      nullptr, &link);
+  ASSERT_TRUE(sim.valid()) << sim.error;
+  EXPECT_EQ(sim.time, sim.cost);
+  EXPECT_EQ(sim.stall, 0);
+  EXPECT_EQ(sim.copies, 0);
+}
+
+TEST(SimulatorTest, OffloadViolations) {
+  Graph g = offloadGraph();
+  HostLink link = slowLink();
+  auto error = [&](std::initializer_list<Step> list, bool withLink = true) {
+    return simulate(g, steps(list), nullptr, withLink ? &link : nullptr)
+        .error;
+  };
+  EXPECT_NE(error({Step::compute(1), Step::offload(1)}, false)
+                .find("offloading needs a host link"),
+            std::string::npos);
+  // Offloaded, then computed again instead of prefetched.
+  EXPECT_NE(error({Step::compute(1), Step::offload(1), Step::compute(1)})
+                .find("prefetched, not computed again"),
+            std::string::npos);
+  EXPECT_NE(error({Step::compute(1), Step::offload(1), Step::compute(2),
+                   Step::compute(3), Step::compute(4)})
+                .find("dependency 1 'a' is on the host"),
+            std::string::npos);
+  EXPECT_NE(error({Step::compute(1), Step::offload(1), Step::free(1)})
+                .find("on the host"),
+            std::string::npos);
+  EXPECT_NE(error({Step::prefetch(1)}).find("not on the host"),
+            std::string::npos);
+  EXPECT_NE(error({Step::compute(1), Step::offload(1)})
+                .find("node 1 'a' is offloaded and never prefetched"),
+            std::string::npos);
+  EXPECT_NE(error({Step::offload(0)}).find("resident"), std::string::npos);
+}
+
+TEST(SimulatorTest, OffloadNeedsTheStorageAlone) {
+  // v is a view of a: offloading a while v is live would leave v pointing
+  // at freed memory.
+  Graph g;
+  g.nodes = {makeNode("x", 1, 0, {}, NodeKind::Input),
+             makeNode("a", 100, 1, {0}), makeNode("v", 0, 0, {1},
+                                                  NodeKind::Forward, 1),
+             makeNode("d", 1, 1, {2}, NodeKind::Backward)};
+  g.outputs = {3};
+  HostLink link = slowLink();
+  Simulation shared = simulate(
+      g, steps({Step::compute(1), Step::compute(2), Step::offload(1)}),
+      nullptr, &link);
+  EXPECT_NE(shared.error.find("no other live value may share it"),
+            std::string::npos)
+      << shared.error;
+  // The view alone on it may go: its whole storage moves and comes back.
+  Simulation alone = simulate(
+      g,
+      steps({Step::compute(1), Step::compute(2), Step::free(1),
+             Step::offload(2), Step::prefetch(2), Step::compute(3)}),
+      nullptr, &link);
+  ASSERT_TRUE(alone.valid()) << alone.error;
+  EXPECT_EQ(alone.bytesMoved, 200);
+}

@@ -221,3 +221,17 @@ bool remat::hasUnpinnedGathers(const Graph &graph) {
   }
   return any;
 }
+
+const char *remat::toString(Step::Kind kind) {
+  switch (kind) {
+  case Step::Kind::Compute:
+    return "compute";
+  case Step::Kind::Free:
+    return "free";
+  case Step::Kind::Offload:
+    return "offload";
+  case Step::Kind::Prefetch:
+    return "prefetch";
+  }
+  return "?";
+}

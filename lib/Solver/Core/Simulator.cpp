@@ -16,6 +16,8 @@
 
 #include "remat/Solver/Core/Simulator.h"
 
+#include <algorithm>
+#include <deque>
 #include <sstream>
 
 using namespace remat;
@@ -28,19 +30,257 @@ struct Instance {
   size_t begin = 0;
   size_t end = 0;
 };
+
+/// A copy on one of the copy streams: when it is done, and what it
+/// releases then (a device instance after an offload, host bytes after a
+/// prefetch).
+struct Copy {
+  double done = 0;
+  int instance = -1;
+  int64_t hostBytes = 0;
+};
 } // namespace
 
 static std::string stepName(const Graph &graph, size_t index,
                             const Step &step) {
   std::ostringstream os;
-  os << "step " << index << " ("
-     << (step.kind == Step::Kind::Compute ? "compute" : "free") << " "
-     << step.node;
+  os << "step " << index << " (" << toString(step.kind) << " " << step.node;
   if (step.node >= 0 && step.node < graph.size() &&
       !graph.nodes[step.node].name.empty())
     os << " '" << graph.nodes[step.node].name << "'";
   os << ")";
   return os.str();
+}
+
+static std::string describe(const Graph &graph, const char *what, int id) {
+  std::ostringstream os;
+  os << what << " " << id;
+  if (!graph.nodes[id].name.empty())
+    os << " '" << graph.nodes[id].name << "'";
+  return os.str();
+}
+
+/// Why computing `id` now breaks an ordering edge (`Node::after`): a node it
+/// comes after was never computed; "" when none does.
+static std::string checkOrderEdges(const Graph &graph, int id,
+                                   const std::vector<char> &computed) {
+  for (int before : graph.nodes[id].after)
+    if (!computed[before])
+      return "breaks the effect order: " + describe(graph, "node", before) +
+             " must be computed first";
+  return "";
+}
+
+namespace {
+/// The state of one replay: what is live where, the streams' clocks.
+class Replay {
+public:
+  Replay(const Graph &graph, const HostLink *link, Simulation &sim)
+      : graph(graph), link(link), sim(sim), instanceOf(graph.size(), -1),
+        live(graph.size(), 0), computed(graph.size(), 0),
+        onHost(graph.size(), 0), ready(graph.size(), 0),
+        offloadDone(graph.size(), 0), onHostBytes(graph.size(), 0) {
+    for (int id = 0; id < graph.size(); ++id)
+      live[id] = graph.nodes[id].isResident();
+    liveBytes = sim.peakBytes = graph.residentBytes();
+  }
+
+  /// Replays step `index`; the violation, or "".
+  std::string step(size_t index, const Step &step) {
+    sim.startOfStep.push_back(clock);
+    switch (step.kind) {
+    case Step::Kind::Compute:
+      return compute(index, step.node);
+    case Step::Kind::Free:
+      return free(index, step.node);
+    case Step::Kind::Offload:
+      return offload(step.node);
+    case Step::Kind::Prefetch:
+      return prefetch(index, step.node);
+    }
+    return "unknown step kind";
+  }
+
+  /// Checks the end state; the violation, or "".
+  std::string finish();
+
+  std::vector<Instance> instances;
+  int64_t liveBytes = 0;
+
+private:
+  std::string compute(size_t index, int id);
+  std::string computeView(int id);
+  std::string free(size_t index, int id);
+  std::string offload(int id);
+  std::string prefetch(size_t index, int id);
+  std::string readable(int dep) const;
+  void allocate(size_t index, int id, int64_t bytes);
+  void release(int inst, size_t index);
+  void retire(double now, size_t index);
+
+  const Graph &graph;
+  const HostLink *link;
+  Simulation &sim;
+  /// Instance held by each node's live value; -1 when not live. Resident
+  /// nodes are always live and hold no instance.
+  std::vector<int> instanceOf;
+  std::vector<char> live, computed, onHost;
+  /// When a prefetched value arrives; when an offloaded value's copy ends;
+  /// the bytes of the storage an offload moved (a view's is its base's).
+  std::vector<double> ready, offloadDone;
+  std::vector<int64_t> onHostBytes;
+  std::deque<Copy> toHost, toDevice;
+  int64_t hostBytes = 0;
+  double clock = 0, toHostFree = 0, toDeviceFree = 0;
+};
+} // namespace
+
+std::string Replay::readable(int dep) const {
+  if (live[dep])
+    return "";
+  if (onHost[dep])
+    return describe(graph, "dependency", dep) +
+           " is on the host: prefetch it first";
+  return describe(graph, "dependency", dep) + " is not live";
+}
+
+void Replay::release(int inst, size_t index) {
+  if (inst >= 0 && --instances[inst].refs == 0) {
+    liveBytes -= instances[inst].bytes;
+    instances[inst].end = index;
+  }
+}
+
+/// Ends the copies done by `now`: offloaded device bytes and prefetched
+/// host bytes stop counting (at step `index`).
+void Replay::retire(double now, size_t index) {
+  while (!toHost.empty() && toHost.front().done <= now) {
+    release(toHost.front().instance, index);
+    toHost.pop_front();
+  }
+  while (!toDevice.empty() && toDevice.front().done <= now) {
+    hostBytes -= toDevice.front().hostBytes;
+    toDevice.pop_front();
+  }
+}
+
+void Replay::allocate(size_t index, int id, int64_t bytes) {
+  instances.push_back({bytes, 1, id, index, 0});
+  instanceOf[id] = static_cast<int>(instances.size()) - 1;
+  liveBytes += bytes;
+  sim.peakBytes = std::max(sim.peakBytes, liveBytes);
+}
+
+std::string Replay::computeView(int id) {
+  int base = graph.nodes[id].aliasOf;
+  if (!live[base])
+    return describe(graph, "view of node", base) + ", which is not live";
+  int inst = instanceOf[base];
+  if (inst >= 0)
+    ++instances[inst].refs;
+  instanceOf[id] = inst;
+  return "";
+}
+
+std::string Replay::compute(size_t index, int id) {
+  const Node &node = graph.nodes[id];
+  if (onHost[id])
+    return "the value is on the host: an offloaded value is prefetched, not "
+           "computed again";
+  if (live[id])
+    return "the value is already live";
+  double start = clock;
+  for (int dep : node.deps) {
+    if (std::string why = readable(dep); !why.empty())
+      return why;
+    start = std::max(start, ready[dep]);
+  }
+  if (std::string order = checkOrderEdges(graph, id, computed); !order.empty())
+    return order;
+  computed[id] = 1;
+  sim.stall += start - clock;
+  sim.startOfStep.back() = start;
+  retire(start, index);
+  if (node.isView()) {
+    if (std::string why = computeView(id); !why.empty())
+      return why;
+  } else {
+    allocate(index, id, node.bytes);
+  }
+  live[id] = 1;
+  sim.cost += node.cost;
+  clock = start + node.cost;
+  return "";
+}
+
+std::string Replay::free(size_t index, int id) {
+  if (onHost[id])
+    return "the value is on the host: it is prefetched, then freed";
+  if (!live[id])
+    return "the value is not live";
+  release(instanceOf[id], index);
+  instanceOf[id] = -1;
+  live[id] = 0;
+  return "";
+}
+
+std::string Replay::offload(int id) {
+  if (!link)
+    return "offloading needs a host link";
+  if (!live[id])
+    return "the value is not live";
+  int inst = instanceOf[id];
+  if (inst < 0 || instances[inst].refs != 1)
+    return "only a value alone on its storage can be offloaded (no other "
+           "live value may share it)";
+  int64_t bytes = onHostBytes[id] = instances[inst].bytes;
+  double start = std::max(clock, toHostFree);
+  toHostFree = offloadDone[id] = start + link->copyCost(bytes);
+  toHost.push_back({toHostFree, inst, 0});
+  hostBytes += bytes;
+  sim.hostPeakBytes = std::max(sim.hostPeakBytes, hostBytes);
+  ++sim.copies;
+  sim.bytesMoved += bytes;
+  instanceOf[id] = -1;
+  live[id] = 0;
+  onHost[id] = 1;
+  return "";
+}
+
+std::string Replay::prefetch(size_t index, int id) {
+  if (!link)
+    return "prefetching needs a host link";
+  if (!onHost[id])
+    return "the value is not on the host";
+  retire(clock, index);
+  int64_t bytes = onHostBytes[id];
+  allocate(index, id, bytes);
+  double start = std::max({clock, toDeviceFree, offloadDone[id]});
+  toDeviceFree = ready[id] = start + link->copyCost(bytes);
+  toDevice.push_back({toDeviceFree, -1, bytes});
+  ++sim.copies;
+  sim.bytesMoved += bytes;
+  onHost[id] = 0;
+  live[id] = 1;
+  return "";
+}
+
+std::string Replay::finish() {
+  for (int id = 0; id < graph.size(); ++id)
+    if (onHost[id])
+      return describe(graph, "node", id) + " is offloaded and never prefetched";
+  for (int out : graph.outputs) {
+    if (out < 0 || out >= graph.size()) {
+      std::ostringstream os;
+      os << "output " << out << " does not exist";
+      return os.str();
+    }
+    if (!live[out])
+      return describe(graph, "output", out) +
+             " is not live at the end of the schedule";
+  }
+  sim.time = std::max({clock, toHostFree, toDeviceFree});
+  return "";
 }
 
 /// The live range of every instance; those still referenced end after the
@@ -55,122 +295,34 @@ static void recordLifetimes(const std::vector<Instance> &instances,
                          instance.refs > 0 ? steps : instance.end});
 }
 
-/// Why computing `id` now breaks an ordering edge (`Node::after`): a node it
-/// comes after was never computed; "" when none does.
-static std::string checkOrderEdges(const Graph &graph, int id,
-                                   const std::vector<char> &computed) {
-  for (int before : graph.nodes[id].after)
-    if (!computed[before]) {
-      std::ostringstream os;
-      os << "breaks the effect order: node " << before;
-      if (!graph.nodes[before].name.empty())
-        os << " '" << graph.nodes[before].name << "'";
-      os << " must be computed first";
-      return os.str();
-    }
-  return "";
-}
-
 Simulation remat::simulate(const Graph &graph, const Schedule &schedule,
-                           std::vector<StorageLifetime> *lifetimes) {
+                           std::vector<StorageLifetime> *lifetimes,
+                           const HostLink *link) {
   Simulation sim;
-  const int n = graph.size();
-  const int64_t resident = graph.residentBytes();
-  // Instance held by each node's live value; -1 when not live. Resident
-  // nodes are always live and hold no instance.
-  std::vector<int> instanceOf(n, -1);
-  std::vector<char> live(n, 0), computed(n, 0);
-  for (int id = 0; id < n; ++id)
-    live[id] = graph.nodes[id].isResident();
-  std::vector<Instance> instances;
-  instances.reserve(schedule.steps.size());
-  int64_t liveBytes = resident;
-  sim.peakBytes = resident;
-  sim.liveAfterStep.reserve(schedule.steps.size());
-
-  auto fail = [&](size_t index, const Step &step, const std::string &why) {
-    sim.error = stepName(graph, index, step) + ": " + why;
-    return sim;
-  };
-
-  for (size_t index = 0, e = schedule.steps.size(); index < e; ++index) {
+  Replay replay(graph, link, sim);
+  const size_t steps = schedule.steps.size();
+  replay.instances.reserve(steps);
+  sim.liveAfterStep.reserve(steps);
+  sim.startOfStep.reserve(steps);
+  for (size_t index = 0; index < steps; ++index) {
     const Step &step = schedule.steps[index];
-    if (step.node < 0 || step.node >= n)
-      return fail(index, step, "no such node");
-    const Node &node = graph.nodes[step.node];
-    if (node.isResident())
-      return fail(index, step,
-                  "inputs and parameters are resident; they are never "
-                  "computed or freed");
-    if (step.kind == Step::Kind::Compute) {
-      if (live[step.node])
-        return fail(index, step, "the value is already live");
-      for (int dep : node.deps)
-        if (!live[dep]) {
-          std::ostringstream os;
-          os << "dependency " << dep;
-          if (!graph.nodes[dep].name.empty())
-            os << " '" << graph.nodes[dep].name << "'";
-          os << " is not live";
-          return fail(index, step, os.str());
-        }
-      if (std::string order = checkOrderEdges(graph, step.node, computed);
-          !order.empty())
-        return fail(index, step, order);
-      computed[step.node] = 1;
-      if (node.isView()) {
-        int base = node.aliasOf;
-        if (!live[base]) {
-          std::ostringstream os;
-          os << "view of node " << base << ", which is not live";
-          return fail(index, step, os.str());
-        }
-        int inst = instanceOf[base];
-        if (inst >= 0)
-          ++instances[inst].refs;
-        instanceOf[step.node] = inst;
-      } else {
-        instances.push_back({node.bytes, 1, step.node, index, 0});
-        instanceOf[step.node] = static_cast<int>(instances.size()) - 1;
-        liveBytes += node.bytes;
-      }
-      live[step.node] = 1;
-      sim.cost += node.cost;
-      if (liveBytes > sim.peakBytes)
-        sim.peakBytes = liveBytes;
-    } else {
-      if (!live[step.node])
-        return fail(index, step, "the value is not live");
-      int inst = instanceOf[step.node];
-      if (inst >= 0 && --instances[inst].refs == 0) {
-        liveBytes -= instances[inst].bytes;
-        instances[inst].end = index;
-      }
-      instanceOf[step.node] = -1;
-      live[step.node] = 0;
-    }
-    sim.liveAfterStep.push_back(liveBytes);
-  }
-
-  for (int out : graph.outputs) {
-    if (out < 0 || out >= n) {
-      std::ostringstream os;
-      os << "output " << out << " does not exist";
-      sim.error = os.str();
+    std::string why;
+    if (step.node < 0 || step.node >= graph.size())
+      why = "no such node";
+    else if (graph.nodes[step.node].isResident())
+      why = "inputs and parameters are resident; they are never computed, "
+            "freed or moved";
+    else
+      why = replay.step(index, step);
+    if (!why.empty()) {
+      sim.error = stepName(graph, index, step) + ": " + why;
       return sim;
     }
-    if (!live[out]) {
-      std::ostringstream os;
-      os << "output " << out;
-      if (!graph.nodes[out].name.empty())
-        os << " '" << graph.nodes[out].name << "'";
-      os << " is not live at the end of the schedule";
-      sim.error = os.str();
-      return sim;
-    }
+    sim.liveAfterStep.push_back(replay.liveBytes);
   }
-  if (lifetimes)
-    recordLifetimes(instances, schedule.steps.size(), *lifetimes);
+  sim.error = replay.finish();
+  if (sim.valid() && lifetimes)
+    recordLifetimes(replay.instances, steps, *lifetimes);
   return sim;
 }
 

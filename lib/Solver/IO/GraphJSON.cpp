@@ -53,7 +53,7 @@ bool fromJSON(const json::Value &value, NodeFields &out, json::Path path) {
 }
 
 struct GraphFields {
-  std::optional<std::string> name;
+  std::optional<std::string> name, device;
   std::optional<JSONInt> fixedBytes, batch;
   std::vector<JSONInt> outputs;
 };
@@ -61,6 +61,7 @@ struct GraphFields {
 bool fromJSON(const json::Value &value, GraphFields &out, json::Path path) {
   json::ObjectMapper o(value, path);
   return o && o.mapOptional("name", out.name) &&
+         o.mapOptional("device", out.device) &&
          o.mapOptional("fixed_bytes", out.fixedBytes) &&
          o.mapOptional("batch", out.batch) && o.map("outputs", out.outputs);
 }
@@ -96,6 +97,15 @@ bool fromJSON(const json::Value &value, StatsFields &out, json::Path path) {
          o.mapOptional("lower_bound", out.lowerBound);
 }
 
+/// The step kind a result's "op" names.
+std::optional<Step::Kind> parseStepKind(llvm::StringRef op) {
+  for (Step::Kind kind : {Step::Kind::Compute, Step::Kind::Free,
+                          Step::Kind::Offload, Step::Kind::Prefetch})
+    if (op == toString(kind))
+      return kind;
+  return std::nullopt;
+}
+
 struct StepFields {
   std::string op;
   JSONInt node;
@@ -125,6 +135,7 @@ public:
     if (!nodes)
       return errors.fail(path.field("nodes"), "expected an array");
     graph.name = fields.name.value_or("");
+    graph.device = fields.device.value_or("");
     if (fields.fixedBytes) {
       graph.fixedBytes = fields.fixedBytes->value;
       if (graph.fixedBytes < 0)
@@ -424,18 +435,19 @@ private:
       if (!requireKeys(*object, {"op", "node"}, stepPath, errors) ||
           !fromJSON(value, step, stepPath))
         return false;
-      if (step.op != "compute" && step.op != "free")
+      std::optional<Step::Kind> kind = parseStepKind(step.op);
+      if (!kind)
         return errors.fail(stepPath.field("op"),
                            "unknown op '" + step.op +
-                               "' (expected compute or free)");
+                               "' (expected compute, free, offload or "
+                               "prefetch)");
       if (step.node.value < 0 || step.node.value >= numNodes)
         return errors.fail(stepPath.field("node"),
                            "node " + llvm::Twine(step.node.value) +
                                " does not exist (the graph has " +
                                llvm::Twine(numNodes) + " nodes)");
       int id = static_cast<int>(step.node.value);
-      schedule.steps.push_back(step.op == "compute" ? Step::compute(id)
-                                                    : Step::free(id));
+      schedule.steps.push_back({*kind, id});
     }
     return true;
   }
@@ -616,6 +628,8 @@ std::string remat::printGraphJSON(const Graph &graph) {
                     {"outputs", std::move(outputs)}};
   if (graph.hasBatchScaling())
     root["batch"] = graph.batch;
+  if (!graph.device.empty())
+    root["device"] = graph.device;
   return print(std::move(root));
 }
 
@@ -660,7 +674,7 @@ std::string remat::printResultJSON(const SolveResult &result,
   if (result.feasible())
     for (const Step &step : result.schedule.steps) {
       os << (first ? "\n" : ",\n") << "    {\"op\": \""
-         << (step.kind == Step::Kind::Compute ? "compute" : "free")
+         << toString(step.kind)
          << "\", \"node\": " << step.node << "}";
       first = false;
     }
@@ -698,6 +712,17 @@ std::string remat::printResultJSON(const SolveResult &result,
   if (report.batch >= 0) {
     stats.push_back({"batch", report.batch});
     stats.push_back({"traced_batch", report.tracedBatch});
+  }
+  if (const std::optional<OffloadReport> &offload = report.offload) {
+    stats.push_back({"host_link", offload->link});
+    stats.push_back({"predicted_time", orNull(feasible, offload->time)});
+    stats.push_back({"stall", orNull(feasible, offload->stall)});
+    stats.push_back(
+        {"host_peak_bytes", orNull(feasible, offload->hostPeakBytes)});
+    stats.push_back({"copies", orNull(feasible, offload->copies)});
+    stats.push_back({"bytes_moved", orNull(feasible, offload->bytesMoved)});
+    if (offload->hostNeeded >= 0)
+      stats.push_back({"host_needed", offload->hostNeeded});
   }
   stats.push_back({"message", withTimeLimitNote(result.message,
                                                 result.stoppedByTimeLimit)});

@@ -81,6 +81,7 @@ private:
   void planAtSmallestBudget();
   void planMaxBatch();
   void planAtBudget();
+  void planOffloaded();
   SolveResult solveAtBudget();
   void addTrivialBound();
   void tryFixedGatherPolicies();
@@ -445,6 +446,38 @@ void Planner::planAtBudget() {
   fitAnswerArena();
 }
 
+/// With a host link: the joint plan at the budget given (Offload.h).
+void Planner::planOffloaded() {
+  if (request.mode != Mode::MinCompute || request.budget.empty() ||
+      request.budget == "min" || request.arena) {
+    fail(PlanFailure::BadRequest,
+         "offloading plans in mode min-compute at a budget given, without "
+         "the arena (not with budget=min, the arena or another mode yet)");
+    return;
+  }
+  out.budget = options.budget;
+  OffloadedPlan plan =
+      planWithOffloads(graph, *solver, options, *request.offload);
+  out.result = std::move(plan.result);
+  out.onLink = std::move(plan.sim);
+  out.hostNeeded = plan.hostNeeded;
+  if (out.result.feasible())
+    return;
+  const HostLink &link = request.offload->link;
+  if (plan.hostNeeded >= 0) {
+    fail(PlanFailure::HostOverBudget,
+         "host budget of " + std::to_string(link.hostBudget) +
+             " bytes is too small: the plan within the device budget holds " +
+             std::to_string(plan.hostNeeded) + " bytes on the host");
+    return;
+  }
+  fail(PlanFailure::NoSchedule,
+       "no plan within " + std::to_string(options.budget) +
+           " bytes on the device, even offloading over " + link.name +
+           " (the least device peak reached: " +
+           std::to_string(out.result.peakBytes) + " bytes)");
+}
+
 /// Where the solver proves no bound on the objective, the trivial one:
 /// every needed node is computed at least once (min-compute); every node
 /// needs its operands live (min-peak).
@@ -459,7 +492,9 @@ void Planner::addTrivialBound() {
 PlanOutcome Planner::run() {
   auto start = std::chrono::steady_clock::now();
   if (prepare()) {
-    if (request.budget == "min")
+    if (request.offload)
+      planOffloaded();
+    else if (request.budget == "min")
       planAtSmallestBudget();
     else if (request.mode == Mode::MaxBatch)
       planMaxBatch();

@@ -7,7 +7,10 @@
 // The problem every checkpoint solver works on, in plain C++ (no MLIR): a DAG
 // of tensor-producing nodes of a training step in a topological order, with
 // bytes and compute cost per node, and a schedule of compute/free steps that
-// any solver returns and the simulator (Simulator.h) verifies.
+// any solver returns and the simulator (Simulator.h) verifies. A schedule
+// may also move values to host memory and back (offload and prefetch steps,
+// on a copy stream of a host link: HostLink.h); only the offload planner
+// (Offload.h) writes those.
 //
 // Memory model (the one the simulator, every solver and the MLIR analysis
 // share):
@@ -187,27 +190,47 @@ struct Graph {
 
   /// Bytes always resident: `fixedBytes` plus the input and param nodes.
   int64_t residentBytes() const;
+
+  /// The device the costs are times on, in picoseconds (the graph JSON's
+  /// `device`); empty when they are FLOPs. Prices host copies (HostLink.h).
+  std::string device;
 };
 
 /// One step of a schedule.
 struct Step {
-  enum class Kind { Compute, Free };
+  enum class Kind {
+    Compute,
+    Free,
+    /// Starts copying a live value to host memory on the copy stream: the
+    /// value is no longer readable on the device, and its device bytes stop
+    /// counting once the copy is done (Simulator.h).
+    Offload,
+    /// Starts copying an offloaded value back: its device bytes count from
+    /// here, and a step reading it waits until the copy is done.
+    Prefetch,
+  };
   Kind kind;
   int node;
 
   static Step compute(int node) { return {Kind::Compute, node}; }
   static Step free(int node) { return {Kind::Free, node}; }
+  static Step offload(int node) { return {Kind::Offload, node}; }
+  static Step prefetch(int node) { return {Kind::Prefetch, node}; }
   bool operator==(const Step &other) const {
     return kind == other.kind && node == other.node;
   }
 };
 
-/// A sequence of compute and free steps. A node may be computed more than
-/// once (that is rematerialization); it must be freed before it is computed
-/// again.
+/// A sequence of compute and free steps (and offload and prefetch steps). A
+/// node may be computed more than once (that is rematerialization); it must
+/// be freed before it is computed again.
 struct Schedule {
   std::vector<Step> steps;
 };
+
+/// The name of a step kind as the result JSON writes it: "compute", "free",
+/// "offload", "prefetch".
+const char *toString(Step::Kind kind);
 
 /// Sets the pins `policy` gives the nodes of `graph` with a gather role.
 void applyGatherPolicy(GatherPolicy policy, Graph &graph);

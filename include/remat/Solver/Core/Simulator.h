@@ -13,6 +13,7 @@
 #ifndef REMAT_SOLVER_CORE_SIMULATOR_H
 #define REMAT_SOLVER_CORE_SIMULATOR_H
 
+#include "remat/Solver/Core/HostLink.h"
 #include "remat/Solver/Core/Problem.h"
 
 #include <string>
@@ -34,6 +35,19 @@ struct Simulation {
   double cost = 0;
   /// Live bytes after each step (resident bytes included).
   std::vector<int64_t> liveAfterStep;
+  /// When each step is issued on the compute stream, in cost units from
+  /// the start: a compute step when it starts (after its waits), any other
+  /// step when the compute before it ends.
+  std::vector<double> startOfStep;
+  /// The predicted step time: `cost` plus `stall`.
+  double time = 0;
+  /// Time the compute stream waited for prefetches to arrive.
+  double stall = 0;
+  /// Host copies: the most bytes held on the host at once, the number of
+  /// copies (offloads and prefetches) and the bytes they moved.
+  int64_t hostPeakBytes = 0;
+  int64_t copies = 0;
+  int64_t bytesMoved = 0;
 
   bool valid() const { return error.empty(); }
 };
@@ -54,8 +68,24 @@ struct StorageLifetime {
 /// Replays `schedule` on `graph` under the memory model of Problem.h. With
 /// `lifetimes`, also records the live range of every storage it allocates
 /// (in allocation order; only when the schedule is valid).
+///
+/// Offload and prefetch steps need `link`; a schedule with them and no
+/// link is invalid. Compute runs on one stream, each step taking its node's
+/// cost; copies run on one stream per direction, in issue order, each
+/// taking `link->copyCost`. An offload is issued when the compute before it
+/// ends; its device bytes stop counting at the first compute or prefetch
+/// step issued after the copy is done (its lifetime ends at that step). A
+/// prefetch starts no earlier than its value's offload is done, allocates
+/// at once, and a compute step reading the value starts no earlier than the
+/// copy is done: the wait is a stall. Invalid as well: reading, freeing or
+/// recomputing a value while it is on the host (an offloaded value is
+/// prefetched, never computed again), offloading a value not live or one
+/// sharing its storage with another live value, and a value still on the
+/// host at the end. Offloading a view moves its whole storage; its prefetch
+/// brings back a storage of its own.
 Simulation simulate(const Graph &graph, const Schedule &schedule,
-                    std::vector<StorageLifetime> *lifetimes = nullptr);
+                    std::vector<StorageLifetime> *lifetimes = nullptr,
+                    const HostLink *link = nullptr);
 
 /// The schedule that computes nodes in `order` (a node may appear several
 /// times: recomputation) and frees eagerly: every computed copy right after

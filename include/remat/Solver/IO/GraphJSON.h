@@ -54,6 +54,17 @@ std::string describeMismatch(const GraphFingerprint &saved,
                              const GraphFingerprint &actual);
 
 /// What the result JSON reports besides the schedule.
+/// With offloading: the plan simulated on its host link.
+struct OffloadReport {
+  std::string link;
+  /// Predicted step time (compute plus stalls) and its stalls, in the
+  /// graph's cost unit.
+  double time = 0, stall = 0;
+  int64_t hostPeakBytes = 0, copies = 0, bytesMoved = 0;
+  /// The host budget that plans, when the one given was too small; -1.
+  int64_t hostNeeded = -1;
+};
+
 struct ResultReport {
   std::string mode;
   int64_t budget = -1; ///< -1: no budget
@@ -68,6 +79,9 @@ struct ResultReport {
   int64_t tracedBatch = -1;
   /// The graph solved, printed as "graph" when set.
   std::optional<GraphFingerprint> graph;
+  /// Printed as "host_link", "predicted_time", "stall", "host_peak_bytes",
+  /// "copies", "bytes_moved" (and "host_needed") when set.
+  std::optional<OffloadReport> offload;
 };
 
 /// The result JSON: {"status", "steps", "stats"}; the steps are printed only

@@ -26,7 +26,10 @@
 //     does not fit even after other offsets, orders and lower targets
 //     (fitArena), the plan at the smallest budget is taken when that budget
 //     is within this one (feasibility stays monotone in the budget);
-//     otherwise the failure names that smallest budget.
+//     otherwise the failure names that smallest budget;
+//   * with a host link (`offload`), in mode min-compute at a budget given
+//     and without the arena: the joint plan of Offload.h; a host budget
+//     too small for it names the host bytes that plan.
 //
 // Plain C++, no MLIR: every schedule it returns was simulated within the
 // budget and, with the arena, its arena was planned within it too.
@@ -38,6 +41,7 @@
 
 #include "remat/Solver/Search/ArenaFit.h"
 #include "remat/Solver/Search/Modes.h"
+#include "remat/Solver/Search/Offload.h"
 #include "remat/Solver/Core/Simulator.h"
 
 #include <cstdint>
@@ -67,6 +71,9 @@ struct PlanRequest {
   int64_t arenaAlignment = 16;
   /// max-batch: the largest batch tried, in samples.
   int64_t maxBatch = int64_t(1) << 20;
+  /// Offloading to host memory over a link (Offload.h); none: keep or
+  /// recompute only.
+  std::optional<OffloadRequest> offload;
 };
 
 /// Why `plan` returned no plan.
@@ -89,6 +96,9 @@ enum class PlanFailure {
   ArenaOverBudget,
   /// The arena cannot be planned at all (`reason`).
   NoArena,
+  /// With offloading: a plan fits the device only with more host memory
+  /// than the link's host budget (`hostNeeded`).
+  HostOverBudget,
 };
 
 /// The checkpoint-all reference of a graph.
@@ -126,6 +136,11 @@ struct PlanOutcome {
   int64_t batch = 0;
   /// With the arena and a budget: the arena fitted to it.
   std::optional<ArenaFit> arena;
+  /// With offloading: the plan simulated on the link (its predicted time,
+  /// stalls, host bytes and copies), and on HostOverBudget the host budget
+  /// that plans.
+  std::optional<Simulation> onLink;
+  int64_t hostNeeded = -1;
   /// Things the user should know about a plan (a smaller budget's plan
   /// taken, the smallest budget found), one line each.
   std::vector<std::string> remarks;

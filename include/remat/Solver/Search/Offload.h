@@ -1,0 +1,85 @@
+//===- Offload.h - keep, recompute or offload, planned jointly --*- C++ -*-===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Host offloading as a third choice beside keeping and recomputing
+// (docs/Offload.md). Two parts:
+//
+//   * `addOffloads` moves values of a schedule to the host between two of
+//     their reads: an offload after the earlier read, a prefetch before the
+//     later one, placed so that the copy back hides behind the compute in
+//     between where it can. Greedy on the device peak: each round takes the
+//     largest value idle across the peak step whose offload the simulator
+//     (Simulator.h, with the link) finds done before that step, until the
+//     peak is within the budget or no value helps.
+//   * `planWithOffloads` makes the choice joint: the solver's recompute-only
+//     plans at a ladder of budgets from the device budget up to the keep-all
+//     peak, each brought down to the device budget by offloading, the one of
+//     least predicted time (compute plus stalls) taken. The ladder's bottom is
+//     recompute only, its top (every value kept, the graph's own order)
+//     offload only; either alone is a choice of its own.
+//
+// Plain C++; every plan is simulated with the link.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_SOLVER_SEARCH_OFFLOAD_H
+#define REMAT_SOLVER_SEARCH_OFFLOAD_H
+
+#include "remat/Solver/Core/HostLink.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Solver.h"
+
+#include <string>
+
+namespace remat {
+
+/// Which of the three choices a plan may use.
+enum class OffloadChoice {
+  /// Keep, recompute or offload: the least predicted time over the ladder.
+  Joint,
+  /// Keep or offload: every value computed once.
+  OffloadOnly,
+  /// Keep or recompute: the solver's plan at the budget, as without a link.
+  RecomputeOnly,
+};
+
+/// The option value of a choice ("joint", "offload", "recompute").
+const char *toString(OffloadChoice choice);
+
+/// What a plan with offloading may use.
+struct OffloadRequest {
+  HostLink link;
+  OffloadChoice choice = OffloadChoice::Joint;
+};
+
+/// A plan with its simulation on the link.
+struct OffloadedPlan {
+  /// Feasible when the device peak is within the budget and the host peak
+  /// within the link's host budget; its cost is the compute cost, `sim.time`
+  /// the predicted time.
+  SolveResult result;
+  Simulation sim;
+  /// When no plan fits the host budget but one fits an unlimited host: that
+  /// plan's host peak, which plans when asked; -1 otherwise.
+  int64_t hostNeeded = -1;
+};
+
+/// `schedule` (compute and free steps) with offloads and prefetches added
+/// until its device peak is within `budget` (file comment), keeping the
+/// host peak within `link.hostBudget`; the best it reached when no value
+/// helps any more.
+OffloadedPlan addOffloads(const Graph &graph, const Schedule &schedule,
+                          const HostLink &link, int64_t budget);
+
+/// The plan of least predicted time within `options.budget` on the device
+/// (file comment), `solver` planning the recomputation.
+OffloadedPlan planWithOffloads(const Graph &graph, const SolverInfo &solver,
+                               const SolveOptions &options,
+                               const OffloadRequest &request);
+
+} // namespace remat
+
+#endif // REMAT_SOLVER_SEARCH_OFFLOAD_H

@@ -1,0 +1,429 @@
+//===- Offload.cpp - keep, recompute or offload, planned jointly ----------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Search/Offload.h"
+
+#include "remat/Solver/Core/ScheduleBuilder.h"
+
+#include <algorithm>
+#include <chrono>
+
+using namespace remat;
+
+/// Rungs of the joint ladder above its bottom (recompute only); the top is
+/// the keep-all order (offload only).
+static constexpr int kLadderRungs = 8;
+/// The effort of each solve between the ladder's bottom and top, as a part
+/// of the request's (the bottom's solve takes all of it, so that the joint
+/// plan is never dearer than the recompute-only one).
+static constexpr double kRungEffort = 0.25;
+
+const char *remat::toString(OffloadChoice choice) {
+  switch (choice) {
+  case OffloadChoice::Joint:
+    return "joint";
+  case OffloadChoice::OffloadOnly:
+    return "offload";
+  case OffloadChoice::RecomputeOnly:
+    return "recompute";
+  }
+  return "?";
+}
+
+namespace {
+/// A stretch of one storage's life in a schedule between two reads, in
+/// which no step reads it or a view of it: its owner can be offloaded after
+/// step `after` and prefetched before step `before` (indices of the
+/// schedule's steps). The views of it live then (`views`, in compute order)
+/// are freed before the offload and computed again after the prefetch.
+struct Gap {
+  int node = -1;
+  size_t after = 0, before = 0;
+  int64_t bytes = 0;
+  std::vector<int> views;
+};
+
+/// A gap taken: the prefetch goes before step `prefetchAt` (after <
+/// prefetchAt <= before).
+struct Transfer {
+  size_t gap = 0;
+  size_t prefetchAt = 0;
+};
+
+/// One storage a schedule allocated, while any value sharing it is live:
+/// its owner (while live), its live views in compute order, and the last
+/// step that read any of them.
+struct Storage {
+  int owner = -1;
+  bool ownerLive = true;
+  size_t lastRead = 0;
+  std::vector<int> views;
+};
+} // namespace
+
+/// `schedule` with every value sharing a storage freed with the last of
+/// them: a view's free or its owner's waits until the storage's last
+/// reference goes (the bytes are held until then anyway), so that the owner
+/// is live, and can be offloaded, as long as its storage is. `schedule`
+/// itself when that changes anything else (a value computed again while
+/// still held).
+static Schedule holdSharersTogether(const Graph &graph,
+                                    const Schedule &schedule) {
+  const size_t n = schedule.steps.size();
+  std::vector<int> storageOf(graph.size(), -1), refs;
+  std::vector<size_t> lastFree;
+  for (size_t i = 0; i < n; ++i) {
+    const Step &step = schedule.steps[i];
+    int id = step.node;
+    if (step.kind == Step::Kind::Compute) {
+      const Node &node = graph.nodes[id];
+      if (node.isView() && storageOf[node.aliasOf] >= 0) {
+        storageOf[id] = storageOf[node.aliasOf];
+        ++refs[storageOf[id]];
+      } else if (!node.isView()) {
+        storageOf[id] = static_cast<int>(refs.size());
+        refs.push_back(1);
+        lastFree.push_back(n);
+      }
+    } else if (step.kind == Step::Kind::Free && storageOf[id] >= 0) {
+      if (--refs[storageOf[id]] == 0)
+        lastFree[storageOf[id]] = i;
+    }
+  }
+  // Replays with the frees held back to their storage's last one.
+  Schedule held;
+  std::vector<std::vector<int>> waiting(refs.size());
+  std::vector<int> instance(graph.size(), -1);
+  int instances = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Step &step = schedule.steps[i];
+    int id = step.node;
+    if (step.kind == Step::Kind::Compute) {
+      const Node &node = graph.nodes[id];
+      instance[id] = node.isView() && instance[node.aliasOf] >= 0
+                         ? instance[node.aliasOf]
+                         : (node.isView() ? -1 : instances++);
+    }
+    int s = instance[id];
+    if (step.kind != Step::Kind::Free || s < 0) {
+      held.steps.push_back(step);
+      continue;
+    }
+    if (lastFree[s] != i) {
+      waiting[s].push_back(id);
+      continue;
+    }
+    for (int member : waiting[s])
+      held.steps.push_back(Step::free(member));
+    held.steps.push_back(step);
+  }
+  Simulation before = simulate(graph, schedule);
+  Simulation after = simulate(graph, held);
+  if (!after.valid() || after.peakBytes != before.peakBytes)
+    return schedule;
+  return held;
+}
+
+/// The gap of `storage` from step `after` to step `before`, when its owner
+/// is live to carry it.
+static std::optional<Gap> makeGap(const Graph &graph, const Storage &storage,
+                                  size_t after, size_t before) {
+  if (!storage.ownerLive)
+    return std::nullopt;
+  return Gap{storage.owner, after, before, graph.nodes[storage.owner].bytes,
+             storage.views};
+}
+
+/// The gaps of `schedule`'s storages (Gap) of at least one compute step.
+static std::vector<Gap> findGaps(const Graph &graph,
+                                 const Schedule &schedule) {
+  std::vector<Gap> gaps;
+  std::vector<Storage> storages;
+  std::vector<int> storageOf(graph.size(), -1);
+  auto read = [&](int node, size_t i) {
+    if (storageOf[node] < 0)
+      return;
+    Storage &storage = storages[storageOf[node]];
+    size_t after = storage.lastRead;
+    while (after + 1 < i && schedule.steps[after + 1].kind == Step::Kind::Free)
+      ++after;
+    if (i - after > 1)
+      if (std::optional<Gap> gap = makeGap(graph, storage, after, i))
+        gaps.push_back(std::move(*gap));
+    storage.lastRead = i;
+  };
+  for (size_t i = 0; i < schedule.steps.size(); ++i) {
+    const Step &step = schedule.steps[i];
+    const Node &node = graph.nodes[step.node];
+    int id = step.node;
+    if (step.kind == Step::Kind::Free) {
+      if (int s = storageOf[id]; s >= 0 && storages[s].owner == id)
+        storages[s].ownerLive = false;
+      else if (s >= 0)
+        storages[s].views.erase(std::find(storages[s].views.begin(),
+                                          storages[s].views.end(), id));
+      storageOf[id] = -1;
+      continue;
+    }
+    forEachRead(node, [&](int dep) { read(dep, i); });
+    if (node.isView() && storageOf[node.aliasOf] >= 0) {
+      storageOf[id] = storageOf[node.aliasOf];
+      storages[storageOf[id]].views.push_back(id);
+    } else if (!node.isView() && node.bytes > 0) {
+      storageOf[id] = static_cast<int>(storages.size());
+      storages.push_back({id, true, i, {}});
+    }
+  }
+  return gaps;
+}
+
+namespace {
+/// The greedy of `addOffloads` on one base schedule.
+class OffloadSearch {
+public:
+  OffloadSearch(const Graph &graph, const Schedule &schedule,
+                const HostLink &link)
+      : graph(graph), base(holdSharersTogether(graph, schedule)), link(link),
+        gaps(findGaps(graph, base)),
+        taken(gaps.size(), 0), tried(gaps.size(), 0) {}
+
+  OffloadedPlan run(int64_t budget);
+
+private:
+  Schedule merge(const std::vector<Transfer> &list,
+                 std::vector<size_t> &baseAt) const;
+  bool simulateWith(const std::vector<Transfer> &list);
+  size_t peakBaseStep() const;
+  std::optional<Transfer> choose(size_t peak) const;
+  bool better(const Simulation &next) const;
+
+  const Graph &graph;
+  const Schedule base;
+  const HostLink &link;
+  std::vector<Gap> gaps;
+  std::vector<char> taken, tried;
+  std::vector<Transfer> transfers;
+  /// The current plan: its schedule, simulation, and where each base step
+  /// is in it.
+  Schedule schedule;
+  Simulation sim;
+  std::vector<size_t> baseAt;
+};
+} // namespace
+
+/// The base schedule with `list`'s copies: each prefetch right before its
+/// step, each offload right after its gap's first step.
+Schedule OffloadSearch::merge(const std::vector<Transfer> &list,
+                              std::vector<size_t> &at) const {
+  const size_t n = base.steps.size();
+  std::vector<std::vector<Step>> before(n), after(n);
+  for (const Transfer &t : list) {
+    const Gap &gap = gaps[t.gap];
+    for (int view : gap.views)
+      after[gap.after].push_back(Step::free(view));
+    after[gap.after].push_back(Step::offload(gap.node));
+    before[t.prefetchAt].push_back(Step::prefetch(gap.node));
+    for (int view : gap.views)
+      before[t.prefetchAt].push_back(Step::compute(view));
+  }
+  Schedule merged;
+  merged.steps.reserve(n + 2 * list.size());
+  at.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    merged.steps.insert(merged.steps.end(), before[i].begin(),
+                        before[i].end());
+    at[i] = merged.steps.size();
+    merged.steps.push_back(base.steps[i]);
+    merged.steps.insert(merged.steps.end(), after[i].begin(), after[i].end());
+  }
+  return merged;
+}
+
+/// Simulates the base with `list`; true (and it becomes the current plan)
+/// when it is valid, within the host budget and better than the current.
+bool OffloadSearch::simulateWith(const std::vector<Transfer> &list) {
+  std::vector<size_t> at;
+  Schedule next = merge(list, at);
+  Simulation nextSim = simulate(graph, next, nullptr, &link);
+  if (!nextSim.valid() || nextSim.hostPeakBytes > link.hostBudget ||
+      (!schedule.steps.empty() && !better(nextSim)))
+    return false;
+  schedule = std::move(next);
+  sim = std::move(nextSim);
+  baseAt = std::move(at);
+  return true;
+}
+
+/// A lower peak, or the same peak at fewer steps.
+bool OffloadSearch::better(const Simulation &next) const {
+  auto atPeak = [](const Simulation &s) {
+    return std::count(s.liveAfterStep.begin(), s.liveAfterStep.end(),
+                      s.peakBytes);
+  };
+  return next.peakBytes < sim.peakBytes ||
+         (next.peakBytes == sim.peakBytes && atPeak(next) < atPeak(sim));
+}
+
+/// The base step at (or right after, for a prefetch) the current plan's
+/// first step at its peak.
+size_t OffloadSearch::peakBaseStep() const {
+  size_t m = std::find(sim.liveAfterStep.begin(), sim.liveAfterStep.end(),
+                       sim.peakBytes) -
+             sim.liveAfterStep.begin();
+  return std::lower_bound(baseAt.begin(), baseAt.end(), m) - baseAt.begin();
+}
+
+/// The gap to take at base step `peak`: of the values idle across it whose
+/// offload is done by then (without waiting for other copies), the one
+/// whose prefetch stalls least, the largest among those; its prefetch as
+/// late as still hides it.
+std::optional<Transfer> OffloadSearch::choose(size_t peak) const {
+  auto startOf = [&](size_t i) { return sim.startOfStep[baseAt[i]]; };
+  std::optional<Transfer> best;
+  double bestStall = 0;
+  int64_t bestBytes = 0;
+  for (size_t g = 0; g < gaps.size(); ++g) {
+    const Gap &gap = gaps[g];
+    if (taken[g] || tried[g] || gap.after >= peak || gap.before <= peak)
+      continue;
+    double copy = link.copyCost(gap.bytes);
+    if (startOf(gap.after + 1) + copy > startOf(peak))
+      continue;
+    // The latest step q in (peak, before] at least `copy` before `before`.
+    double latest = startOf(gap.before) - copy;
+    size_t q = peak + 1;
+    for (size_t lo = peak + 1, hi = gap.before; lo <= hi;) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (startOf(mid) <= latest) {
+        q = mid;
+        lo = mid + 1;
+      } else {
+        if (mid == 0)
+          break;
+        hi = mid - 1;
+      }
+    }
+    double stall = std::max(0.0, startOf(q) - latest);
+    if (!best || stall < bestStall ||
+        (stall == bestStall && gap.bytes > bestBytes)) {
+      best = Transfer{g, q};
+      bestStall = stall;
+      bestBytes = gap.bytes;
+    }
+  }
+  return best;
+}
+
+OffloadedPlan OffloadSearch::run(int64_t budget) {
+  simulateWith({});
+  for (size_t round = 0; round <= gaps.size() && sim.peakBytes > budget;
+       ++round) {
+    std::optional<Transfer> pick = choose(peakBaseStep());
+    if (!pick)
+      break;
+    std::vector<Transfer> next = transfers;
+    next.push_back(*pick);
+    if (simulateWith(next)) {
+      transfers = std::move(next);
+      taken[pick->gap] = 1;
+    } else {
+      tried[pick->gap] = 1;
+    }
+  }
+  OffloadedPlan plan;
+  plan.result.status = sim.valid() && sim.peakBytes <= budget
+                           ? SolveStatus::Feasible
+                           : SolveStatus::Infeasible;
+  plan.result.schedule = std::move(schedule);
+  plan.result.peakBytes = sim.peakBytes;
+  plan.result.cost = sim.cost;
+  plan.sim = std::move(sim);
+  return plan;
+}
+
+OffloadedPlan remat::addOffloads(const Graph &graph, const Schedule &schedule,
+                                 const HostLink &link, int64_t budget) {
+  return OffloadSearch(graph, schedule, link).run(budget);
+}
+
+/// The recompute-only plan at `budget` brought down to `options.budget` by
+/// offloading; infeasible when the solver finds none or offloading cannot.
+static OffloadedPlan planRung(const Graph &graph, const SolverInfo &solver,
+                              SolveOptions options, int64_t budget,
+                              const HostLink &link) {
+  int64_t deviceBudget = options.budget;
+  options.budget = budget;
+  SolveResult solved = solver.solve(graph, options);
+  OffloadedPlan plan;
+  if (!solved.feasible()) {
+    plan.result = std::move(solved);
+    return plan;
+  }
+  plan = addOffloads(graph, solved.schedule, link, deviceBudget);
+  plan.result.work = solved.work;
+  plan.result.stoppedByTimeLimit = solved.stoppedByTimeLimit;
+  return plan;
+}
+
+/// Whether `a` is the better plan: feasible, then faster, then smaller.
+static bool isBetter(const OffloadedPlan &a, const OffloadedPlan &b) {
+  if (a.result.feasible() != b.result.feasible())
+    return a.result.feasible();
+  if (a.sim.time != b.sim.time)
+    return a.sim.time < b.sim.time;
+  return a.result.peakBytes < b.result.peakBytes;
+}
+
+/// The plans of `request.choice` (Offload.h), the best of them.
+static OffloadedPlan searchLadder(const Graph &graph, const SolverInfo &solver,
+                                  const SolveOptions &options,
+                                  const OffloadRequest &request) {
+  const HostLink &link = request.link;
+  Schedule keepAll = checkpointAllSchedule(graph);
+  if (request.choice == OffloadChoice::OffloadOnly)
+    return addOffloads(graph, keepAll, link, options.budget);
+  OffloadedPlan best = planRung(graph, solver, options, options.budget, link);
+  if (request.choice == OffloadChoice::RecomputeOnly)
+    return best;
+  int64_t top = simulate(graph, keepAll).peakBytes;
+  int64_t work = best.result.work;
+  SolveOptions rung = options;
+  rung.effort *= kRungEffort;
+  rung.lastResort = false;
+  for (int k = 1; k < kLadderRungs && top > options.budget; ++k) {
+    int64_t budget =
+        options.budget + (top - options.budget) / kLadderRungs * k;
+    OffloadedPlan plan = planRung(graph, solver, rung, budget, link);
+    work += plan.result.work;
+    if (isBetter(plan, best))
+      best = std::move(plan);
+  }
+  OffloadedPlan offloadOnly = addOffloads(graph, keepAll, link, options.budget);
+  if (isBetter(offloadOnly, best))
+    best = std::move(offloadOnly);
+  best.result.work = work;
+  return best;
+}
+
+OffloadedPlan remat::planWithOffloads(const Graph &graph,
+                                      const SolverInfo &solver,
+                                      const SolveOptions &options,
+                                      const OffloadRequest &request) {
+  auto start = std::chrono::steady_clock::now();
+  OffloadedPlan plan = searchLadder(graph, solver, options, request);
+  if (!plan.result.feasible() && request.link.hostBudget < kMaxTotalBytes) {
+    OffloadRequest unlimited = request;
+    unlimited.link.hostBudget = kMaxTotalBytes;
+    OffloadedPlan wider = searchLadder(graph, solver, options, unlimited);
+    if (wider.result.feasible())
+      plan.hostNeeded = wider.sim.hostPeakBytes;
+  }
+  plan.result.solver = solver.name;
+  plan.result.seconds = std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+  return plan;
+}

@@ -1,0 +1,178 @@
+//===- OffloadTest.cpp - keep, recompute or offload -----------------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The offload planner (Offload.h) and its place in the planner: every plan
+// replays on the simulator with the link within the device budget; the
+// joint plan is never slower than recomputing only or offloading only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Search/Offload.h"
+
+#include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/SolverSupport.h"
+#include "remat/Solver/Search/Planner.h"
+#include "remat/Solver/Testing/Generators.h"
+
+#include "gtest/gtest.h"
+
+using namespace remat;
+
+namespace {
+
+Graph transformer() {
+  GeneratorOptions options;
+  options.heterogeneous = true;
+  return makeTransformer(4, options);
+}
+
+/// A link on which a value of 32 bytes takes one cost unit to copy.
+HostLink testLink(double bytesPerUnit = 32) {
+  HostLink link;
+  link.name = "test";
+  link.bytesPerSecond = bytesPerUnit;
+  link.costPerSecond = 1;
+  return link;
+}
+
+int64_t keepAllPeak(const Graph &g) {
+  return simulate(g, checkpointAllSchedule(g)).peakBytes;
+}
+
+/// `plan` replays on `link` as it says, within `budget`.
+void expectReplays(const Graph &g, const OffloadedPlan &plan,
+                   const HostLink &link, int64_t budget,
+                   const std::string &what) {
+  ASSERT_TRUE(plan.result.feasible()) << what << ": " << plan.result.message;
+  Simulation sim = simulate(g, plan.result.schedule, nullptr, &link);
+  ASSERT_TRUE(sim.valid()) << what << ": " << sim.error;
+  EXPECT_LE(sim.peakBytes, budget) << what;
+  EXPECT_EQ(sim.peakBytes, plan.result.peakBytes) << what;
+  EXPECT_DOUBLE_EQ(sim.time, plan.sim.time) << what;
+  EXPECT_LE(sim.hostPeakBytes, link.hostBudget) << what;
+}
+
+OffloadedPlan planAt(const Graph &g, OffloadChoice choice, int64_t budget,
+                     const HostLink &link) {
+  SolveOptions options;
+  options.budget = budget;
+  options.effort = 0.05;
+  return planWithOffloads(g, *findSolver("auto"), options,
+                          OffloadRequest{link, choice});
+}
+
+TEST(OffloadTest, OffloadOnlyComputesEachNodeOnce) {
+  Graph g = transformer();
+  HostLink link = testLink();
+  int64_t top = keepAllPeak(g);
+  int feasible = 0;
+  for (int percent = 90; percent >= 40; percent -= 10) {
+    int64_t budget = top * percent / 100;
+    OffloadedPlan plan =
+        addOffloads(g, checkpointAllSchedule(g), link, budget);
+    if (!plan.result.feasible())
+      continue;
+    ++feasible;
+    std::string what = std::to_string(percent) + "%";
+    expectReplays(g, plan, link, budget, what);
+    EXPECT_DOUBLE_EQ(plan.sim.cost, checkpointAllCost(g)) << what;
+    EXPECT_GT(plan.sim.copies, 0) << what;
+    EXPECT_EQ(plan.sim.copies % 2, 0) << what;
+  }
+  EXPECT_GE(feasible, 2);
+}
+
+TEST(OffloadTest, JointIsNeverSlowerThanEitherAlone) {
+  Graph g = transformer();
+  HostLink link = testLink();
+  int64_t top = keepAllPeak(g);
+  for (int percent = 80; percent >= 40; percent -= 20) {
+    int64_t budget = top * percent / 100;
+    std::string what = std::to_string(percent) + "%";
+    OffloadedPlan joint = planAt(g, OffloadChoice::Joint, budget, link);
+    for (OffloadChoice alone :
+         {OffloadChoice::RecomputeOnly, OffloadChoice::OffloadOnly}) {
+      OffloadedPlan other = planAt(g, alone, budget, link);
+      if (!other.result.feasible())
+        continue;
+      expectReplays(g, other, link, budget, what + " " + toString(alone));
+      expectReplays(g, joint, link, budget, what + " joint");
+      EXPECT_LE(joint.sim.time, other.sim.time) << what << " " << toString(alone);
+    }
+  }
+}
+
+TEST(OffloadTest, AFastLinkReplacesRecomputation) {
+  Graph g = transformer();
+  HostLink fast = testLink(1e9);
+  int64_t budget = keepAllPeak(g) * 6 / 10;
+  OffloadedPlan recompute =
+      planAt(g, OffloadChoice::RecomputeOnly, budget, fast);
+  OffloadedPlan joint = planAt(g, OffloadChoice::Joint, budget, fast);
+  ASSERT_TRUE(recompute.result.feasible());
+  ASSERT_GT(recompute.sim.cost, checkpointAllCost(g));
+  expectReplays(g, joint, fast, budget, "joint");
+  EXPECT_LT(joint.sim.time, recompute.sim.time);
+  EXPECT_GT(joint.sim.copies, 0);
+}
+
+PlanRequest offloadRequest(const std::string &budget, int64_t hostBudget) {
+  PlanRequest request;
+  request.budget = budget;
+  request.solve.effort = 0.05;
+  HostLink link = testLink();
+  link.hostBudget = hostBudget;
+  request.offload = OffloadRequest{link, OffloadChoice::OffloadOnly};
+  return request;
+}
+
+TEST(OffloadTest, ASmallHostBudgetNamesOneThatPlans) {
+  Graph g = transformer();
+  std::string budget = std::to_string(keepAllPeak(g) * 8 / 10);
+  PlanOutcome tight = plan(g, offloadRequest(budget, 1));
+  ASSERT_EQ(tight.failure, PlanFailure::HostOverBudget) << tight.reason;
+  ASSERT_GT(tight.hostNeeded, 1);
+  EXPECT_NE(tight.reason.find(std::to_string(tight.hostNeeded)),
+            std::string::npos)
+      << tight.reason;
+  PlanOutcome asked = plan(g, offloadRequest(budget, tight.hostNeeded));
+  ASSERT_TRUE(asked.succeeded()) << asked.reason;
+  ASSERT_TRUE(asked.onLink);
+  EXPECT_LE(asked.onLink->hostPeakBytes, tight.hostNeeded);
+  EXPECT_LE(asked.result.peakBytes, std::stoll(budget));
+}
+
+TEST(OffloadTest, PlannerRefusesWhatItCannotOffload) {
+  Graph g = transformer();
+  for (PlanRequest request :
+       {offloadRequest("min", kMaxTotalBytes), offloadRequest("", kMaxTotalBytes),
+        offloadRequest("80%", kMaxTotalBytes)}) {
+    if (request.budget == "80%")
+      request.arena = true;
+    PlanOutcome out = plan(g, request);
+    EXPECT_EQ(out.failure, PlanFailure::BadRequest) << request.budget;
+    EXPECT_NE(out.reason.find("offloading plans"), std::string::npos)
+        << out.reason;
+  }
+}
+
+TEST(OffloadTest, HostLinkPresets) {
+  Graph flops;
+  Graph timed;
+  timed.device = "h100";
+  std::optional<HostLink> pcie = findHostLink("pcie5", flops);
+  ASSERT_TRUE(pcie);
+  EXPECT_EQ(pcie->costPerSecond, 1e13);
+  EXPECT_EQ(findHostLink("pcie5", timed)->costPerSecond, 1e12);
+  // 63 GB in one second plus 5 us, in picoseconds.
+  EXPECT_NEAR(findHostLink("pcie5", timed)->copyCost(63'000'000'000),
+              1e12 + 5e6, 1);
+  EXPECT_FALSE(findHostLink("none", flops));
+  EXPECT_FALSE(findHostLink("nvlink", flops));
+  EXPECT_EQ(hostLinkNames(), "none, pcie4, pcie5, c2c");
+}
+
+} // namespace
