@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Analysis/Storage.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -113,6 +114,9 @@ bool remat::ownsNoStorage(Operation *op) {
     return true;
   if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(op))
     return !alloc.getCopy();
+  // A host copy (docs/Offload.md) holds no device memory.
+  if (isa<OffloadOp>(op))
+    return true;
   // Constants become read-only globals, not heap buffers.
   return op->hasTrait<OpTrait::ConstantLike>();
 }

@@ -25,6 +25,8 @@
 //  * remat-plan-arena (arena=true) then places every buffer of known size in
 //    one arena at an offset planned over those live ranges; the heap then
 //    holds one allocation of the arena's size (docs/Arena.md);
+//  * remat-lower-host-memory counts the host copies of offloaded values
+//    (remat.host_copies) and makes their buffers plain ones;
 //  * finalize-memref-to-llvm{use-generic-functions} routes every allocation
 //    through _mlir_memref_to_llvm_alloc/_free, where the remat allocation
 //    tracker (lib/Runtime) counts live and peak bytes.
@@ -113,6 +115,9 @@ void remat::buildRematBufferizePipeline(
 void remat::buildRematLowerToCPUPipeline(
     OpPassManager &pm, const RematLowerToCPUPipelineOptions &options) {
   buildRematBufferizePipeline(pm, options);
+  // Host copies (remat.offload, docs/Offload.md): counted on the function,
+  // then plain buffers, since host and device memory are one here.
+  pm.addNestedPass<func::FuncOp>(createRematLowerHostMemory());
 
   // Buffers -> loops -> control flow.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

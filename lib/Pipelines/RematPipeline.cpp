@@ -79,6 +79,9 @@ void remat::buildRematPipeline(OpPassManager &pm,
   select.schedule = options.schedule;
   select.arena = options.arena;
   select.arenaAlignment = options.arenaAlignment;
+  select.hostLink = options.hostLink;
+  select.hostBudget = options.hostBudget;
+  select.offload = options.offload;
   funcPm.addPass(createRematSelectCheckpoints(select));
 
   RematRematerializeOptions rematerialize;

@@ -49,12 +49,21 @@ void RunReport::addCount(llvm::StringRef key, uint64_t value,
   addFigure({key.str(), text, {{key.str(), static_cast<int64_t>(value)}}});
 }
 
-void remat::addArenaFigure(RunReport &report, int64_t arenaBytes) {
+void remat::addMemoryPlanFigures(RunReport &report, int64_t arenaBytes,
+                                 llvm::ArrayRef<int64_t> hostCopies) {
   report.addCount("arena_bytes", arenaBytes,
                   arenaBytes ? "(one allocation, every planned buffer at its "
                                "offset: docs/Arena.md)"
                              : "(no arena planned: each buffer its own "
                                "allocation)");
+  if (hostCopies.size() != 3)
+    return;
+  report.addCount("host_peak_bytes", hostCopies[0],
+                  "(offloaded copies in host memory, the most live at once: "
+                  "docs/Offload.md)");
+  report.addCount("host_copies", hostCopies[1],
+                  "(offloads and prefetches)");
+  report.addCount("host_bytes_moved", hostCopies[2]);
 }
 
 void RunReport::addMinMedian(

@@ -417,8 +417,10 @@ private:
   std::unique_ptr<RankSession> session;
   RankEntry ranked;
   std::string entryName;
-  /// remat.arena_bytes of the lowered entry (RunContext::arenaBytes).
+  /// remat.arena_bytes and remat.host_copies of the lowered entry
+  /// (RunContext::arenaBytes, RunContext::hostCopies).
   int64_t arenaBytes = 0;
+  llvm::SmallVector<int64_t, 3> hostCopies;
 };
 
 } // namespace
@@ -498,6 +500,9 @@ llvm::Expected<JITEntry> RunnerDriver::compile() {
   if (auto arena = lowered->getAttrOfType<IntegerAttr>(
           RematDialect::kArenaBytesAttrName))
     arenaBytes = arena.getInt();
+  if (auto copies = lowered->getAttrOfType<DenseI64ArrayAttr>(
+          RematDialect::kHostCopiesAttrName))
+    hostCopies.assign(copies.asArrayRef().begin(), copies.asArrayRef().end());
   llvm::Expected<JITLinkage> linkage = config.prepareJIT(*session);
   if (!linkage)
     return linkage.takeError();
@@ -519,7 +524,7 @@ llvm::Error RunnerDriver::runAndReport(JITEntry &jit, double compileMs) {
   }
   report.resultSpecs = ranked.resultSpecs;
   report.printValues = options.printResults;
-  RunContext context{jit, ranked, *session, options, arenaBytes};
+  RunContext context{jit, ranked, *session, options, arenaBytes, hostCopies};
   if (llvm::Error error = config.runEntry(context, report))
     return error;
   report.addFigure({"compile_ms",

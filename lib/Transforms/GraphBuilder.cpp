@@ -425,6 +425,11 @@ remat::buildFunctionGraph(func::FuncOp func,
   FunctionGraph result;
   Graph &graph = result.graph;
   graph.name = func.getSymName().str();
+  // Costs are picoseconds on this device (AnnotateCosts.h): host copies are
+  // priced in them.
+  if (auto device =
+          func->getAttrOfType<StringAttr>(RematDialect::kCostDeviceAttrName))
+    graph.device = device.str();
   Block &body = func.getBody().front();
   std::optional<int64_t> hint = getDynamicSizeHint(func);
   if (failed(addArgumentNodes(func, options, hint, result)) ||

@@ -24,6 +24,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <limits>
+
 namespace remat {
 #define GEN_PASS_DEF_REMATREMATERIALIZE
 #define GEN_PASS_DEF_REMATSTRIPBARRIERS
@@ -37,11 +39,16 @@ RematPlan remat::readRematPlan(func::FuncOp func) {
   RematPlan plan;
   if (func.isExternal())
     return plan;
-  for (Operation &op : func.getBody().front())
+  for (Operation &op : func.getBody().front()) {
     if (auto steps =
             op.getAttrOfType<DenseI64ArrayAttr>(RematDialect::kStepsAttrName))
       plan.steps[&op].assign(steps.asArrayRef().begin(),
                              steps.asArrayRef().end());
+    if (auto pairs = op.getAttrOfType<DenseI64ArrayAttr>(
+            RematDialect::kOffloadsAttrName))
+      plan.offloads[&op].assign(pairs.asArrayRef().begin(),
+                                pairs.asArrayRef().end());
+  }
   return plan;
 }
 
@@ -49,6 +56,9 @@ void remat::writeRematPlan(const RematPlan &plan) {
   for (const auto &[op, steps] : plan.steps)
     op->setAttr(RematDialect::kStepsAttrName,
                 DenseI64ArrayAttr::get(op->getContext(), steps));
+  for (const auto &[op, pairs] : plan.offloads)
+    op->setAttr(RematDialect::kOffloadsAttrName,
+                DenseI64ArrayAttr::get(op->getContext(), pairs));
 }
 
 /// Calls `fn(operand, definingOp)` for every operand of `op` and of the ops
@@ -275,6 +285,13 @@ static LogicalResult validatePlan(func::FuncOp func, Block &body,
         return op->emitError()
                << "rematerialization plan steps must strictly increase";
   }
+  for (const auto &[op, pairs] : plan.offloads) {
+    auto steps = plan.steps.find(op);
+    if (failed(verifyOffloadSteps(
+            op, pairs,
+            steps == plan.steps.end() ? ArrayRef<int64_t>() : steps->second)))
+      return failure();
+  }
   if (failed(validateCoverage(body, plan)) ||
       failed(validateEffectOrder(body, plan)))
     return failure();
@@ -300,6 +317,7 @@ static SmallVector<Instance> cloneInstances(Block &body, const RematPlan &plan,
   MLIRContext *ctx = terminator->getContext();
   for (const auto &[op, steps] : plan.steps) {
     op->removeAttr(RematDialect::kStepsAttrName);
+    op->removeAttr(RematDialect::kOffloadsAttrName);
     instances.push_back({steps.front(), op, op});
     for (int64_t step : ArrayRef<int64_t>(steps).drop_front()) {
       Operation *clone = op->clone();
@@ -317,11 +335,40 @@ static SmallVector<Instance> cloneInstances(Block &body, const RematPlan &plan,
   return instances;
 }
 
+namespace {
+/// One copy of a planned offload: an offload after step `step`, or a
+/// prefetch before it, of the value of `original`'s latest computation.
+struct Copy {
+  int64_t step;
+  Operation *original;
+};
+} // namespace
+
+/// The offloads and the prefetches of `plan`, each sorted by step.
+static std::pair<SmallVector<Copy>, SmallVector<Copy>>
+getCopies(const RematPlan &plan) {
+  SmallVector<Copy> offloads, prefetches;
+  for (const auto &[op, pairs] : plan.offloads)
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+      offloads.push_back({pairs[i], op});
+      prefetches.push_back({pairs[i + 1], op});
+    }
+  auto byStep = [](const Copy &a, const Copy &b) { return a.step < b.step; };
+  llvm::stable_sort(offloads, byStep);
+  llvm::stable_sort(prefetches, byStep);
+  return {offloads, prefetches};
+}
+
 /// Orders the instances, each reading the most recent computation of every
-/// operand before it (the terminator: the last).
-static void orderAndRewire(Block &body, ArrayRef<Instance> instances) {
+/// operand before it (the terminator: the last), with the plan's offloads
+/// after their steps and its prefetches before theirs: the uses after a
+/// prefetch read what it brought back.
+static void orderAndRewire(Block &body, ArrayRef<Instance> instances,
+                           const RematPlan &plan, RematerializeStats &stats) {
   Operation *terminator = body.getTerminator();
+  OpBuilder builder(terminator);
   llvm::DenseMap<Operation *, Operation *> current;
+  llvm::DenseMap<Operation *, Value> onHost;
   auto rewire = [&](Operation *op) {
     forEachBodyOperand(op, body, [&](OpOperand &operand, Operation *def) {
       auto it = current.find(def);
@@ -331,11 +378,32 @@ static void orderAndRewire(Block &body, ArrayRef<Instance> instances) {
           cast<OpResult>(operand.get()).getResultNumber()));
     });
   };
-  for (const Instance &instance : instances) {
+  auto [offloads, prefetches] = getCopies(plan);
+  const Copy *offload = offloads.begin(), *prefetch = prefetches.begin();
+  auto copyUpTo = [&](int64_t step) {
+    for (; prefetch != prefetches.end() && prefetch->step <= step; ++prefetch) {
+      Operation *original = prefetch->original;
+      Value host = onHost[original];
+      current[original] = PrefetchOp::create(builder, original->getLoc(),
+                                             host.getType(), host);
+      ++stats.numOffloads;
+    }
+  };
+  for (auto [i, instance] : llvm::enumerate(instances)) {
+    copyUpTo(instance.step);
     instance.op->moveBefore(terminator);
     rewire(instance.op);
     current[instance.original] = instance.op;
+    int64_t next = i + 1 < instances.size() ? instances[i + 1].step
+                                            : std::numeric_limits<int64_t>::max();
+    for (; offload != offloads.end() && offload->step < next; ++offload) {
+      Operation *value = current[offload->original];
+      Value result = value->getResult(0);
+      onHost[offload->original] = OffloadOp::create(
+          builder, value->getLoc(), result.getType(), result);
+    }
   }
+  copyUpTo(std::numeric_limits<int64_t>::max());
   rewire(terminator);
 }
 
@@ -422,7 +490,7 @@ remat::applyRematPlan(func::FuncOp func, const RematPlan &plan,
 
   RematerializeStats stats;
   SmallVector<Instance> instances = cloneInstances(body, plan, stats);
-  orderAndRewire(body, instances);
+  orderAndRewire(body, instances, plan, stats);
   llvm::SetVector<Operation *> unused;
   stats.numAllocations = giveOwnDestinations(body, unused);
   sinkAllocations(body);

@@ -46,6 +46,9 @@ namespace {
 struct PlanProblem {
   FunctionGraph functionGraph;
   PlanBaseline baseline;
+  /// The host link offloads go over, priced for the graph; none when the
+  /// options offload nothing.
+  std::optional<HostLink> link;
 };
 
 /// A schedule to record on the IR and what it answers.
@@ -71,6 +74,35 @@ struct PlanAnswer {
 };
 } // namespace
 
+/// The host link of `options` priced for `graph` into `link` (none for
+/// host-link=none); a located error for an unknown link or a bad host
+/// budget.
+static LogicalResult getHostLink(func::FuncOp func,
+                                 const SelectCheckpointsOptions &options,
+                                 const Graph &graph,
+                                 std::optional<HostLink> &link) {
+  if (options.hostLink == "none")
+    return success();
+  link = findHostLink(options.hostLink, graph);
+  if (!link)
+    return mlir::emitError(func.getLoc())
+           << "unknown host-link '" << options.hostLink
+           << "' (expected one of: " << hostLinkNames() << ")";
+  if (options.hostBudget.empty())
+    return success();
+  std::string error;
+  std::optional<int64_t> bytes =
+      StringRef(options.hostBudget).contains('%')
+          ? std::nullopt
+          : parseBudget(options.hostBudget, 0, error);
+  if (!bytes)
+    return mlir::emitError(func.getLoc())
+           << "invalid host-budget '" << options.hostBudget << "': "
+           << (error.empty() ? "expected bytes, not a percentage" : error);
+  link->hostBudget = *bytes;
+  return success();
+}
+
 /// Builds the problem graph of `func` and simulates its own order.
 static FailureOr<PlanProblem>
 buildPlanProblem(func::FuncOp func, const SelectCheckpointsOptions &options) {
@@ -80,7 +112,10 @@ buildPlanProblem(func::FuncOp func, const SelectCheckpointsOptions &options) {
   FailureOr<FunctionGraph> built = buildFunctionGraph(func, graphOptions);
   if (failed(built))
     return failure();
-  PlanProblem problem{std::move(*built), {}};
+  PlanProblem problem{std::move(*built), {}, {}};
+  if (failed(getHostLink(func, options, problem.functionGraph.graph,
+                         problem.link)))
+    return failure();
   problem.baseline = computeBaseline(problem.functionGraph.graph,
                                      options.arena, options.arenaAlignment);
   if (!problem.baseline.checkpointAll.valid())
@@ -128,9 +163,12 @@ checkMaxBatchStep(func::FuncOp func, const PlanProblem &problem,
   return success();
 }
 
-/// The planner's request for `options`.
-static PlanRequest getPlanRequest(const SelectCheckpointsOptions &options) {
+/// The planner's request for `options` on `problem`.
+static PlanRequest getPlanRequest(const SelectCheckpointsOptions &options,
+                                  const PlanProblem &problem) {
   PlanRequest request;
+  if (problem.link)
+    request.offload = OffloadRequest{*problem.link, options.offload};
   request.solver = options.solver;
   request.mode = options.mode;
   request.budget = options.budget;
@@ -173,7 +211,8 @@ solvePlan(func::FuncOp func, const PlanProblem &problem,
   if (options.mode == Mode::MaxBatch && options.budget != "min" &&
       failed(checkMaxBatchStep(func, problem, options)))
     return failure();
-  PlanOutcome outcome = plan(problem.functionGraph.graph, getPlanRequest(options));
+  PlanOutcome outcome =
+      plan(problem.functionGraph.graph, getPlanRequest(options, problem));
   if (!outcome.succeeded())
     return emitPlanFailure(func, outcome);
   for (const std::string &remark : outcome.remarks)
@@ -294,6 +333,42 @@ static std::string describeSource(const PlanAnswer &answer) {
   return "schedule '" + answer.schedulePath + "'";
 }
 
+/// The steps of `schedule` on the ops: compute step k of node n -> step k
+/// on n's op; an offload after compute step a and the prefetch before
+/// compute step p of the same node -> the pair (a, p) in its
+/// `remat.offloads`. A located error for a copy of a node without an op of
+/// one tensor result.
+static FailureOr<RematPlan> translateSchedule(func::FuncOp func,
+                                              const FunctionGraph &graph,
+                                              const Schedule &schedule) {
+  RematPlan plan;
+  int64_t step = 0;
+  llvm::DenseMap<int, int64_t> offloadedAfter;
+  for (const Step &s : schedule.steps) {
+    Operation *op = graph.nodeOps[s.node];
+    if (s.kind == Step::Kind::Compute) {
+      if (op)
+        plan.steps[op].push_back(step);
+      ++step;
+      continue;
+    }
+    if (s.kind == Step::Kind::Free)
+      continue;
+    if (!op || op->getNumResults() != 1)
+      return mlir::emitError(func.getLoc())
+             << "the plan moves node " << s.node << " ('"
+             << graph.graph.nodes[s.node].name
+             << "') to the host, which is not the one result of an op";
+    if (s.kind == Step::Kind::Offload) {
+      offloadedAfter[s.node] = step - 1;
+      continue;
+    }
+    plan.offloads[op].push_back(offloadedAfter[s.node]);
+    plan.offloads[op].push_back(step);
+  }
+  return plan;
+}
+
 /// Checks the answer's schedule with the simulator against its budget and
 /// translates it into `remat.steps`: compute step k of node n -> step k on
 /// n's op. Errors in a solver's schedule are internal errors.
@@ -305,7 +380,8 @@ static FailureOr<RematPlan> checkSchedule(func::FuncOp func,
   const Graph &graph = functionGraph.graph;
   std::string source = describeSource(answer);
   StringRef internal = answer.schedulePath.empty() ? "internal error: " : "";
-  simulated = simulate(graph, answer.result.schedule);
+  simulated = simulate(graph, answer.result.schedule, nullptr,
+                       problem.link ? &*problem.link : nullptr);
   if (!simulated.valid())
     return mlir::emitError(func.getLoc())
            << internal << source
@@ -315,20 +391,15 @@ static FailureOr<RematPlan> checkSchedule(func::FuncOp func,
            << internal << source << " peaks at " << simulated.peakBytes
            << " bytes, over the budget of " << answer.budget << " bytes";
 
-  RematPlan plan;
-  int64_t step = 0;
-  for (const Step &s : answer.result.schedule.steps) {
-    if (s.kind != Step::Kind::Compute)
-      continue;
-    if (Operation *op = functionGraph.nodeOps[s.node])
-      plan.steps[op].push_back(step);
-    ++step;
-  }
+  FailureOr<RematPlan> plan = translateSchedule(func, functionGraph,
+                                                 answer.result.schedule);
+  if (failed(plan))
+    return failure();
   for (auto [id, op] : llvm::enumerate(functionGraph.nodeOps)) {
     if (!op)
       continue;
-    auto it = plan.steps.find(op);
-    if (it == plan.steps.end())
+    auto it = plan->steps.find(op);
+    if (it == plan->steps.end())
       return op->emitError() << internal << source << " never computes this op";
     // Not every solver honours pins; never let a pinned op be recomputed.
     if (graph.nodes[id].keep == KeepPolicy::Always && it->second.size() > 1)
@@ -460,6 +531,12 @@ static FailureOr<PlanAttr> recordPlan(func::FuncOp func,
     remark << "; " << kStoppedByTimeLimit;
   if (*arena)
     reportArena(remark, **arena, arenaBytes.has_value());
+  if (problem.link)
+    remark << "; offloads " << simulated.copies / 2 << " value(s) over "
+           << problem.link->name << " (host peak " << simulated.hostPeakBytes
+           << " bytes), predicted time "
+           << llvm::formatv("{0:G}", simulated.time).str() << " (stalls "
+           << llvm::formatv("{0:G}", simulated.stall).str() << ")";
   return attr;
 }
 
@@ -523,6 +600,9 @@ struct SelectCheckpointsPass
     options.schedulePath = schedule;
     options.arena = arena;
     options.arenaAlignment = arenaAlignment;
+    options.hostLink = hostLink;
+    options.hostBudget = hostBudget;
+    options.offload = offload;
     if (failed(selectCheckpoints(func, options)))
       return signalPassFailure();
     markAllAnalysesPreserved();

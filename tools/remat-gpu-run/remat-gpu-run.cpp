@@ -321,7 +321,7 @@ llvm::Error runOnGPU(Runtime &rt, const RunContext &context,
   report.addCount("pool_reserved_peak_bytes",
                   worst.memory.poolReservedPeakBytes,
                   "(what the pool took from the device)");
-  addArenaFigure(report, context.arenaBytes);
+  addMemoryPlanFigures(report, context.arenaBytes, context.hostCopies);
   addAllocationFigures(report, worst, measured.inputBytes, "");
   report.addCount("num_launches", worst.memory.numLaunches);
   SmallVector<double> kernelTimes;

@@ -210,7 +210,7 @@ llvm::Error runOnCPU(const RunContext &context, RunReport &report) {
   report.addFigure({samePeak ? "" : "note",
                     "the peak differed between runs; the maximum is shown",
                     {{"peak_bytes_same_every_run", samePeak}}});
-  addArenaFigure(report, context.arenaBytes);
+  addMemoryPlanFigures(report, context.arenaBytes, context.hostCopies);
   // The first run usually grows the resident set most: later ones reuse
   // what the system allocator kept.
   int64_t rssGrowth = -1;

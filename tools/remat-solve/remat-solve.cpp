@@ -83,7 +83,7 @@ static cl::opt<std::string>
     hostLinkName("host-link",
                  cl::desc("Offload to host memory over this link as well as "
                           "recompute (docs/Offload.md): none (the default), "
-                          "pcie4, pcie5 or c2c"),
+                          "pcie4, pcie5, c2c or ideal"),
                  cl::init("none"), cl::cat(category));
 static cl::opt<std::string>
     hostBudgetText("host-budget",
@@ -91,16 +91,10 @@ static cl::opt<std::string>
                             "the plan may hold (bytes, with an optional "
                             "B/KiB/MiB/GiB/TiB suffix); default unlimited"),
                    cl::init(""), cl::cat(category));
-static cl::opt<OffloadChoice> offloadChoice(
-    "offload", cl::desc("With --host-link: what a plan may do"),
-    cl::values(clEnumValN(OffloadChoice::Joint, "joint",
-                          "keep, recompute or offload (the default)"),
-               clEnumValN(OffloadChoice::OffloadOnly, "offload",
-                          "keep or offload, recompute nothing"),
-               clEnumValN(OffloadChoice::RecomputeOnly, "recompute",
-                          "keep or recompute (the time still predicted "
-                          "on the link)")),
-    cl::init(OffloadChoice::Joint), cl::cat(category));
+static cl::opt<OffloadChoice>
+    offloadChoice("offload", cl::desc("With --host-link: what a plan may do"),
+                  offloadChoiceValues(), cl::init(OffloadChoice::Joint),
+                  cl::cat(category));
 static cl::opt<double>
     overhead("overhead",
              cl::desc("min-peak: allowed extra compute as a fraction of "

@@ -172,7 +172,7 @@ TEST(OffloadTest, HostLinkPresets) {
               1e12 + 5e6, 1);
   EXPECT_FALSE(findHostLink("none", flops));
   EXPECT_FALSE(findHostLink("nvlink", flops));
-  EXPECT_EQ(hostLinkNames(), "none, pcie4, pcie5, c2c");
+  EXPECT_EQ(hostLinkNames(), "none, pcie4, pcie5, c2c, ideal");
 }
 
 } // namespace

@@ -19,8 +19,9 @@
 //     types are unknown;
 //   * a size that does not fit in int64_t saturates at kSaturatedBytes;
 //   * views (isViewOp) alias the buffer of their source and own nothing;
-//     neither do uninitialized allocations (their buffer is the writer's)
-//     nor constants (read-only global data).
+//     neither do uninitialized allocations (their buffer is the writer's),
+//     constants (read-only global data) nor host copies (`remat.offload`:
+//     host memory, not the device's).
 //
 // Usage:
 //

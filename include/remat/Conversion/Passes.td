@@ -102,6 +102,25 @@ def RematWrapSerialLinalg : Pass<"remat-wrap-serial-linalg", "::mlir::func::Func
   ];
 }
 
+def RematLowerHostMemory
+    : Pass<"remat-lower-host-memory", "::mlir::func::FuncOp"> {
+  let summary = "Host copies of a CPU step into plain buffers, counted";
+  let description = [{
+    After bufferization, the copies `remat.offload` makes live in host
+    memory (memref memory space 1, docs/Offload.md) and the arena leaves
+    them out. On a CPU, host and device memory are one; upstream's LLVM
+    lowering does not free a buffer outside the default memory space. This
+    pass records what the copies cost on the function, as
+    `remat.host_copies = array<i64: host peak bytes, copies, bytes moved>`
+    (the most bytes of host buffers live at once in program order, the
+    copies between the two memories and the bytes they move; the runners
+    report them), then moves every host buffer to the default memory
+    space. A host buffer of dynamic size is an error at its allocation: its
+    bytes are not known.
+  }];
+  let dependentDialects = ["::remat::RematDialect"];
+}
+
 def RematMathToLibm : Pass<"remat-math-to-libm", "::mlir::ModuleOp"> {
   let summary = "Call the C library for the math ops LLVM has no intrinsic for";
   let description = [{

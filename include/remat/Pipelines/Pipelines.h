@@ -276,6 +276,22 @@ struct RematPipelineOptions
       llvm::cl::desc("Alignment of every offset in that arena: 16 for "
                      "remat-lower-to-cpu, 256 for remat-lower-to-nvvm"),
       llvm::cl::init(16)};
+  PassOptions::Option<std::string> hostLink{
+      *this, "host-link",
+      llvm::cl::desc("Offload to host memory over this link as well as "
+                     "recompute (docs/Offload.md): none, pcie4, pcie5 or "
+                     "c2c or ideal; with arena=false"),
+      llvm::cl::init("none")};
+  PassOptions::Option<std::string> hostBudget{
+      *this, "host-budget",
+      llvm::cl::desc("With host-link: the most pinned host memory the plan "
+                     "may hold (bytes, optionally with a KiB/MiB/GiB "
+                     "suffix); empty = unlimited"),
+      llvm::cl::init("")};
+  PassOptions::Option<OffloadChoice> offload{
+      *this, "offload",
+      llvm::cl::desc("With host-link: what a plan may do"),
+      offloadChoiceValues(), llvm::cl::init(OffloadChoice::Joint)};
 };
 
 /// Adds `inline` (unless disabled), then remat-split-shared-empty on every

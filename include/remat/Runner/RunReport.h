@@ -123,9 +123,13 @@ struct RunReport {
   void printText(llvm::raw_ostream &os) const;
 };
 
-/// Adds arena_bytes, the bytes of the entry's arena (RunContext::arenaBytes;
-/// the text says when none was planned), next to the peak a runner measured.
-void addArenaFigure(RunReport &report, int64_t arenaBytes);
+/// Adds the entry's memory plan next to the peak a runner measured:
+/// arena_bytes, the bytes of its arena (RunContext::arenaBytes; the text says
+/// when none was planned), and with host copies (`hostCopies`, empty when
+/// none: `remat.host_copies`, docs/Offload.md) host_peak_bytes,
+/// host_copies and host_bytes_moved.
+void addMemoryPlanFigures(RunReport &report, int64_t arenaBytes,
+                          llvm::ArrayRef<int64_t> hostCopies);
 
 /// Adds the allocation counts of `run` to `report`: num_allocs,
 /// total_allocated_bytes, returned_bytes, leaked_bytes, unknown_frees (a

@@ -96,6 +96,9 @@ struct RunContext {
   /// (`remat.arena_bytes` on the lowered entry, docs/Arena.md); 0 when none
   /// was planned (each buffer its own allocation).
   int64_t arenaBytes = 0;
+  /// `remat.host_copies` on the lowered entry (host peak bytes, copies,
+  /// bytes moved: docs/Offload.md); empty without host copies.
+  llvm::SmallVector<int64_t, 3> hostCopies;
 };
 
 /// What differs between the runners.

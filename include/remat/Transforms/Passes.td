@@ -272,6 +272,18 @@ def RematSelectCheckpoints
            "remat.plan">,
     Option<"arenaAlignment", "arena-alignment", "int64_t", /*default=*/"16",
            "Alignment of every offset in that arena">,
+    Option<"hostLink", "host-link", "std::string", /*default=*/"\"none\"",
+           "Offload to host memory over this link as well as recompute "
+           "(docs/Offload.md): none, pcie4, pcie5, c2c or ideal">,
+    Option<"hostBudget", "host-budget", "std::string", /*default=*/"\"\"",
+           "With host-link: the most pinned host memory the plan may hold "
+           "(bytes, optionally with a KiB/MiB/GiB suffix); empty = "
+           "unlimited">,
+    Option<"offload", "offload", "::remat::OffloadChoice",
+           "::remat::OffloadChoice::Joint",
+           "With host-link: keep, recompute or offload (joint), keep or "
+           "offload (offload), keep or recompute (recompute)",
+           "::remat::offloadChoiceValues()">
   ];
   let dependentDialects = ["::remat::RematDialect"];
 }

@@ -38,13 +38,19 @@ namespace remat {
 /// original computation; each further step is a recomputation.
 struct RematPlan {
   llvm::MapVector<mlir::Operation *, llvm::SmallVector<int64_t>> steps;
+  /// The values the plan offloads to host memory (docs/Offload.md), as
+  /// `remat.offloads`: pairs (a, p) of compute steps, the value of the op
+  /// computed last at or before step a offloaded after it and prefetched
+  /// right before step p.
+  llvm::MapVector<mlir::Operation *, llvm::SmallVector<int64_t>> offloads;
 };
 
-/// Reads the `remat.steps` attributes of `func`'s body. Returns an empty plan
-/// when no op carries one.
+/// Reads the `remat.steps` (and `remat.offloads`) attributes of `func`'s
+/// body. Returns an empty plan when no op carries one.
 RematPlan readRematPlan(mlir::func::FuncOp func);
 
-/// Sets the `remat.steps` attribute of every op of `plan`.
+/// Sets the `remat.steps` and `remat.offloads` attributes of every op of
+/// `plan`.
 void writeRematPlan(const RematPlan &plan);
 
 struct RematerializeOptions {
@@ -59,6 +65,9 @@ struct RematerializeStats {
   int64_t numClones = 0;
   /// Barriers inserted.
   int64_t numBarriers = 0;
+  /// Values offloaded to host memory and prefetched back (pairs of
+  /// `remat.offload` and `remat.prefetch`).
+  int64_t numOffloads = 0;
   /// Sum of the compute cost (`remat.cost`) of the clones.
   double recomputeCost = 0;
   /// `bufferization.alloc_tensor` destinations created (one per op that
@@ -73,7 +82,9 @@ struct RematerializeStats {
 /// Applies `plan` to `func`: constants move to the top of the body, every
 /// planned op is cloned once per extra step, all ops are ordered by step and
 /// each use reads the most recent computation of its operand before it.
-/// Clones carry `remat.recomputed`. Fails with a located error, leaving the
+/// Clones carry `remat.recomputed`; an offloaded value goes through a
+/// `remat.offload` after its step and a `remat.prefetch` before the next use.
+/// Fails with a located error, leaving the
 /// function unchanged, when the plan does not cover every op, repeats a step,
 /// recomputes an op with memory effects, reorders two ops with memory
 /// effects, or uses a value before any step computes it.

@@ -26,6 +26,7 @@
 
 #include "remat/Dialect/Remat/IR/RematDialect.h"
 #include "remat/Solver/Search/Modes.h"
+#include "remat/Solver/Search/Offload.h"
 #include "remat/Transforms/GraphBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -65,6 +66,12 @@ struct SelectCheckpointsOptions {
   bool arena = false;
   /// Alignment of every offset in that arena (the lowering's).
   int64_t arenaAlignment = 16;
+  /// Offloading (docs/Offload.md): the host link ("none": keep or recompute
+  /// only), the most host memory the plan may hold (bytes as `budget` writes
+  /// them; empty: unlimited) and what a plan may do.
+  std::string hostLink = "none";
+  std::string hostBudget;
+  OffloadChoice offload = OffloadChoice::Joint;
 };
 
 /// Plans rematerialization of `func` and records the plan on it (see the

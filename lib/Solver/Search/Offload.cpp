@@ -368,10 +368,18 @@ static OffloadedPlan planRung(const Graph &graph, const SolverInfo &solver,
   return plan;
 }
 
-/// Whether `a` is the better plan: feasible, then faster, then smaller.
+/// Whether `a` is the better plan: feasible, then faster, then smaller; of
+/// two infeasible ones, the one with a schedule of the smaller peak.
 static bool isBetter(const OffloadedPlan &a, const OffloadedPlan &b) {
   if (a.result.feasible() != b.result.feasible())
     return a.result.feasible();
+  if (!a.result.feasible()) {
+    bool aHas = !a.result.schedule.steps.empty();
+    bool bHas = !b.result.schedule.steps.empty();
+    if (aHas != bHas)
+      return aHas;
+    return a.result.peakBytes < b.result.peakBytes;
+  }
   if (a.sim.time != b.sim.time)
     return a.sim.time < b.sim.time;
   return a.result.peakBytes < b.result.peakBytes;

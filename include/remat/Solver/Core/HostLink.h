@@ -19,7 +19,8 @@
 //     in all, 450 GB/s per direction.
 // The latencies (5 us a copy over PCIe, 2 us over C2C) are assumptions of
 // the order of one asynchronous copy's launch and completion, not
-// measurements.
+// measurements. `ideal` copies in no time: no link is that fast; it bounds
+// what offloading can give, and lets small steps be planned with copies.
 //
 //===----------------------------------------------------------------------===//
 

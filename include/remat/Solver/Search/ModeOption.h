@@ -6,8 +6,10 @@
 //
 // The values of an `llvm::cl` enum option of type `Mode`, from the one table
 // of modes (`allModes`, Modes.h): remat-solve's `--mode` takes every mode, the
-// passes' and the pipeline's `mode=` the plan modes. Header-only, for the
-// tools and passes; lib/Solver itself needs no LLVM.
+// passes' and the pipeline's `mode=` the plan modes; and those of an
+// `OffloadChoice` option (Offload.h), remat-solve's `--offload` and the
+// passes' `offload=`. Header-only, for the tools and passes; lib/Solver
+// itself needs no LLVM.
 //
 // Usage:
 //   static llvm::cl::opt<remat::Mode> mode("mode", remat::allModeValues());
@@ -18,6 +20,7 @@
 #define REMAT_SOLVER_SEARCH_MODEOPTION_H
 
 #include "remat/Solver/Search/Modes.h"
+#include "remat/Solver/Search/Offload.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -44,6 +47,19 @@ private:
 inline ModeValues allModeValues() { return ModeValues(/*plansOnly=*/false); }
 /// The plan modes: `mode=` of remat-select-checkpoints and remat-pipeline.
 inline ModeValues planModeValues() { return ModeValues(/*plansOnly=*/true); }
+
+/// The values of an `OffloadChoice` option.
+inline auto offloadChoiceValues() {
+  return llvm::cl::values(
+      clEnumValN(OffloadChoice::Joint, toString(OffloadChoice::Joint),
+                 "keep, recompute or offload (the default)"),
+      clEnumValN(OffloadChoice::OffloadOnly,
+                 toString(OffloadChoice::OffloadOnly),
+                 "keep or offload, recompute nothing"),
+      clEnumValN(OffloadChoice::RecomputeOnly,
+                 toString(OffloadChoice::RecomputeOnly),
+                 "keep or recompute (the time still predicted on the link)"));
+}
 
 } // namespace remat
 

@@ -75,6 +75,7 @@ void RematDialect::initialize() {
 #define GET_OP_LIST
 #include "remat/Dialect/Remat/IR/RematOps.cpp.inc"
       >();
+  registerBufferizationModels();
 }
 
 void RematDialect::registerAttributes() {
@@ -169,6 +170,42 @@ static const llvm::StringRef kDeviceNames[] = {
     REMAT_DEVICES(REMAT_DEVICE_NAME)};
 #undef REMAT_DEVICE_NAME
 
+LogicalResult remat::verifyOffloadSteps(Operation *op, ArrayRef<int64_t> pairs,
+                                        ArrayRef<int64_t> steps) {
+  StringRef name = RematDialect::kOffloadsAttrName;
+  if (pairs.empty() || pairs.size() % 2)
+    return op->emitError() << "'" << name
+                           << "' must be a non-empty array<i64> of step "
+                              "pairs (offload after, prefetch before)";
+  if (op->getNumResults() != 1 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()))
+    return op->emitError() << "'" << name
+                           << "' is on an op without one ranked tensor result";
+  int64_t previous = -1;
+  for (size_t i = 0; i < pairs.size(); i += 2) {
+    int64_t after = pairs[i], before = pairs[i + 1];
+    if (after < previous || before <= after)
+      return op->emitError() << "'" << name
+                             << "' must hold pairs a < p, each after the "
+                                "last";
+    previous = before;
+    if (steps.empty() || steps.front() > after)
+      return op->emitError() << "'" << name << "' offloads after step "
+                             << after << ", before '"
+                             << RematDialect::kStepsAttrName
+                             << "' computes the op";
+    for (int64_t step : steps)
+      if (step > after && step < before)
+        return op->emitError()
+               << "'" << name << "' offloads the value after step " << after
+               << " and prefetches it before step " << before
+               << ", but '" << RematDialect::kStepsAttrName
+               << "' computes it again at step " << step
+               << ": an offloaded value is prefetched, not recomputed";
+  }
+  return success();
+}
+
 LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -226,6 +263,16 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
+  if (name == kOffloadsAttrName) {
+    auto pairs = dyn_cast<DenseI64ArrayAttr>(value);
+    if (!pairs)
+      return op->emitError() << "'" << name
+                             << "' must be an array<i64> of step pairs, got "
+                             << value;
+    auto steps = op->getAttrOfType<DenseI64ArrayAttr>(kStepsAttrName);
+    return verifyOffloadSteps(op, pairs.asArrayRef(),
+                              steps ? steps.asArrayRef() : ArrayRef<int64_t>());
+  }
   if (name == kRecomputedAttrName) {
     if (!isa<UnitAttr>(value))
       return op->emitError() << "'" << name
@@ -244,6 +291,16 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
     if (!bytes || !bytes.getType().isInteger(64) || bytes.getInt() < 0)
       return op->emitError()
              << "'" << name << "' must be a non-negative i64, got " << value;
+    return success();
+  }
+  if (name == kHostCopiesAttrName) {
+    auto counts = dyn_cast<DenseI64ArrayAttr>(value);
+    if (!counts || counts.size() != 3 ||
+        llvm::any_of(counts.asArrayRef(), [](int64_t v) { return v < 0; }))
+      return op->emitError() << "'" << name
+                             << "' must be array<i64: host peak bytes, "
+                                "copies, bytes moved>, none negative, got "
+                             << value;
     return success();
   }
   if (name == kCostDeviceAttrName) {
@@ -300,5 +357,32 @@ LogicalResult RematDialect::verifyRegionArgAttribute(Operation *op,
            << "'" << name << "' = " << high.getInt() << " of argument #"
            << argIndex << " does not fit " << argType
            << ": its values [0, high) need high <= " << largest;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// OffloadOp, PrefetchOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult OffloadOp::verify() {
+  if (!getResult().hasOneUse())
+    return emitOpError() << "result must have exactly one use, a "
+                            "'remat.prefetch' (a host copy is not read "
+                            "otherwise), found "
+                         << std::distance(getResult().use_begin(),
+                                          getResult().use_end());
+  Operation *user = *getResult().user_begin();
+  if (!isa<PrefetchOp>(user))
+    return emitOpError() << "result is read by '" << user->getName()
+                         << "'; only a 'remat.prefetch' may read a host copy";
+  if (user->getBlock() != getOperation()->getBlock())
+    return emitOpError() << "result must be prefetched in its own block";
+  return success();
+}
+
+LogicalResult PrefetchOp::verify() {
+  if (!getHost().getDefiningOp<OffloadOp>())
+    return emitOpError() << "operand must be the host copy a 'remat.offload' "
+                            "made";
   return success();
 }

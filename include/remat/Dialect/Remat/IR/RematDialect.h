@@ -13,6 +13,8 @@
 #define REMAT_DIALECT_REMAT_IR_REMATDIALECT_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -26,5 +28,23 @@
 
 #define GET_OP_CLASSES
 #include "remat/Dialect/Remat/IR/RematOps.h.inc"
+
+namespace remat {
+/// Checks the offloads `pairs` of `op` (`remat.offloads`: pairs (a, p) of
+/// schedule steps, a < p, each pair after the last) against the steps that
+/// compute it (`remat.steps`, empty when none): `op` has one ranked tensor
+/// result, is computed at or before each a and never between a and p (an
+/// offloaded value is prefetched, not recomputed). Emits a located error.
+mlir::LogicalResult verifyOffloadSteps(mlir::Operation *op,
+                                       llvm::ArrayRef<int64_t> pairs,
+                                       llvm::ArrayRef<int64_t> steps);
+
+/// The memref memory space of host memory, where `remat.offload` copies go
+/// once bufferized (docs/Offload.md): the integer 1.
+mlir::Attribute getHostMemorySpace(mlir::MLIRContext *context);
+/// Whether `memorySpace` (of a memref type; null for the default) is host
+/// memory.
+bool isHostMemorySpace(mlir::Attribute memorySpace);
+} // namespace remat
 
 #endif // REMAT_DIALECT_REMAT_IR_REMATDIALECT_H

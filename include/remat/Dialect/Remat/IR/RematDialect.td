@@ -47,7 +47,12 @@ def Remat_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
   let extraClassDeclaration = [{
+    /// Attaches how one-shot bufferization lowers the copies to host memory
+    /// (RematBufferization.cpp).
+    void registerBufferizationModels();
     /// Names of the discardable attributes this dialect verifies.
     static constexpr ::llvm::StringLiteral kCostAttrName = "remat.cost";
     static constexpr ::llvm::StringLiteral kPhaseAttrName = "remat.phase";
@@ -57,6 +62,10 @@ def Remat_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kStepsAttrName = "remat.steps";
     static constexpr ::llvm::StringLiteral kRecomputedAttrName =
         "remat.recomputed";
+    /// Beside `remat.steps`: pairs (a, p) of steps, the op's value offloaded
+    /// after step a and prefetched before step p (docs/Offload.md).
+    static constexpr ::llvm::StringLiteral kOffloadsAttrName =
+        "remat.offloads";
     /// On a function: the size (i64, positive) its costs and plan assume for
     /// every dynamic dimension (remat-annotate-costs{dynamic-size-hint}).
     static constexpr ::llvm::StringLiteral kDynamicSizeHintAttrName =
@@ -68,6 +77,12 @@ def Remat_Dialect : Dialect {
     /// remat-plan-arena placed its buffers in (docs/Arena.md).
     static constexpr ::llvm::StringLiteral kArenaBytesAttrName =
         "remat.arena_bytes";
+    /// On a function lowered for the CPU with host copies
+    /// (remat-lower-host-memory): array<i64: the most bytes of host copies
+    /// live at once, the copies between host and device memory, the bytes
+    /// they move>.
+    static constexpr ::llvm::StringLiteral kHostCopiesAttrName =
+        "remat.host_copies";
     /// On a function being lowered: the arena (i64, non-negative, bytes,
     /// arguments included) its remat.plan promised, which
     /// remat-strip-barriers{strip-attributes} keeps from the plan and

@@ -43,4 +43,50 @@ def Remat_BarrierOp : Remat_Op<"barrier", [AllTypesMatch<["input", "result"]>]> 
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+//===----------------------------------------------------------------------===//
+// OffloadOp, PrefetchOp
+//===----------------------------------------------------------------------===//
+
+def Remat_OffloadOp : Remat_Op<"offload",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "Copies a tensor to host memory";
+  let description = [{
+    Starts copying its operand to host memory (docs/Offload.md). The result
+    is the host copy: it owns no device memory, and the only thing that may
+    read it is one `remat.prefetch` later in the same block, which brings a
+    device copy back. The operand's device buffer is free once the copy is
+    done (after this op, its last use, on a CPU, where copies are
+    synchronous; at the `remat.wait` the GPU lowering places otherwise).
+    `--remat-rematerialize` inserts the pair where the plan offloads a
+    value; the data is copied bit for bit, so results do not change.
+
+    Like `remat.barrier`, the op declares no memory effects: upstream passes
+    then never merge, move or drop it.
+
+    ```mlir
+    %h = remat.offload %act : tensor<64x128xf32>
+    ...
+    %back = remat.prefetch %h : tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Remat_PrefetchOp : Remat_Op<"prefetch",
+    [AllTypesMatch<["host", "result"]>]> {
+  let summary = "Copies an offloaded tensor back to device memory";
+  let description = [{
+    Copies the host copy a `remat.offload` made back into a new device
+    buffer, which its result owns; the host copy is freed. Every use of the
+    value the plan offloaded after this point reads the result instead.
+  }];
+  let arguments = (ins AnyRankedTensor:$host);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$host attr-dict `:` type($host)";
+  let hasVerifier = 1;
+}
+
 #endif // REMAT_DIALECT_REMAT_IR_REMATOPS_TD

@@ -1,0 +1,102 @@
+//===- LowerHostMemory.cpp - host copies of a CPU step --------------------===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Implements `remat-lower-host-memory` (Passes.td): counts the host copies
+// of a bufferized step, records the counts, and moves the host buffers to the
+// default memory space for the CPU's LLVM lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Conversion/Passes.h"
+
+#include "remat/Analysis/Storage.h"
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace remat {
+#define GEN_PASS_DEF_REMATLOWERHOSTMEMORY
+#include "remat/Conversion/Passes.h.inc"
+} // namespace remat
+
+using namespace mlir;
+using namespace remat;
+
+/// Whether `value` is a buffer in host memory.
+static bool isHostBuffer(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  return type && isHostMemorySpace(type.getMemorySpace());
+}
+
+namespace {
+/// The host copies of a function: the host bytes live in program order and
+/// their peak, the copies and the bytes they move.
+struct HostCounts {
+  int64_t live = 0, peak = 0, copies = 0, bytesMoved = 0;
+};
+} // namespace
+
+/// Counts the host buffers and copies of `func`; a located error for a host
+/// buffer whose bytes are not known.
+static FailureOr<HostCounts> countHostCopies(func::FuncOp func) {
+  HostCounts counts;
+  WalkResult walk = func.walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op);
+        alloc && isHostBuffer(alloc)) {
+      std::optional<int64_t> bytes = getStorageBytes(alloc.getType(), op);
+      if (!bytes || isSaturated(*bytes)) {
+        op->emitError() << "host copy of unknown size: remat-lower-host-memory "
+                           "counts only buffers of static shape";
+        return WalkResult::interrupt();
+      }
+      counts.live += *bytes;
+      counts.peak = std::max(counts.peak, counts.live);
+    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op);
+               dealloc && isHostBuffer(dealloc.getMemref())) {
+      counts.live -= *getStorageBytes(dealloc.getMemref().getType(), op);
+    } else if (auto copy = dyn_cast<memref::CopyOp>(op);
+               copy && (isHostBuffer(copy.getSource()) ||
+                        isHostBuffer(copy.getTarget()))) {
+      ++counts.copies;
+      counts.bytesMoved += *getStorageBytes(copy.getSource().getType(), op);
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return counts;
+}
+
+/// Moves every host buffer of `func` to the default memory space.
+static void moveToDefaultSpace(func::FuncOp func) {
+  func.walk([](Operation *op) {
+    for (OpResult result : op->getResults())
+      if (isHostBuffer(result)) {
+        auto type = cast<MemRefType>(result.getType());
+        result.setType(MemRefType::get(type.getShape(), type.getElementType(),
+                                       type.getLayout()));
+      }
+  });
+}
+
+namespace {
+struct LowerHostMemoryPass
+    : public remat::impl::RematLowerHostMemoryBase<LowerHostMemoryPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    FailureOr<HostCounts> counts = countHostCopies(func);
+    if (failed(counts))
+      return signalPassFailure();
+    if (counts->copies == 0)
+      return markAllAnalysesPreserved();
+    func->setAttr(RematDialect::kHostCopiesAttrName,
+                  DenseI64ArrayAttr::get(
+                      func.getContext(),
+                      {counts->peak, counts->copies, counts->bytesMoved}));
+    moveToDefaultSpace(func);
+  }
+};
+} // namespace
