@@ -266,10 +266,39 @@ static LogicalResult validateOperandOrder(Block &body, const RematPlan &plan) {
   return success();
 }
 
+/// No op reads a value between its offload and its prefetch: steps a < s <
+/// p of a pair (a, p) of the op it reads.
+static LogicalResult validateOffloadReads(Block &body, const RematPlan &plan) {
+  for (const auto &[user, steps] : plan.steps) {
+    LogicalResult result = success();
+    forEachBodyOperand(user, body, [&](OpOperand &, Operation *def) {
+      auto pairs = plan.offloads.find(def);
+      if (failed(result) || pairs == plan.offloads.end())
+        return;
+      for (int64_t step : steps)
+        for (size_t i = 0; i + 1 < pairs->second.size(); i += 2)
+          if (pairs->second[i] < step && step < pairs->second[i + 1] &&
+              succeeded(result)) {
+            InFlightDiagnostic diag =
+                user->emitError()
+                << "plan reads an offloaded value at step " << step
+                << ", between its offload after step " << pairs->second[i]
+                << " and its prefetch before step " << pairs->second[i + 1];
+            diag.attachNote(def->getLoc()) << "value defined here";
+            result = failure();
+          }
+    });
+    if (failed(result))
+      return failure();
+  }
+  return success();
+}
+
 /// Checks that `plan` applies to `body`: its ops are in the body with
 /// strictly increasing steps, it covers every op but the constants, no step
 /// is given twice, ops with memory effects are computed once and keep their
-/// order, and every use comes after some computation of its operand.
+/// order, offloaded values are neither recomputed nor read while on the
+/// host, and every use comes after some computation of its operand.
 static LogicalResult validatePlan(func::FuncOp func, Block &body,
                                   const RematPlan &plan) {
   for (const auto &[op, steps] : plan.steps) {
@@ -293,7 +322,8 @@ static LogicalResult validatePlan(func::FuncOp func, Block &body,
       return failure();
   }
   if (failed(validateCoverage(body, plan)) ||
-      failed(validateEffectOrder(body, plan)))
+      failed(validateEffectOrder(body, plan)) ||
+      failed(validateOffloadReads(body, plan)))
     return failure();
   return validateOperandOrder(body, plan);
 }

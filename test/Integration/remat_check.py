@@ -8,7 +8,9 @@ and the rematerialized program with remat-run, and checks:
   * every result is BITWISE identical (FNV-1a hash of the raw bytes);
   * measured peak (heap peak + the inputs remat-run allocates, which the
     memory model counts as resident arguments) <= the plan's budget, up to
-    --budget-slack (docs/Rematerialization.md, "The memory promise");
+    --budget-slack (docs/Rematerialization.md, "The memory promise"); with
+    host copies (--options="host-link=... arena=false", docs/Offload.md),
+    the device's part of it: the heap peak less the host copies' peak;
   * measured peak exceeds the predicted one by at most --bound, and falls
     short of it by at most --under-bound (fractions of the predicted peak;
     docs/Rematerialization.md explains the difference: bufferization writes
@@ -78,6 +80,9 @@ def main():
     parser.add_argument("--budget-slack", type=float, default=0.0,
                         help="allowed measured overshoot over the budget, as "
                              "a fraction of the budget")
+    parser.add_argument("--options", default="",
+                        help="more --remat-pipeline options, e.g. "
+                             "'host-link=ideal arena=false'")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--opt-level", type=int,
                         help="remat-run --opt-level for every run (the "
@@ -111,7 +116,7 @@ def main():
               (name, original["peak_bytes"], own["peak_bytes"]))
     with tempfile.TemporaryDirectory() as tmp:
         for budget in args.budgets.split(","):
-            options = "solver=%s " % args.solver
+            options = "solver=%s %s " % (args.solver, args.options)
             options += "mode=min-budget" if budget == "min" else \
                 "budget=%s" % budget
             path = os.path.join(tmp, "step.mlir")
@@ -178,7 +183,8 @@ def main():
             if hashes != expected:
                 failures.append("%s: results differ: %s vs %s" %
                                 (budget, hashes, expected))
-            measured = result["peak_bytes"] + result["input_bytes"]
+            host = result.get("host_peak_bytes", 0)
+            measured = result["peak_bytes"] - host + result["input_bytes"]
             if measured > plan_budget * (1 + args.budget_slack):
                 failures.append("%s: measured peak %d > budget %d" %
                                 (budget, measured, plan_budget))
@@ -202,10 +208,13 @@ def main():
                                   solve.group(1) if solve else "?",
                                   "yes" if hashes == expected else "NO"))
             else:
-                print("%s %s: budget %d, predicted %d, measured %d (%+d), "
+                copies = " host peak %d, %d copies," % (
+                    host, result["host_copies"]) if host else ""
+                print("%s %s: budget %d, predicted %d, measured %d (%+d),%s "
                       "flops %+.1f%%, bitwise %s" %
                       (name, budget, plan_budget, predicted, measured, diff,
-                       flops, "identical" if hashes == expected else "DIFFER"))
+                       copies, flops,
+                       "identical" if hashes == expected else "DIFFER"))
     for failure in failures:
         print("FAIL " + failure, file=sys.stderr)
     return 1 if failures else 0

@@ -89,3 +89,18 @@ func.func @bad_steps_type(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func @bad_plan(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.plan = #remat.plan<solver = "chen-sqrt", mode = "min-compute", status = "infeasible", budget = 1, predicted_peak = 1, baseline_peak = 1, cost = 1, baseline_cost = 1>} {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+#c16 = #remat.cost<bytes = [16], flops = 4>
+
+// An op reads %a while the plan holds it on the host (offloaded after step
+// 0, prefetched before step 2).
+func.func @read_while_offloaded(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @below {{value defined here}}
+  %a = math.tanh %x {remat.cost = #c16, remat.steps = array<i64: 0>, remat.offloads = array<i64: 0, 2>} : tensor<4xf32>
+  // expected-error @below {{plan reads an offloaded value at step 1, between its offload after step 0 and its prefetch before step 2}}
+  %b = math.tanh %a {remat.cost = #c16, remat.steps = array<i64: 1>} : tensor<4xf32>
+  %c = arith.addf %a, %b {remat.cost = #c16, remat.steps = array<i64: 2>} : tensor<4xf32>
+  return %c : tensor<4xf32>
+}

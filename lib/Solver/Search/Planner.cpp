@@ -18,6 +18,9 @@ using namespace remat;
 /// The share of the effort a solve at a lower target gets when fitting the
 /// arena (fitAnswerArena).
 static constexpr double kRetargetEffort = 0.25;
+/// How many times an offloading plan's least peak is asked for before the
+/// failure names it as the smallest feasible budget.
+static constexpr int kOffloadRetries = 3;
 
 PlanBaseline remat::computeBaseline(const Graph &graph, bool arena,
                                     int64_t alignment) {
@@ -82,6 +85,7 @@ private:
   void planMaxBatch();
   void planAtBudget();
   void planOffloaded();
+  int64_t findSmallestOffloaded(const SolveResult &missed);
   SolveResult solveAtBudget();
   void addTrivialBound();
   void tryFixedGatherPolicies();
@@ -471,11 +475,36 @@ void Planner::planOffloaded() {
              std::to_string(plan.hostNeeded) + " bytes on the host");
     return;
   }
-  fail(PlanFailure::NoSchedule,
-       "no plan within " + std::to_string(options.budget) +
-           " bytes on the device, even offloading over " + link.name +
-           " (the least device peak reached: " +
-           std::to_string(out.result.peakBytes) + " bytes)");
+  std::string reason = "budget of " + std::to_string(options.budget) +
+                       " bytes is infeasible even offloading over " +
+                       link.name;
+  out.smallestBudget = findSmallestOffloaded(out.result);
+  if (out.smallestBudget >= 0)
+    reason += ": the smallest feasible budget is " +
+              describeSmallest(out.smallestBudget, false);
+  fail(PlanFailure::NoSchedule, reason);
+}
+
+/// The least device peak an offloading plan reached (`missed`, the best
+/// plan that missed the budget), once asking at it plans; -1 when no plan
+/// was found at all. Asks again at the next peak reached when it does not
+/// (at most kOffloadRetries times).
+int64_t Planner::findSmallestOffloaded(const SolveResult &missed) {
+  if (missed.schedule.steps.empty())
+    return -1;
+  int64_t budget = missed.peakBytes;
+  for (int attempt = 0; attempt < kOffloadRetries; ++attempt) {
+    SolveOptions at = options;
+    at.budget = budget;
+    OffloadedPlan plan =
+        planWithOffloads(graph, *solver, at, *request.offload);
+    if (plan.result.feasible())
+      return budget;
+    if (plan.result.schedule.steps.empty())
+      return -1;
+    budget = std::max(budget + 1, plan.result.peakBytes);
+  }
+  return -1;
 }
 
 /// Where the solver proves no bound on the objective, the trivial one:

@@ -365,17 +365,18 @@ LogicalResult RematDialect::verifyRegionArgAttribute(Operation *op,
 //===----------------------------------------------------------------------===//
 
 LogicalResult OffloadOp::verify() {
+  for (Operation *user : getResult().getUsers())
+    if (!isa<PrefetchOp>(user))
+      return emitOpError() << "result is read by '" << user->getName()
+                           << "'; only a 'remat.prefetch' may read a host "
+                              "copy";
   if (!getResult().hasOneUse())
     return emitOpError() << "result must have exactly one use, a "
                             "'remat.prefetch' (a host copy is not read "
                             "otherwise), found "
                          << std::distance(getResult().use_begin(),
                                           getResult().use_end());
-  Operation *user = *getResult().user_begin();
-  if (!isa<PrefetchOp>(user))
-    return emitOpError() << "result is read by '" << user->getName()
-                         << "'; only a 'remat.prefetch' may read a host copy";
-  if (user->getBlock() != getOperation()->getBlock())
+  if (getResult().user_begin()->getBlock() != getOperation()->getBlock())
     return emitOpError() << "result must be prefetched in its own block";
   return success();
 }
