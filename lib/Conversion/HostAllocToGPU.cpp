@@ -12,7 +12,10 @@
 
 #include "remat/Conversion/Passes.h"
 
+#include "remat/Dialect/Remat/IR/RematDialect.h"
+
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "llvm/ADT/DenseSet.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -122,6 +125,40 @@ void uploadGlobal(memref::GetGlobalOp global,
   }
 }
 
+/// Whether `value` is a buffer in host memory (memory space 1: the copies
+/// `remat.offload` makes, docs/Offload.md).
+bool isHostBuffer(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  return type && remat::isHostMemorySpace(type.getMemorySpace());
+}
+
+/// `value` as an unranked memref, what gpu.host_register takes.
+Value getUnranked(OpBuilder &b, Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  return memref::CastOp::create(
+      b, value.getLoc(),
+      UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace()),
+      value);
+}
+
+/// Keeps the host copy `alloc` in host memory, in the default memory space
+/// for the LLVM lowering, registered with the driver (page-locked, so that
+/// copies to and from it run asynchronously at the link's speed) until its
+/// free; returns the new buffer.
+Value pinHostCopy(OpBuilder &b, memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  auto host = memref::AllocOp::create(
+      b, alloc.getLoc(),
+      MemRefType::get(type.getShape(), type.getElementType(),
+                      type.getLayout()),
+      alloc.getDynamicSizes(), alloc.getSymbolOperands(),
+      alloc.getAlignmentAttr());
+  gpu::HostRegisterOp::create(b, alloc.getLoc(), getUnranked(b, host));
+  alloc.getResult().replaceAllUsesWith(host.getResult());
+  alloc.erase();
+  return host;
+}
+
 struct RematHostAllocToGPUPass
     : public remat::impl::RematHostAllocToGPUBase<RematHostAllocToGPUPass> {
   void runOnOperation() override {
@@ -133,7 +170,7 @@ struct RematHostAllocToGPUPass
 } // namespace
 
 LogicalResult remat::moveHostAllocationsToGPU(func::FuncOp func) {
-  if (failed(checkFunction(func)))
+  if (failed(checkFunction(func)) || failed(recordHostCopies(func)))
     return failure();
 
   SmallVector<memref::AllocOp> allocs;
@@ -157,8 +194,14 @@ LogicalResult remat::moveHostAllocationsToGPU(func::FuncOp func) {
   });
 
   OpBuilder b(func.getContext());
+  llvm::DenseSet<Value> pinned;
+  auto isPinned = [&](Value value) { return pinned.contains(value); };
   for (memref::AllocOp alloc : allocs) {
     b.setInsertionPoint(alloc);
+    if (isHostBuffer(alloc)) {
+      pinned.insert(pinHostCopy(b, alloc));
+      continue;
+    }
     auto device = gpu::AllocOp::create(
         b, alloc.getLoc(), alloc.getType(), Type(), ValueRange(),
         alloc.getDynamicSizes(), alloc.getSymbolOperands());
@@ -167,14 +210,23 @@ LogicalResult remat::moveHostAllocationsToGPU(func::FuncOp func) {
   }
   for (memref::DeallocOp dealloc : deallocs) {
     b.setInsertionPoint(dealloc);
+    if (isPinned(dealloc.getMemref())) {
+      gpu::HostUnregisterOp::create(b, dealloc.getLoc(),
+                                    getUnranked(b, dealloc.getMemref()));
+      continue;
+    }
     gpu::DeallocOp::create(b, dealloc.getLoc(), Type(), ValueRange(),
                            dealloc.getMemref());
     dealloc.erase();
   }
   for (memref::CopyOp copy : copies) {
     b.setInsertionPoint(copy);
-    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
-                           copy.getTarget());
+    if (isPinned(copy.getSource()) || isPinned(copy.getTarget()))
+      gpu::MemcpyOp::create(b, copy.getLoc(), Type(), ValueRange(),
+                            copy.getTarget(), copy.getSource());
+    else
+      linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
     copy.erase();
   }
   for (memref::GetGlobalOp global : globals)

@@ -82,20 +82,25 @@ static void moveToDefaultSpace(func::FuncOp func) {
   });
 }
 
+LogicalResult remat::recordHostCopies(func::FuncOp func) {
+  FailureOr<HostCounts> counts = countHostCopies(func);
+  if (failed(counts))
+    return failure();
+  if (counts->copies > 0)
+    func->setAttr(RematDialect::kHostCopiesAttrName,
+                  DenseI64ArrayAttr::get(
+                      func.getContext(),
+                      {counts->peak, counts->copies, counts->bytesMoved}));
+  return success();
+}
+
 namespace {
 struct LowerHostMemoryPass
     : public remat::impl::RematLowerHostMemoryBase<LowerHostMemoryPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    FailureOr<HostCounts> counts = countHostCopies(func);
-    if (failed(counts))
+    if (failed(recordHostCopies(func)))
       return signalPassFailure();
-    if (counts->copies == 0)
-      return markAllAnalysesPreserved();
-    func->setAttr(RematDialect::kHostCopiesAttrName,
-                  DenseI64ArrayAttr::get(
-                      func.getContext(),
-                      {counts->peak, counts->copies, counts->bytesMoved}));
     moveToDefaultSpace(func);
   }
 };

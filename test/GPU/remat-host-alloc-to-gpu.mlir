@@ -131,3 +131,45 @@ func.func @no_buffers_created(%x: memref<?xf32>) -> index {
   }
   return %d : index
 }
+
+// -----
+
+// A host copy (memory space 1, what remat.offload bufferizes to,
+// docs/Offload.md) stays in host memory, registered with the driver until
+// its free; copies to and from it become gpu.memcpy; device buffers become
+// gpu.alloc as before.
+
+// CHECK-LABEL: func.func @offload_copy
+//  CHECK-SAME:   (%[[ARG:.*]]: memref<16xf32>)
+//       CHECK:   %[[D:.*]] = gpu.alloc () : memref<16xf32>
+//       CHECK:   %[[H:.*]] = memref.alloc() : memref<16xf32>
+//       CHECK:   %[[HC:.*]] = memref.cast %[[H]] : memref<16xf32> to memref<*xf32>
+//       CHECK:   gpu.host_register %[[HC]] : memref<*xf32>
+//       CHECK:   gpu.memcpy %[[H]], %[[D]] : memref<16xf32>, memref<16xf32>
+//       CHECK:   gpu.dealloc %[[D]]
+//       CHECK:   %[[B:.*]] = gpu.alloc () : memref<16xf32>
+//       CHECK:   gpu.memcpy %[[B]], %[[H]] : memref<16xf32>, memref<16xf32>
+//       CHECK:   gpu.host_unregister %{{.*}} : memref<*xf32>
+//       CHECK:   memref.dealloc %[[H]] : memref<16xf32>
+//   CHECK-NOT:   memref<16xf32, 1>
+// The host waits for the copy back before it frees the host buffer.
+// ASYNC-LABEL: func.func @offload_copy
+//       ASYNC:   gpu.host_register
+//       ASYNC:   gpu.memcpy async
+//       ASYNC:   gpu.dealloc async
+//       ASYNC:   %[[T:.*]] = gpu.memcpy async
+//  ASYNC-NEXT:   memref.cast
+//  ASYNC-NEXT:   gpu.wait [%[[T]]]
+//  ASYNC-NEXT:   gpu.host_unregister
+//  ASYNC-NEXT:   memref.dealloc
+func.func @offload_copy(%arg: memref<16xf32>) -> memref<16xf32> {
+  %a = memref.alloc() : memref<16xf32>
+  linalg.add ins(%arg, %arg : memref<16xf32>, memref<16xf32>) outs(%a : memref<16xf32>)
+  %h = memref.alloc() : memref<16xf32, 1>
+  memref.copy %a, %h : memref<16xf32> to memref<16xf32, 1>
+  memref.dealloc %a : memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  memref.copy %h, %b : memref<16xf32, 1> to memref<16xf32>
+  memref.dealloc %h : memref<16xf32, 1>
+  return %b : memref<16xf32>
+}

@@ -28,11 +28,21 @@ namespace remat {
 
 /// Makes every buffer of `func` device memory: `memref.alloc`/`dealloc`
 /// become `gpu.alloc`/`gpu.dealloc`, `memref.copy` becomes `linalg.copy`,
-/// and read globals are uploaded into device buffers. Memref arguments and
+/// and read globals are uploaded into device buffers; host copies (memory
+/// space 1) stay pinned host memory, copied with `gpu.memcpy`
+/// (recordHostCopies records their cost). Memref arguments and
 /// results are taken to be device buffers. Fails, after emitting a located
 /// error for each offending op and leaving `func` unchanged, when a buffer
 /// is accessed on the host or cannot be placed on the device.
 mlir::LogicalResult moveHostAllocationsToGPU(mlir::func::FuncOp func);
+
+/// Records what the host copies of the bufferized `func` cost
+/// (docs/Offload.md) as `remat.host_copies = array<i64: host peak bytes,
+/// copies, bytes moved>` when it has any: the most bytes of host buffers
+/// (memory space 1) live at once in program order, the copies between host
+/// and device memory and the bytes they move. A located error for a host
+/// buffer of unknown size.
+mlir::LogicalResult recordHostCopies(mlir::func::FuncOp func);
 
 /// Wraps every linalg op on memrefs of `func` that has no parallel iterator
 /// and is not already inside an `scf.parallel` or `gpu.launch` in a

@@ -35,7 +35,13 @@ def RematHostAllocToGPU : Pass<"remat-host-alloc-to-gpu", "::mlir::func::FuncOp"
       layout instead of a host `memcpy` on device pointers;
     - `memref.get_global` (bufferized constants) read by the function is
       uploaded once into a `gpu.alloc` buffer with `gpu.memcpy` and released
-      with `gpu.dealloc` before each `func.return`.
+      with `gpu.dealloc` before each `func.return`;
+    - a host copy (memory space 1, what `remat.offload` bufferizes to,
+      docs/Offload.md) stays in host memory, in the default memory space,
+      registered with the driver (`gpu.host_register`, page-locked) until
+      its free (`gpu.host_unregister` before the `memref.dealloc`); the
+      copies to and from it become `gpu.memcpy`; what they cost is recorded
+      as `remat.host_copies` (as remat-lower-host-memory does).
 
     The new ops are synchronous (no async tokens); `gpu-async-region` turns
     them and the kernel launches into one stream-ordered chain later.

@@ -396,6 +396,43 @@ extern "C" void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                                  static_cast<CUstream>(stream)));
 }
 
+/// The bytes and first byte of a dense memref of `rank` whose descriptor
+/// (allocated and aligned pointers, offset, sizes, strides) is at
+/// `descriptor`, of elements of `elementBytes`.
+static std::pair<char *, size_t> getDenseBytes(int64_t rank, void *descriptor,
+                                              int64_t elementBytes) {
+  struct Header {
+    char *allocated;
+    char *aligned;
+    int64_t offset;
+    int64_t sizes[1];
+  };
+  auto *header = static_cast<Header *>(descriptor);
+  size_t elements = 1;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    elements *= static_cast<size_t>(header->sizes[dim]);
+  return {header->aligned + header->offset * elementBytes,
+          elements * static_cast<size_t>(elementBytes)};
+}
+
+/// Page-locks a host buffer (a host copy of an offloaded value,
+/// docs/Offload.md), so that copies to and from it are asynchronous.
+extern "C" void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
+                                          int64_t elementBytes) {
+  enter();
+  auto [data, bytes] = getDenseBytes(rank, descriptor, elementBytes);
+  if (bytes)
+    REMAT_CUDA_CHECK(cuMemHostRegister(data, bytes, 0));
+}
+
+extern "C" void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
+                                            int64_t elementBytes) {
+  enter();
+  auto [data, bytes] = getDenseBytes(rank, descriptor, elementBytes);
+  if (bytes)
+    REMAT_CUDA_CHECK(cuMemHostUnregister(data));
+}
+
 extern "C" void mgpuMemset32(void *dst, unsigned int value, size_t count,
                              void *stream) {
   enter();
