@@ -65,8 +65,10 @@ LAYERS = {
                            llvm=True),
     "RematTransforms": Layer(["RematAnalysis", "RematSolverIO"], mlir=True,
                              llvm=True),
-    # Lowering passes over upstream dialects: nothing of plans or costs.
-    "RematConversion": Layer([], mlir=True, llvm=True),
+    # Lowering passes over upstream dialects, and of the host copies
+    # remat.offload bufferizes to (their memory space and bytes): nothing of
+    # plans or costs.
+    "RematConversion": Layer(["RematAnalysis"], mlir=True, llvm=True),
     "RematPipelines": Layer(["RematTransforms", "RematConversion"],
                             mlir=True, llvm=True),
     # The runners, beside the compiler; only their main builds pipelines.

@@ -43,25 +43,36 @@ struct HostCounts {
 /// buffer whose bytes are not known.
 static FailureOr<HostCounts> countHostCopies(func::FuncOp func) {
   HostCounts counts;
+  // A dynamic dimension counts at the function's size hint, as its plan.
+  std::optional<int64_t> hint;
+  if (auto attr = func->getAttrOfType<IntegerAttr>(
+          RematDialect::kDynamicSizeHintAttrName))
+    hint = attr.getInt();
+  auto bytesOf = [&](Value buffer) {
+    return getStorageBytes(buffer.getType(), func, hint).value_or(0);
+  };
   WalkResult walk = func.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op);
         alloc && isHostBuffer(alloc)) {
-      std::optional<int64_t> bytes = getStorageBytes(alloc.getType(), op);
+      std::optional<int64_t> bytes =
+          getStorageBytes(alloc.getType(), op, hint);
       if (!bytes || isSaturated(*bytes)) {
-        op->emitError() << "host copy of unknown size: remat-lower-host-memory "
-                           "counts only buffers of static shape";
+        op->emitError() << "host copy of unknown size: a dynamic shape "
+                           "needs the function's '"
+                        << RematDialect::kDynamicSizeHintAttrName
+                        << "' (remat-annotate-costs{dynamic-size-hint=N})";
         return WalkResult::interrupt();
       }
       counts.live += *bytes;
       counts.peak = std::max(counts.peak, counts.live);
     } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op);
                dealloc && isHostBuffer(dealloc.getMemref())) {
-      counts.live -= *getStorageBytes(dealloc.getMemref().getType(), op);
+      counts.live -= bytesOf(dealloc.getMemref());
     } else if (auto copy = dyn_cast<memref::CopyOp>(op);
                copy && (isHostBuffer(copy.getSource()) ||
                         isHostBuffer(copy.getTarget()))) {
       ++counts.copies;
-      counts.bytesMoved += *getStorageBytes(copy.getSource().getType(), op);
+      counts.bytesMoved += bytesOf(copy.getSource());
     }
     return WalkResult::advance();
   });

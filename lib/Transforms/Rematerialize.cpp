@@ -408,14 +408,28 @@ static void orderAndRewire(Block &body, ArrayRef<Instance> instances,
           cast<OpResult>(operand.get()).getResultNumber()));
     });
   };
+  // The copies cost no compute; the host copy holds no device bytes, the
+  // copy back those of the value (its cost's, for a dynamic shape).
+  auto copyCost = [&](Operation *original, bool device) {
+    auto cost =
+        original->getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
+    int64_t bytes = device && cost && !cost.getBytes().empty()
+                        ? cost.getBytes().front()
+                        : 0;
+    return CostAttr::get(builder.getContext(), {bytes}, 0, std::nullopt,
+                         std::nullopt);
+  };
   auto [offloads, prefetches] = getCopies(plan);
   const Copy *offload = offloads.begin(), *prefetch = prefetches.begin();
   auto copyUpTo = [&](int64_t step) {
     for (; prefetch != prefetches.end() && prefetch->step <= step; ++prefetch) {
       Operation *original = prefetch->original;
       Value host = onHost[original];
-      current[original] = PrefetchOp::create(builder, original->getLoc(),
-                                             host.getType(), host);
+      auto copy = PrefetchOp::create(builder, original->getLoc(),
+                                     host.getType(), host);
+      if (original->hasAttr(RematDialect::kCostAttrName))
+        copy->setAttr(RematDialect::kCostAttrName, copyCost(original, true));
+      current[original] = copy;
       ++stats.numOffloads;
     }
   };
@@ -429,8 +443,12 @@ static void orderAndRewire(Block &body, ArrayRef<Instance> instances,
     for (; offload != offloads.end() && offload->step < next; ++offload) {
       Operation *value = current[offload->original];
       Value result = value->getResult(0);
-      onHost[offload->original] = OffloadOp::create(
-          builder, value->getLoc(), result.getType(), result);
+      auto copy = OffloadOp::create(builder, value->getLoc(),
+                                    result.getType(), result);
+      if (value->hasAttr(RematDialect::kCostAttrName))
+        copy->setAttr(RematDialect::kCostAttrName,
+                      copyCost(offload->original, false));
+      onHost[offload->original] = copy;
     }
   }
   copyUpTo(std::numeric_limits<int64_t>::max());

@@ -14,10 +14,11 @@
 // CHECK-SAME:    (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<16xf32>)
 // CHECK:         %[[A:.*]] = math.tanh %[[X]]
 // CHECK-NOT:       remat.offloads
-// CHECK-NEXT:    %[[H:.*]] = remat.offload %[[A]] : tensor<4xf32>
+//                The copies cost no compute; the host copy no device bytes.
+// CHECK-NEXT:    %[[H:.*]] = remat.offload %[[A]] {remat.cost = #remat.cost<bytes = [0], flops = 0>} : tensor<4xf32>
 // CHECK-NEXT:    %[[B:.*]] = math.tanh %[[Y]]
 // CHECK-NEXT:    %[[C:.*]] = math.tanh %[[B]]
-// CHECK-NEXT:    %[[P:.*]] = remat.prefetch %[[H]] : tensor<4xf32>
+// CHECK-NEXT:    %[[P:.*]] = remat.prefetch %[[H]] {remat.cost = #remat.cost<bytes = [16], flops = 0>} : tensor<4xf32>
 // CHECK-NEXT:    %[[GA:.*]] = arith.mulf %[[P]], %[[P]]
 // CHECK-NEXT:    return %[[C]], %[[GA]]
 // Bufferized: the host copy is a buffer in memory space 1, outside the arena.

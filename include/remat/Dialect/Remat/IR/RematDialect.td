@@ -51,7 +51,7 @@ def Remat_Dialect : Dialect {
                            "::mlir::memref::MemRefDialect"];
   let extraClassDeclaration = [{
     /// Attaches how one-shot bufferization lowers the copies to host memory
-    /// (RematBufferization.cpp).
+    /// (RematDialect.cpp).
     void registerBufferizationModels();
     /// Names of the discardable attributes this dialect verifies.
     static constexpr ::llvm::StringLiteral kCostAttrName = "remat.cost";
