@@ -19,7 +19,7 @@ stalls. Results are cached in --work (delete a file to rerun it); not a
 test.
 
   bench/offload.py [--work DIR] [--models gpt2-small,llama-60m,llama-8b]
-                   [--markdown FILE] [--effort E]
+                   [--fractions 1,0.9,0.8,0.7] [--markdown FILE] [--effort E]
 """
 
 import argparse
@@ -31,8 +31,6 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOLVE = os.path.join(ROOT, "build", "bin", "remat-solve")
-# Fractions of full checkpointing's peak planned at.
-FRACTIONS = [1.0, 0.9, 0.8, 0.7]
 LINKS = ["pcie5", "c2c"]
 
 
@@ -73,7 +71,7 @@ def cell(result):
     return text
 
 
-def rows(work, model, effort):
+def rows(work, model, effort, fractions):
     graph = os.path.join(work, model + ".h100.json")
     if not os.path.exists(graph):
         sys.exit("no graph %s: run bench/lm.py --work %s first" % (graph,
@@ -82,7 +80,7 @@ def rows(work, model, effort):
                  ["--policy=full-ac", "--budget=100%"])
     peak = full["stats"]["peak_bytes"]
     out = []
-    for fraction in FRACTIONS:
+    for fraction in fractions:
         budget = int(peak * fraction)
         common = ["--budget=%d" % budget, "--effort=%g" % effort]
         tag = "%s.off.%d" % (model, round(100 * fraction))
@@ -116,13 +114,17 @@ def main():
     parser.add_argument("--models", default="gpt2-small,llama-60m")
     parser.add_argument("--markdown", default="")
     parser.add_argument("--effort", type=float, default=1.0)
+    parser.add_argument("--fractions", default="1,0.9,0.8,0.7",
+                        help="budgets, as fractions of full checkpointing's "
+                             "peak")
     args = parser.parse_args()
     lines = ["| model | budget | recompute only | offload only, PCIe 5 | "
              "joint, PCIe 5 | offload only, C2C | joint, C2C | joint C2C / "
              "recompute | host GB (joint, C2C) |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for model in args.models.split(","):
-        lines += rows(args.work, model, args.effort)
+        lines += rows(args.work, model, args.effort,
+                      [float(f) for f in args.fractions.split(",")])
     text = "\n".join(lines) + "\n"
     if args.markdown:
         with open(args.markdown, "w") as f:

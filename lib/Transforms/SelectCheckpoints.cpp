@@ -91,14 +91,10 @@ static LogicalResult getHostLink(func::FuncOp func,
   if (options.hostBudget.empty())
     return success();
   std::string error;
-  std::optional<int64_t> bytes =
-      StringRef(options.hostBudget).contains('%')
-          ? std::nullopt
-          : parseBudget(options.hostBudget, 0, error);
+  std::optional<int64_t> bytes = parseHostBudget(options.hostBudget, error);
   if (!bytes)
     return mlir::emitError(func.getLoc())
-           << "invalid host-budget '" << options.hostBudget << "': "
-           << (error.empty() ? "expected bytes, not a percentage" : error);
+           << "invalid host-budget '" << options.hostBudget << "': " << error;
   link->hostBudget = *bytes;
   return success();
 }

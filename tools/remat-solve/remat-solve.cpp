@@ -383,13 +383,9 @@ static std::string makeOffloadRequest(const Graph &graph,
            "' (expected one of: " + hostLinkNames() + ")";
   if (!hostBudgetText.empty()) {
     std::string error;
-    std::optional<int64_t> bytes =
-        hostBudgetText.find('%') == std::string::npos
-            ? parseBudget(hostBudgetText, 0, error)
-            : std::nullopt;
+    std::optional<int64_t> bytes = parseHostBudget(hostBudgetText, error);
     if (!bytes)
-      return "invalid --host-budget '" + hostBudgetText + "': " +
-             (error.empty() ? "expected bytes, not a percentage" : error);
+      return "invalid --host-budget '" + hostBudgetText + "': " + error;
     link->hostBudget = *bytes;
   }
   offload = OffloadRequest{*link, offloadChoice};

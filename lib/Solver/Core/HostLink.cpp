@@ -6,6 +6,8 @@
 
 #include "remat/Solver/Core/HostLink.h"
 
+#include "remat/Solver/Core/Budget.h"
+
 using namespace remat;
 
 namespace {
@@ -46,4 +48,13 @@ std::string remat::hostLinkNames() {
   for (const HostLinkPreset &preset : kPresets)
     names += std::string(", ") + preset.name;
   return names;
+}
+
+std::optional<int64_t> remat::parseHostBudget(const std::string &text,
+                                              std::string &error) {
+  if (text.find('%') != std::string::npos) {
+    error = "expected bytes, not a percentage";
+    return std::nullopt;
+  }
+  return parseBudget(text, 0, error);
 }

@@ -65,6 +65,12 @@ std::optional<HostLink> findHostLink(const std::string &name,
 /// The preset names, comma-separated, "none" first (for errors and help).
 std::string hostLinkNames();
 
+/// A host budget as written (`host-budget=`): bytes, with an optional
+/// B/KiB/MiB/GiB/TiB suffix (parseBudget), never a percentage; nullopt with
+/// `error` set otherwise.
+std::optional<int64_t> parseHostBudget(const std::string &text,
+                                       std::string &error);
+
 } // namespace remat
 
 #endif // REMAT_SOLVER_CORE_HOSTLINK_H
