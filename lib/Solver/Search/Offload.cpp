@@ -20,6 +20,9 @@ static constexpr int kLadderRungs = 8;
 /// of the request's (the bottom's solve takes all of it, so that the joint
 /// plan is never dearer than the recompute-only one).
 static constexpr double kRungEffort = 0.25;
+/// How many times one prefetch may move earlier (halving its distance to
+/// its offload each time).
+static constexpr int kAdvanceMoves = 4;
 
 const char *remat::toString(OffloadChoice choice) {
   switch (choice) {
@@ -195,7 +198,9 @@ public:
 private:
   Schedule merge(const std::vector<Transfer> &list,
                  std::vector<size_t> &baseAt) const;
-  bool simulateWith(const std::vector<Transfer> &list);
+  bool simulateWith(const std::vector<Transfer> &list,
+                    int64_t fasterWithin = -1);
+  void advancePrefetches(int64_t budget);
   size_t peakBaseStep() const;
   std::optional<Transfer> choose(size_t peak) const;
   bool better(const Simulation &next) const;
@@ -243,13 +248,21 @@ Schedule OffloadSearch::merge(const std::vector<Transfer> &list,
 }
 
 /// Simulates the base with `list`; true (and it becomes the current plan)
-/// when it is valid, within the host budget and better than the current.
-bool OffloadSearch::simulateWith(const std::vector<Transfer> &list) {
+/// when it is valid, within the host budget and better than the current:
+/// of a lower peak (`better`), or with `fasterWithin` >= 0, faster and of a
+/// peak within it.
+bool OffloadSearch::simulateWith(const std::vector<Transfer> &list,
+                                 int64_t fasterWithin) {
   std::vector<size_t> at;
   Schedule next = merge(list, at);
   Simulation nextSim = simulate(graph, next, nullptr, &link);
-  if (!nextSim.valid() || nextSim.hostPeakBytes > link.hostBudget ||
-      (!schedule.steps.empty() && !better(nextSim)))
+  if (!nextSim.valid() || nextSim.hostPeakBytes > link.hostBudget)
+    return false;
+  bool accepted = fasterWithin >= 0
+                      ? nextSim.time < sim.time &&
+                            nextSim.peakBytes <= fasterWithin
+                      : schedule.steps.empty() || better(nextSim);
+  if (!accepted)
     return false;
   schedule = std::move(next);
   sim = std::move(nextSim);
@@ -317,6 +330,26 @@ std::optional<Transfer> OffloadSearch::choose(size_t peak) const {
   return best;
 }
 
+/// Moves prefetches earlier where that shortens the predicted time within
+/// `budget`: each, in order, halfway back towards its offload, while that
+/// helps (the greedy places them as late as hides each copy alone, and
+/// copies queue behind each other).
+void OffloadSearch::advancePrefetches(int64_t budget) {
+  for (size_t t = 0; t < transfers.size() && sim.stall > 0; ++t) {
+    for (int move = 0; move < kAdvanceMoves; ++move) {
+      size_t earliest = gaps[transfers[t].gap].after + 1;
+      size_t at = transfers[t].prefetchAt;
+      if (at <= earliest)
+        break;
+      std::vector<Transfer> next = transfers;
+      next[t].prefetchAt = at - (at - earliest + 1) / 2;
+      if (!simulateWith(next, budget))
+        break;
+      transfers = std::move(next);
+    }
+  }
+}
+
 OffloadedPlan OffloadSearch::run(int64_t budget) {
   simulateWith({});
   for (size_t round = 0; round <= gaps.size() && sim.peakBytes > budget;
@@ -333,6 +366,8 @@ OffloadedPlan OffloadSearch::run(int64_t budget) {
       tried[pick->gap] = 1;
     }
   }
+  if (sim.peakBytes <= budget)
+    advancePrefetches(budget);
   OffloadedPlan plan;
   plan.result.status = sim.valid() && sim.peakBytes <= budget
                            ? SolveStatus::Feasible
