@@ -109,8 +109,8 @@ parseRematPipelineOptions(StringRef text, RematPipelineOptions &options,
   if (options.policy.empty())
     return success();
   if (policySolver(options.policy).empty())
-    return errorHandler("remat-pipeline: unknown policy '" + options.policy +
-                        "' (expected none, full-ac or selective)");
+    return errorHandler("remat-pipeline: " +
+                        describeUnknownPolicy(options.policy));
   if (options.solver.getValue() != "auto")
     return errorHandler("remat-pipeline: policy= and solver= both given; "
                         "a policy is the plan's solver");

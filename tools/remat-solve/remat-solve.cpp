@@ -523,8 +523,7 @@ int main(int argc, char **argv) {
   if (!policyName.empty()) {
     solverName = policySolver(policyName);
     if (solverName.empty())
-      return fail("unknown policy '" + policyName +
-                  "' (expected none, full-ac or selective)");
+      return fail(describeUnknownPolicy(policyName));
   }
   const SolverInfo *solver = findSolver(solverName);
   if (!solver)

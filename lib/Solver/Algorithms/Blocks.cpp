@@ -253,3 +253,8 @@ std::string remat::policySolver(const std::string &policy) {
     return policy;
   return "";
 }
+
+std::string remat::describeUnknownPolicy(const std::string &policy) {
+  return "unknown policy '" + policy +
+         "' (expected none, full-ac or selective)";
+}

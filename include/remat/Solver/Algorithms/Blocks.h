@@ -82,6 +82,10 @@ std::vector<char> policyCheckpoints(const Graph &graph,
 /// `remat-solve --policy` and the pipeline's `policy=` accept.
 std::string policySolver(const std::string &policy);
 
+/// "unknown policy 'P' (expected none, full-ac or selective)": the error for
+/// a name policySolver does not know.
+std::string describeUnknownPolicy(const std::string &policy);
+
 /// The policies as solvers: full activation checkpointing per block and
 /// selective checkpointing (file comment). Unsupported without repeated
 /// blocks, or (selective) without op kinds.
