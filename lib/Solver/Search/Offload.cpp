@@ -166,8 +166,9 @@ static std::vector<Gap> findGaps(const Graph &graph,
       if (int s = storageOf[id]; s >= 0 && storages[s].owner == id)
         storages[s].ownerLive = false;
       else if (s >= 0)
-        storages[s].views.erase(std::find(storages[s].views.begin(),
-                                          storages[s].views.end(), id));
+        storages[s].views.erase(std::remove(storages[s].views.begin(),
+                                            storages[s].views.end(), id),
+                                storages[s].views.end());
       storageOf[id] = -1;
       continue;
     }
