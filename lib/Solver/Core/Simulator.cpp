@@ -113,7 +113,7 @@ private:
   std::string free(size_t index, int id);
   std::string offload(int id);
   std::string prefetch(size_t index, int id);
-  std::string readable(int dep) const;
+  std::string unreadable(int dep) const;
   void allocate(size_t index, int id, int64_t bytes);
   void release(int inst, size_t index);
   void retire(double now, size_t index);
@@ -135,9 +135,7 @@ private:
 };
 } // namespace
 
-std::string Replay::readable(int dep) const {
-  if (live[dep])
-    return "";
+std::string Replay::unreadable(int dep) const {
   if (onHost[dep])
     return describe(graph, "dependency", dep) +
            " is on the host: prefetch it first";
@@ -191,16 +189,18 @@ std::string Replay::compute(size_t index, int id) {
     return "the value is already live";
   double start = clock;
   for (int dep : node.deps) {
-    if (std::string why = readable(dep); !why.empty())
-      return why;
-    start = std::max(start, ready[dep]);
+    if (!live[dep])
+      return unreadable(dep);
+    if (link)
+      start = std::max(start, ready[dep]);
   }
   if (std::string order = checkOrderEdges(graph, id, computed); !order.empty())
     return order;
   computed[id] = 1;
   sim.stall += start - clock;
   sim.startOfStep.back() = start;
-  retire(start, index);
+  if (link)
+    retire(start, index);
   if (node.isView()) {
     if (std::string why = computeView(id); !why.empty())
       return why;
