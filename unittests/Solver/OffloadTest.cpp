@@ -59,7 +59,7 @@ OffloadedPlan planAt(const Graph &g, OffloadChoice choice, int64_t budget,
                      const HostLink &link) {
   SolveOptions options;
   options.budget = budget;
-  options.effort = 0.05;
+  options.effort = 0.02;
   return planWithOffloads(g, *findSolver("auto"), options,
                           OffloadRequest{link, choice});
 }
@@ -89,7 +89,8 @@ TEST(OffloadTest, JointIsNeverSlowerThanEitherAlone) {
   Graph g = transformer();
   HostLink link = testLink();
   int64_t top = keepAllPeak(g);
-  for (int percent = 80; percent >= 40; percent -= 20) {
+  int compared = 0;
+  for (int percent : {70, 45}) {
     int64_t budget = top * percent / 100;
     std::string what = std::to_string(percent) + "%";
     OffloadedPlan joint = planAt(g, OffloadChoice::Joint, budget, link);
@@ -98,11 +99,15 @@ TEST(OffloadTest, JointIsNeverSlowerThanEitherAlone) {
       OffloadedPlan other = planAt(g, alone, budget, link);
       if (!other.result.feasible())
         continue;
+      ++compared;
       expectReplays(g, other, link, budget, what + " " + toString(alone));
       expectReplays(g, joint, link, budget, what + " joint");
-      EXPECT_LE(joint.sim.time, other.sim.time) << what << " " << toString(alone);
+      EXPECT_LE(joint.sim.time, other.sim.time)
+          << what << " " << toString(alone);
     }
   }
+  // Both alone plan at 70 %, recomputation at 45 % too.
+  EXPECT_GE(compared, 3);
 }
 
 TEST(OffloadTest, AFastLinkReplacesRecomputation) {
