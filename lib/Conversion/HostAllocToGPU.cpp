@@ -125,13 +125,6 @@ void uploadGlobal(memref::GetGlobalOp global,
   }
 }
 
-/// Whether `value` is a buffer in host memory (memory space 1: the copies
-/// `remat.offload` makes, docs/Offload.md).
-bool isHostBuffer(Value value) {
-  auto type = dyn_cast<MemRefType>(value.getType());
-  return type && remat::isHostMemorySpace(type.getMemorySpace());
-}
-
 /// `value` as an unranked memref, what gpu.host_register takes.
 Value getUnranked(OpBuilder &b, Value value) {
   auto type = cast<MemRefType>(value.getType());

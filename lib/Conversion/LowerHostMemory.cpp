@@ -25,8 +25,7 @@ namespace remat {
 using namespace mlir;
 using namespace remat;
 
-/// Whether `value` is a buffer in host memory.
-static bool isHostBuffer(Value value) {
+bool remat::isHostBuffer(Value value) {
   auto type = dyn_cast<MemRefType>(value.getType());
   return type && isHostMemorySpace(type.getMemorySpace());
 }

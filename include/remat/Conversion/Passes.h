@@ -44,6 +44,10 @@ mlir::LogicalResult moveHostAllocationsToGPU(mlir::func::FuncOp func);
 /// buffer of unknown size.
 mlir::LogicalResult recordHostCopies(mlir::func::FuncOp func);
 
+/// Whether `value` is a buffer in host memory (a memref in the memory space
+/// `remat.offload` bufferizes to, getHostMemorySpace).
+bool isHostBuffer(mlir::Value value);
+
 /// Wraps every linalg op on memrefs of `func` that has no parallel iterator
 /// and is not already inside an `scf.parallel` or `gpu.launch` in a
 /// one-iteration `scf.parallel`. Returns the number of ops wrapped.

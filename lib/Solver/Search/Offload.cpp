@@ -315,9 +315,7 @@ std::optional<Transfer> OffloadSearch::choose(size_t peak) const {
         q = mid;
         lo = mid + 1;
       } else {
-        if (mid == 0)
-          break;
-        hi = mid - 1;
+        hi = mid - 1; // mid >= lo > peak >= 0
       }
     }
     double stall = std::max(0.0, startOf(q) - latest);
