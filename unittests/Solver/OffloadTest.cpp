@@ -23,10 +23,10 @@ using namespace remat;
 
 namespace {
 
-Graph transformer() {
+Graph transformer(int layers = 4) {
   GeneratorOptions options;
   options.heterogeneous = true;
-  return makeTransformer(4, options);
+  return makeTransformer(layers, options);
 }
 
 /// A link on which a value of 32 bytes takes one cost unit to copy.
@@ -152,16 +152,81 @@ TEST(OffloadTest, ASmallHostBudgetNamesOneThatPlans) {
 
 TEST(OffloadTest, PlannerRefusesWhatItCannotOffload) {
   Graph g = transformer();
-  for (PlanRequest request :
-       {offloadRequest("min", kMaxTotalBytes), offloadRequest("", kMaxTotalBytes),
-        offloadRequest("80%", kMaxTotalBytes)}) {
-    if (request.budget == "80%")
-      request.arena = true;
+  PlanRequest noBudget = offloadRequest("", kMaxTotalBytes);
+  PlanRequest arena = offloadRequest("80%", kMaxTotalBytes);
+  arena.arena = true;
+  PlanRequest batch = offloadRequest("80%", kMaxTotalBytes);
+  batch.mode = Mode::MaxBatch;
+  for (const PlanRequest &request : {noBudget, arena, batch}) {
     PlanOutcome out = plan(g, request);
     EXPECT_EQ(out.failure, PlanFailure::BadRequest) << request.budget;
     EXPECT_NE(out.reason.find("offloading plans"), std::string::npos)
         << out.reason;
   }
+}
+
+/// budget=min offloading: a budget below recomputation's smallest, at
+/// which the planner, asked again, plans.
+TEST(OffloadTest, BudgetMinOffloadingPlansWhenAsked) {
+  Graph g = transformer();
+  PlanRequest request = offloadRequest("min", kMaxTotalBytes);
+  request.solve.effort = 0.01;
+  request.offload->link = *findHostLink("ideal", g);
+  request.offload->choice = OffloadChoice::Joint;
+  PlanOutcome min = plan(g, request);
+  ASSERT_TRUE(min.succeeded()) << min.reason;
+  ASSERT_TRUE(min.onLink);
+  EXPECT_LE(min.result.peakBytes, min.budget);
+  EXPECT_GE(min.budget, peakLowerBound(g));
+  SolveOptions options;
+  options.effort = request.solve.effort;
+  BudgetSearch recompute = findSmallestBudget(g, *findSolver("auto"), options);
+  ASSERT_GE(recompute.smallestBudget, 0);
+  EXPECT_LT(min.budget, recompute.smallestBudget);
+  request.budget = std::to_string(min.budget);
+  PlanOutcome asked = plan(g, request);
+  ASSERT_TRUE(asked.succeeded()) << asked.reason;
+  EXPECT_LE(asked.result.peakBytes, min.budget);
+}
+
+/// Min-peak offloading: the least device peak whose predicted time is
+/// within the overhead, never above recomputation's; a free link lowers it
+/// at no extra time, and a budget below it names it.
+TEST(OffloadTest, MinPeakBoundsThePredictedTime) {
+  Graph g = transformer(2);
+  double base = checkpointAllCost(g);
+  int64_t previous = kMaxTotalBytes;
+  SolveOptions options;
+  options.effort = 0.01;
+  options.maxOverhead = 0;
+  SolveResult recompute =
+      solveInMode(g, *findSolver("auto"), Mode::MinPeak, options);
+  ASSERT_TRUE(recompute.feasible());
+  for (double bytesPerUnit : {32.0, 1e9}) {
+    PlanRequest request = offloadRequest("", kMaxTotalBytes);
+    request.mode = Mode::MinPeak;
+    request.solve.effort = options.effort;
+    request.solve.maxOverhead = 0;
+    request.offload->link = testLink(bytesPerUnit);
+    request.offload->choice = OffloadChoice::Joint;
+    PlanOutcome out = plan(g, request);
+    ASSERT_TRUE(out.succeeded()) << out.reason;
+    ASSERT_TRUE(out.onLink);
+    EXPECT_LE(out.onLink->time, base) << bytesPerUnit;
+    EXPECT_LE(out.result.peakBytes, previous) << bytesPerUnit;
+    EXPECT_LE(out.result.peakBytes, recompute.peakBytes) << bytesPerUnit;
+    previous = out.result.peakBytes;
+  }
+  PlanRequest below =
+      offloadRequest(std::to_string(previous - 1), kMaxTotalBytes);
+  below.mode = Mode::MinPeak;
+  below.solve.effort = options.effort;
+  below.solve.maxOverhead = 0;
+  below.offload->link = testLink(1e9);
+  below.offload->choice = OffloadChoice::Joint;
+  EXPECT_EQ(plan(g, below).failure, PlanFailure::PeakOverBudget);
+  // With copies free, offloading alone lowers the peak at no time.
+  EXPECT_LT(previous, keepAllPeak(g));
 }
 
 TEST(OffloadTest, HostLinkPresets) {

@@ -7,6 +7,7 @@
 #include "remat/Solver/Search/Offload.h"
 
 #include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/SolverSupport.h"
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +21,12 @@ static constexpr int kLadderRungs = 8;
 /// of the request's (the bottom's solve takes all of it, so that the joint
 /// plan is never dearer than the recompute-only one).
 static constexpr double kRungEffort = 0.25;
+/// The smallest-budget search: its bisection probes at most, the effort of
+/// each as a part of the request's, and the whole plans asked at the
+/// smallest budgets the probes met before the keep-all peak.
+static constexpr int kSearchProbes = 10;
+static constexpr double kProbeEffort = 0.25;
+static constexpr int kConfirmations = 3;
 /// How many times one prefetch may move earlier (halving its distance to
 /// its offload each time).
 static constexpr int kAdvanceMoves = 4;
@@ -419,35 +426,83 @@ static bool isBetter(const OffloadedPlan &a, const OffloadedPlan &b) {
   return a.result.peakBytes < b.result.peakBytes;
 }
 
-/// The plans of `request.choice` (Offload.h), the best of them.
-static OffloadedPlan searchLadder(const Graph &graph, const SolverInfo &solver,
-                                  const SolveOptions &options,
-                                  const OffloadRequest &request) {
-  const HostLink &link = request.link;
-  Schedule keepAll = checkpointAllSchedule(graph);
-  if (request.choice == OffloadChoice::OffloadOnly)
-    return addOffloads(graph, keepAll, link, options.budget);
-  OffloadedPlan best = planRung(graph, solver, options, options.budget, link);
-  if (request.choice == OffloadChoice::RecomputeOnly)
-    return best;
-  int64_t top = simulate(graph, keepAll).peakBytes;
-  int64_t work = best.result.work;
-  SolveOptions rung = options;
-  rung.effort *= kRungEffort;
-  rung.lastResort = false;
-  for (int k = 1; k < kLadderRungs && top > options.budget; ++k) {
-    int64_t budget =
-        options.budget + (top - options.budget) / kLadderRungs * k;
-    OffloadedPlan plan = planRung(graph, solver, rung, budget, link);
-    work += plan.result.work;
+/// The solver's recompute-only schedules at the ladder's rungs strictly
+/// between `low` and `top`, at a part of the effort and without the last
+/// resort; their work added to `work`.
+static std::vector<Schedule> solveRungs(const Graph &graph,
+                                        const SolverInfo &solver,
+                                        SolveOptions options, int64_t low,
+                                        int64_t top, int64_t &work) {
+  std::vector<Schedule> rungs;
+  options.effort *= kRungEffort;
+  options.lastResort = false;
+  for (int k = 1; k < kLadderRungs && top > low; ++k) {
+    options.budget = low + (top - low) / kLadderRungs * k;
+    SolveResult solved = solver.solve(graph, options);
+    work += solved.work;
+    if (solved.feasible())
+      rungs.push_back(std::move(solved.schedule));
+  }
+  return rungs;
+}
+
+/// `best`, or the better plan of `schedules` brought down to `budget` by
+/// offloading.
+static OffloadedPlan bringDown(const Graph &graph,
+                               const std::vector<Schedule> &schedules,
+                               const HostLink &link, int64_t budget,
+                               OffloadedPlan best) {
+  for (const Schedule &schedule : schedules) {
+    OffloadedPlan plan = addOffloads(graph, schedule, link, budget);
     if (isBetter(plan, best))
       best = std::move(plan);
   }
-  OffloadedPlan offloadOnly = addOffloads(graph, keepAll, link, options.budget);
-  if (isBetter(offloadOnly, best))
-    best = std::move(offloadOnly);
+  return best;
+}
+
+/// The plans of `request.choice` (Offload.h) at `options.budget`, the best
+/// of them: the solver's plan at the budget, without the last resort, and
+/// `rungs` (for Joint; the keep-all order last) brought down to it; the
+/// last resort (auto's MILP) only when none plans, since offloading often
+/// meets a budget below the recompute-only plans'.
+static OffloadedPlan searchLadder(const Graph &graph, const SolverInfo &solver,
+                                  const SolveOptions &options,
+                                  const OffloadRequest &request,
+                                  const std::vector<Schedule> &rungs) {
+  const HostLink &link = request.link;
+  if (request.choice == OffloadChoice::OffloadOnly)
+    return addOffloads(graph, rungs.back(), link, options.budget);
+  if (request.choice == OffloadChoice::RecomputeOnly)
+    return planRung(graph, solver, options, options.budget, link);
+  SolveOptions bottom = options;
+  bottom.lastResort = false;
+  OffloadedPlan best = planRung(graph, solver, bottom, options.budget, link);
+  int64_t work = best.result.work;
+  best = bringDown(graph, rungs, link, options.budget, std::move(best));
+  if (!best.result.feasible() && options.lastResort) {
+    OffloadedPlan last = planRung(graph, solver, options, options.budget, link);
+    work += last.result.work;
+    if (isBetter(last, best))
+      best = std::move(last);
+  }
   best.result.work = work;
   return best;
+}
+
+/// The ladder above `low` for `request` (none but the keep-all order
+/// unless Joint), the keep-all order last; solves' work added to `work`.
+static std::vector<Schedule> ladderAbove(const Graph &graph,
+                                         const SolverInfo &solver,
+                                         const SolveOptions &options,
+                                         const OffloadRequest &request,
+                                         int64_t low, int64_t &work) {
+  Schedule keepAll = checkpointAllSchedule(graph);
+  std::vector<Schedule> rungs;
+  if (request.choice == OffloadChoice::Joint)
+    rungs = solveRungs(graph, solver, options, low,
+                       simulate(graph, keepAll).peakBytes, work);
+  rungs.push_back(std::move(keepAll));
+  return rungs;
 }
 
 OffloadedPlan remat::planWithOffloads(const Graph &graph,
@@ -455,11 +510,16 @@ OffloadedPlan remat::planWithOffloads(const Graph &graph,
                                       const SolveOptions &options,
                                       const OffloadRequest &request) {
   auto start = std::chrono::steady_clock::now();
-  OffloadedPlan plan = searchLadder(graph, solver, options, request);
+  int64_t work = 0;
+  std::vector<Schedule> rungs =
+      ladderAbove(graph, solver, options, request, options.budget, work);
+  OffloadedPlan plan = searchLadder(graph, solver, options, request, rungs);
+  plan.result.work += work;
   if (!plan.result.feasible() && request.link.hostBudget < kMaxTotalBytes) {
     OffloadRequest unlimited = request;
     unlimited.link.hostBudget = kMaxTotalBytes;
-    OffloadedPlan wider = searchLadder(graph, solver, options, unlimited);
+    OffloadedPlan wider =
+        searchLadder(graph, solver, options, unlimited, rungs);
     if (wider.result.feasible())
       plan.hostNeeded = wider.sim.hostPeakBytes;
   }
@@ -468,4 +528,79 @@ OffloadedPlan remat::planWithOffloads(const Graph &graph,
                             std::chrono::steady_clock::now() - start)
                             .count();
   return plan;
+}
+
+/// Whether `plan` fits its budgets and predicts a time within `limit`.
+static bool meetsLimit(const OffloadedPlan &plan, double limit) {
+  return plan.result.feasible() && plan.sim.time <= limit;
+}
+
+static bool pastDeadline(const SolveOptions &options) {
+  auto deadline = options.allowance.deadline;
+  return deadline != SolveAllowance::Clock::time_point{} &&
+         SolveAllowance::Clock::now() >= deadline;
+}
+
+/// The budgets the bisection's probes met below `top`, in increasing order
+/// (Offload.h).
+static std::vector<int64_t> probeBudgets(const Graph &graph,
+                                         const SolverInfo &solver,
+                                         const SolveOptions &options,
+                                         const OffloadRequest &request,
+                                         double limit, int64_t top,
+                                         int64_t resolution, int &probes) {
+  std::vector<int64_t> met;
+  SolveOptions probe = options;
+  probe.effort *= kProbeEffort;
+  probe.lastResort = false;
+  int64_t lo = peakLowerBound(graph) - 1, hi = top;
+  int64_t work = 0;
+  std::vector<Schedule> rungs =
+      ladderAbove(graph, solver, probe, request, lo, work);
+  for (int k = 0; k < kSearchProbes && hi - lo > resolution &&
+                  !pastDeadline(options);
+       ++k) {
+    probe.budget = lo + (hi - lo) / 2;
+    ++probes;
+    if (meetsLimit(searchLadder(graph, solver, probe, request, rungs),
+                   limit)) {
+      hi = probe.budget;
+      met.push_back(hi);
+    } else {
+      lo = probe.budget;
+    }
+  }
+  std::reverse(met.begin(), met.end());
+  return met;
+}
+
+OffloadedBudget remat::findSmallestOffloadedBudget(
+    const Graph &graph, const SolverInfo &solver, const SolveOptions &options,
+    const OffloadRequest &request, int64_t known) {
+  double limit = costLimit(graph, options);
+  SolveOptions asked = options;
+  asked.objective = Objective::MinComputeUnderBudget;
+  int64_t top = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
+  if (known < 0 || known > top)
+    known = top;
+  OffloadedBudget found;
+  std::vector<int64_t> candidates =
+      probeBudgets(graph, solver, asked, request, limit, known,
+                   std::max<int64_t>(1, top / 1000), found.probes);
+  if (candidates.size() > kConfirmations)
+    candidates.resize(kConfirmations);
+  candidates.push_back(known);
+  if (known < top)
+    candidates.push_back(top);
+  for (int64_t budget : candidates) {
+    asked.budget = budget;
+    ++found.probes;
+    OffloadedPlan plan = planWithOffloads(graph, solver, asked, request);
+    if (meetsLimit(plan, limit)) {
+      found.budget = budget;
+      found.plan = std::move(plan);
+      break;
+    }
+  }
+  return found;
 }

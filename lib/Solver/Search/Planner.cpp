@@ -18,9 +18,6 @@ using namespace remat;
 /// The share of the effort a solve at a lower target gets when fitting the
 /// arena (fitAnswerArena).
 static constexpr double kRetargetEffort = 0.25;
-/// How many times an offloading plan's least peak is asked for before the
-/// failure names it as the smallest feasible budget.
-static constexpr int kOffloadRetries = 3;
 
 PlanBaseline remat::computeBaseline(const Graph &graph, bool arena,
                                     int64_t alignment) {
@@ -85,7 +82,10 @@ private:
   void planMaxBatch();
   void planAtBudget();
   void planOffloaded();
-  int64_t findSmallestOffloaded(const SolveResult &missed);
+  void planOffloadedAtBudget();
+  void planOffloadedSmallest();
+  void takeOffloaded(OffloadedPlan plan);
+  int64_t recomputeOnlyBudget();
   SolveResult solveAtBudget();
   void addTrivialBound();
   void tryFixedGatherPolicies();
@@ -450,61 +450,115 @@ void Planner::planAtBudget() {
   fitAnswerArena();
 }
 
-/// With a host link: the joint plan at the budget given (Offload.h).
+/// With a host link (Offload.h): the joint plan at the budget given, or at
+/// the smallest device budget found (budget=min, min-budget, min-peak).
 void Planner::planOffloaded() {
-  if (request.mode != Mode::MinCompute || request.budget.empty() ||
-      request.budget == "min" || request.arena) {
+  Mode mode = request.mode;
+  bool atBudget = mode == Mode::MinCompute && request.budget != "min";
+  if (request.arena || mode == Mode::MaxBatch ||
+      (atBudget && request.budget.empty())) {
     fail(PlanFailure::BadRequest,
-         "offloading plans in mode min-compute at a budget given, without "
-         "the arena (not with budget=min, the arena or another mode yet)");
+         "offloading plans without the arena, in mode min-compute at a "
+         "budget given or budget=min, min-budget or min-peak (not with the "
+         "arena or mode max-batch yet)");
     return;
   }
-  out.budget = options.budget;
-  OffloadedPlan plan =
-      planWithOffloads(graph, *solver, options, *request.offload);
+  if (request.budget == "min" && mode != Mode::MinCompute) {
+    fail(PlanFailure::BadRequest,
+         std::string("budget=min plans at the smallest feasible budget in "
+                     "mode min-compute, not ") +
+             toString(mode));
+    return;
+  }
+  if (atBudget)
+    planOffloadedAtBudget();
+  else
+    planOffloadedSmallest();
+}
+
+/// The outcome's plan: `plan`, its simulation on the link and host bytes.
+void Planner::takeOffloaded(OffloadedPlan plan) {
   out.result = std::move(plan.result);
   out.onLink = std::move(plan.sim);
   out.hostNeeded = plan.hostNeeded;
+}
+
+/// The joint plan at the device budget given.
+void Planner::planOffloadedAtBudget() {
+  out.budget = options.budget;
+  takeOffloaded(planWithOffloads(graph, *solver, options, *request.offload));
   if (out.result.feasible())
     return;
   const HostLink &link = request.offload->link;
-  if (plan.hostNeeded >= 0) {
+  if (out.hostNeeded >= 0) {
     fail(PlanFailure::HostOverBudget,
          "host budget of " + std::to_string(link.hostBudget) +
              " bytes is too small: the plan within the device budget holds " +
-             std::to_string(plan.hostNeeded) + " bytes on the host");
+             std::to_string(out.hostNeeded) + " bytes on the host");
     return;
   }
   std::string reason = "budget of " + std::to_string(options.budget) +
                        " bytes is infeasible even offloading over " +
                        link.name;
-  out.smallestBudget = findSmallestOffloaded(out.result);
+  out.smallestBudget = findSmallestOffloadedBudget(graph, *solver, options,
+                                                   *request.offload,
+                                                   recomputeOnlyBudget())
+                           .budget;
   if (out.smallestBudget >= 0)
     reason += ": the smallest feasible budget is " +
               describeSmallest(out.smallestBudget, false);
   fail(PlanFailure::NoSchedule, reason);
 }
 
-/// The least device peak an offloading plan reached (`missed`, the best
-/// plan that missed the budget), once asking at it plans; -1 when no plan
-/// was found at all. Asks again at the next peak reached when it does not
-/// (at most kOffloadRetries times).
-int64_t Planner::findSmallestOffloaded(const SolveResult &missed) {
-  if (missed.schedule.steps.empty())
-    return -1;
-  int64_t budget = missed.peakBytes;
-  for (int attempt = 0; attempt < kOffloadRetries; ++attempt) {
-    SolveOptions at = options;
-    at.budget = budget;
-    OffloadedPlan plan =
-        planWithOffloads(graph, *solver, at, *request.offload);
-    if (plan.result.feasible())
-      return budget;
-    if (plan.result.schedule.steps.empty())
-      return -1;
-    budget = std::max(budget + 1, plan.result.peakBytes);
+/// The smallest budget the solver meets recomputing only (budget=min,
+/// min-budget) or its least peak within min-peak's overhead; -1 when none.
+int64_t Planner::recomputeOnlyBudget() {
+  if (request.mode != Mode::MinPeak)
+    return findSmallest().budget;
+  SolveResult least = solveInMode(graph, *solver, Mode::MinPeak, options);
+  return least.feasible() ? least.peakBytes : -1;
+}
+
+/// The plan at the smallest device budget whose joint plan exists
+/// (budget=min, min-budget) or predicts a time within min-peak's limit.
+void Planner::planOffloadedSmallest() {
+  Mode mode = request.mode;
+  SolveOptions asked = options;
+  asked.objective = mode == Mode::MinPeak ? Objective::MinPeakUnderOverhead
+                                          : Objective::MinComputeUnderBudget;
+  const HostLink &link = request.offload->link;
+  OffloadedBudget found = findSmallestOffloadedBudget(
+      graph, *solver, asked, *request.offload, recomputeOnlyBudget());
+  if (found.budget < 0) {
+    fail(PlanFailure::NoSmallestBudget,
+         "solver '" + solver->name +
+             "' meets no device budget up to the checkpoint-all peak even "
+             "offloading over " +
+             link.name);
+    return;
   }
-  return -1;
+  int64_t peak = found.plan.result.peakBytes;
+  bool given = mode == Mode::MinPeak && !request.budget.empty();
+  if (given && peak > options.budget) {
+    fail(PlanFailure::PeakOverBudget,
+         "budget of " + std::to_string(options.budget) +
+             " bytes is infeasible: the least device peak solver '" +
+             solver->name + "' found within the time limit, offloading over " +
+             link.name + ", is " + std::to_string(peak) + " bytes");
+    return;
+  }
+  out.budget = given ? options.budget : -1;
+  if (mode == Mode::MinBudget) {
+    out.smallestBudget = found.budget;
+    found.plan.result.lowerBound = static_cast<double>(peakLowerBound(graph));
+  }
+  if (request.budget == "min") {
+    out.budget = found.budget;
+    out.remarks.push_back(
+        "budget=min: the smallest feasible budget offloading over " +
+        link.name + " is " + describeSmallest(found.budget, false));
+  }
+  takeOffloaded(std::move(found.plan));
 }
 
 /// Where the solver proves no bound on the objective, the trivial one:

@@ -19,7 +19,12 @@
 //     peak, each brought down to the device budget by offloading, the one of
 //     least predicted time (compute plus stalls) taken. The ladder's bottom is
 //     recompute only, its top (every value kept, the graph's own order)
-//     offload only; either alone is a choice of its own.
+//     offload only; either alone is a choice of its own. The solver's last
+//     resort (auto's MILP) runs only when no rung plans.
+//   * `findSmallestOffloadedBudget` answers the planner's other questions
+//     with offloading: the smallest device budget whose joint plan exists
+//     (`budget=min`), or whose predicted time is within min-peak's limit
+//     (the least device peak under a time limit).
 //
 // Plain C++; every plan is simulated with the link.
 //
@@ -79,6 +84,32 @@ OffloadedPlan addOffloads(const Graph &graph, const Schedule &schedule,
 OffloadedPlan planWithOffloads(const Graph &graph, const SolverInfo &solver,
                                const SolveOptions &options,
                                const OffloadRequest &request);
+
+/// The smallest device budget found for a request, and its plan there.
+struct OffloadedBudget {
+  /// -1 when no budget up to the keep-all peak met the limit.
+  int64_t budget = -1;
+  OffloadedPlan plan;
+  /// Budgets asked, whole plans included.
+  int probes = 0;
+};
+
+/// The smallest device budget at which `planWithOffloads` returns a plan
+/// whose predicted time is within `costLimit(graph, options)` (infinity
+/// but in objective MinPeakUnderOverhead): a bisection between the peak's
+/// lower bound and `known`, a budget met without offloading (the
+/// recompute-only answer; the keep-all peak when -1), to 0.1 % of the
+/// keep-all peak, probes at a part of the effort; then whole plans at the
+/// smallest budgets the probes met, smallest first, then at `known`, then
+/// at the keep-all peak, where keeping everything meets any limit; so that
+/// asked at the budget it names, the planner plans, and it is never above
+/// `known` where the solver meets that. Stops probing past the deadline of
+/// `options.allowance`.
+OffloadedBudget findSmallestOffloadedBudget(const Graph &graph,
+                                            const SolverInfo &solver,
+                                            const SolveOptions &options,
+                                            const OffloadRequest &request,
+                                            int64_t known);
 
 } // namespace remat
 
