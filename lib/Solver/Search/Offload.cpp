@@ -8,6 +8,7 @@
 
 #include "remat/Solver/Core/ScheduleBuilder.h"
 #include "remat/Solver/Core/SolverSupport.h"
+#include "remat/Solver/Core/WorkMeter.h"
 
 #include <algorithm>
 #include <chrono>
@@ -535,12 +536,6 @@ static bool meetsLimit(const OffloadedPlan &plan, double limit) {
   return plan.result.feasible() && plan.sim.time <= limit;
 }
 
-static bool pastDeadline(const SolveOptions &options) {
-  auto deadline = options.allowance.deadline;
-  return deadline != SolveAllowance::Clock::time_point{} &&
-         SolveAllowance::Clock::now() >= deadline;
-}
-
 /// The budgets the bisection's probes met below `top`, in increasing order
 /// (Offload.h).
 static std::vector<int64_t> probeBudgets(const Graph &graph,
@@ -548,7 +543,8 @@ static std::vector<int64_t> probeBudgets(const Graph &graph,
                                          const SolveOptions &options,
                                          const OffloadRequest &request,
                                          double limit, int64_t top,
-                                         int64_t resolution, int &probes) {
+                                         int64_t resolution) {
+  WorkMeter meter(options);
   std::vector<int64_t> met;
   SolveOptions probe = options;
   probe.effort *= kProbeEffort;
@@ -557,11 +553,9 @@ static std::vector<int64_t> probeBudgets(const Graph &graph,
   int64_t work = 0;
   std::vector<Schedule> rungs =
       ladderAbove(graph, solver, probe, request, lo, work);
-  for (int k = 0; k < kSearchProbes && hi - lo > resolution &&
-                  !pastDeadline(options);
+  for (int k = 0; k < kSearchProbes && hi - lo > resolution && !meter.timeUp();
        ++k) {
     probe.budget = lo + (hi - lo) / 2;
-    ++probes;
     if (meetsLimit(searchLadder(graph, solver, probe, request, rungs),
                    limit)) {
       hi = probe.budget;
@@ -586,7 +580,7 @@ OffloadedBudget remat::findSmallestOffloadedBudget(
   OffloadedBudget found;
   std::vector<int64_t> candidates =
       probeBudgets(graph, solver, asked, request, limit, known,
-                   std::max<int64_t>(1, top / 1000), found.probes);
+                   std::max<int64_t>(1, top / 1000));
   if (candidates.size() > kConfirmations)
     candidates.resize(kConfirmations);
   candidates.push_back(known);
@@ -594,7 +588,6 @@ OffloadedBudget remat::findSmallestOffloadedBudget(
     candidates.push_back(top);
   for (int64_t budget : candidates) {
     asked.budget = budget;
-    ++found.probes;
     OffloadedPlan plan = planWithOffloads(graph, solver, asked, request);
     if (meetsLimit(plan, limit)) {
       found.budget = budget;

@@ -90,8 +90,6 @@ struct OffloadedBudget {
   /// -1 when no budget up to the keep-all peak met the limit.
   int64_t budget = -1;
   OffloadedPlan plan;
-  /// Budgets asked, whole plans included.
-  int probes = 0;
 };
 
 /// The smallest device budget at which `planWithOffloads` returns a plan
