@@ -136,8 +136,14 @@ bool Planner::prepare() {
     return fail(PlanFailure::BadRequest,
                 "the graph's own order is not a valid schedule: " +
                     out.baseline.checkpointAll.error);
-  if (request.budget == "min")
-    return true;
+  if (request.budget == "min") {
+    if (request.mode == Mode::MinCompute)
+      return true;
+    return fail(PlanFailure::BadRequest,
+                std::string("budget=min plans at the smallest feasible "
+                            "budget in mode min-compute, not ") +
+                    toString(request.mode));
+  }
   std::string error;
   std::optional<int64_t> budget =
       parseBudget(request.budget, out.baseline.reference(), error);
@@ -241,13 +247,6 @@ SmallestBudget Planner::findSmallestByRetargets() {
 /// `budget=min`: the plan at the smallest budget the solver meets, recorded
 /// as a min-compute plan at that budget.
 void Planner::planAtSmallestBudget() {
-  if (request.mode != Mode::MinCompute) {
-    fail(PlanFailure::BadRequest,
-         std::string("budget=min plans at the smallest feasible budget in "
-                     "mode min-compute, not ") +
-             toString(request.mode));
-    return;
-  }
   const SmallestBudget &found = findSmallest();
   if (found.budget < 0) {
     fail(PlanFailure::NoSmallestBudget,
@@ -466,13 +465,6 @@ void Planner::planOffloaded() {
          "offloading plans without the arena, in mode min-compute at a "
          "budget given or budget=min, min-budget or min-peak (not with the "
          "arena or mode max-batch yet)");
-    return;
-  }
-  if (request.budget == "min" && mode != Mode::MinCompute) {
-    fail(PlanFailure::BadRequest,
-         std::string("budget=min plans at the smallest feasible budget in "
-                     "mode min-compute, not ") +
-             toString(mode));
     return;
   }
   if (atBudget)
