@@ -229,6 +229,78 @@ TEST(OffloadTest, MinPeakBoundsThePredictedTime) {
   EXPECT_LT(previous, keepAllPeak(g));
 }
 
+/// `g` with a view (as `detach` or `t` are) of each forward value the
+/// backward reads, which the backward reads instead.
+Graph withViews(const Graph &g) {
+  Graph out = g;
+  out.nodes.clear();
+  std::vector<int> id(g.size()), viewOf(g.size(), -1);
+  std::vector<std::vector<int>> users = g.users();
+  for (int n = 0; n < g.size(); ++n) {
+    Node node = g.nodes[n];
+    for (int &dep : node.deps)
+      dep = node.kind == NodeKind::Backward && viewOf[dep] >= 0 ? viewOf[dep]
+                                                                : id[dep];
+    for (int &dep : node.after)
+      dep = id[dep];
+    id[n] = static_cast<int>(out.nodes.size());
+    out.nodes.push_back(node);
+    bool backwardReads = std::any_of(users[n].begin(), users[n].end(),
+                                     [&](int user) {
+                                       return g.nodes[user].kind ==
+                                              NodeKind::Backward;
+                                     });
+    if (node.kind != NodeKind::Forward || node.isView() || !backwardReads)
+      continue;
+    Node view;
+    view.name = node.name + ".view";
+    view.deps = {id[n]};
+    view.aliasOf = id[n];
+    viewOf[n] = static_cast<int>(out.nodes.size());
+    out.nodes.push_back(view);
+  }
+  for (int &output : out.outputs)
+    output = id[output];
+  return out;
+}
+
+/// Where the link keeps up with the compute, offloading alone stalls
+/// nothing: each copy back is issued early enough, behind the copies queued
+/// before it, and a view of an offloaded value is computed again at its
+/// read, not where the copy is still under way.
+TEST(OffloadTest, PrefetchesHideWhereTheLinkKeepsUp) {
+  Graph g = withViews(transformer());
+  ASSERT_EQ(g.check(), "");
+  HostLink link = testLink(1e4);
+  int checked = 0;
+  for (int percent = 90; percent >= 50; percent -= 10) {
+    int64_t budget = keepAllPeak(g) * percent / 100;
+    OffloadedPlan plan =
+        addOffloads(g, checkpointAllSchedule(g), link, budget);
+    if (!plan.result.feasible())
+      continue;
+    ++checked;
+    expectReplays(g, plan, link, budget, std::to_string(percent) + "%");
+    EXPECT_GT(plan.sim.copies, 0) << percent;
+    EXPECT_EQ(plan.sim.stall, 0) << percent;
+  }
+  EXPECT_GE(checked, 2);
+}
+
+/// Offloading alone is not bounded by what recomputing reaches: the
+/// smallest budget it names is its own, and it plans there.
+TEST(OffloadTest, OffloadOnlyNamesItsOwnSmallestBudget) {
+  Graph g = transformer();
+  PlanOutcome low = plan(g, offloadRequest("1", kMaxTotalBytes));
+  ASSERT_EQ(low.failure, PlanFailure::NoSchedule) << low.reason;
+  ASSERT_GT(low.smallestBudget, 0) << low.reason;
+  EXPECT_LT(low.smallestBudget, keepAllPeak(g));
+  PlanOutcome asked = plan(
+      g, offloadRequest(std::to_string(low.smallestBudget), kMaxTotalBytes));
+  ASSERT_TRUE(asked.succeeded()) << asked.reason;
+  EXPECT_LE(asked.result.peakBytes, low.smallestBudget);
+}
+
 TEST(OffloadTest, HostLinkPresets) {
   Graph flops;
   Graph timed;

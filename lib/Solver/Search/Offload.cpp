@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 using namespace remat;
 
@@ -49,7 +50,9 @@ namespace {
 /// which no step reads it or a view of it: its owner can be offloaded after
 /// step `after` and prefetched before step `before` (indices of the
 /// schedule's steps). The views of it live then (`views`, in compute order)
-/// are freed before the offload and computed again after the prefetch.
+/// are freed before the offload and computed again right before step
+/// `before` (a view costs nothing, and computing it right after the
+/// prefetch would wait for the copy there).
 struct Gap {
   int node = -1;
   size_t after = 0, before = 0;
@@ -209,6 +212,8 @@ private:
                  std::vector<size_t> &baseAt) const;
   bool simulateWith(const std::vector<Transfer> &list,
                     int64_t fasterWithin = -1);
+  std::vector<size_t> latestPrefetches() const;
+  void queuePrefetches(int64_t budget);
   void advancePrefetches(int64_t budget);
   size_t peakBaseStep() const;
   std::optional<Transfer> choose(size_t peak) const;
@@ -229,7 +234,8 @@ private:
 } // namespace
 
 /// The base schedule with `list`'s copies: each prefetch right before its
-/// step, each offload right after its gap's first step.
+/// step, each offload right after its gap's first step, the gap's views
+/// computed again right before its last.
 Schedule OffloadSearch::merge(const std::vector<Transfer> &list,
                               std::vector<size_t> &at) const {
   const size_t n = base.steps.size();
@@ -241,7 +247,7 @@ Schedule OffloadSearch::merge(const std::vector<Transfer> &list,
     after[gap.after].push_back(Step::offload(gap.node));
     before[t.prefetchAt].push_back(Step::prefetch(gap.node));
     for (int view : gap.views)
-      before[t.prefetchAt].push_back(Step::compute(view));
+      before[gap.before].push_back(Step::compute(view));
   }
   Schedule merged;
   merged.steps.reserve(n + 2 * list.size());
@@ -337,6 +343,68 @@ std::optional<Transfer> OffloadSearch::choose(size_t peak) const {
   return best;
 }
 
+/// Where each transfer's prefetch goes when the copies back queue on one
+/// stream and each must end by its read, on the clock of the compute alone:
+/// latest read first, each copy ending by its read and by the start of the
+/// copy issued after it, and issued at the latest step that leaves it that
+/// time (as late as possible on one machine); no earlier than the step
+/// after its offload.
+std::vector<size_t> OffloadSearch::latestPrefetches() const {
+  std::vector<double> clock(base.steps.size() + 1, 0);
+  for (size_t i = 0; i < base.steps.size(); ++i) {
+    const Step &step = base.steps[i];
+    clock[i + 1] = clock[i] + (step.kind == Step::Kind::Compute
+                                   ? graph.nodes[step.node].cost
+                                   : 0);
+  }
+  std::vector<size_t> order(transfers.size());
+  for (size_t t = 0; t < order.size(); ++t)
+    order[t] = t;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return gaps[transfers[a].gap].before > gaps[transfers[b].gap].before;
+  });
+  std::vector<size_t> at(transfers.size());
+  double next = std::numeric_limits<double>::infinity();
+  for (size_t t : order) {
+    const Gap &gap = gaps[transfers[t].gap];
+    next = std::min(clock[gap.before], next) - link.copyCost(gap.bytes);
+    auto first = clock.begin() + gap.after + 1;
+    auto last = clock.begin() + gap.before + 1;
+    size_t q = std::upper_bound(first, last, next) - clock.begin();
+    at[t] = std::max(gap.after + 1, q - 1);
+  }
+  return at;
+}
+
+/// Places the prefetches as `latestPrefetches` does, all at once, or else
+/// one at a time, each move kept where it shortens the
+/// predicted time within `budget`: the greedy places each prefetch for its
+/// copy alone, and copies queue behind each other.
+void OffloadSearch::queuePrefetches(int64_t budget) {
+  std::vector<size_t> at = latestPrefetches();
+  std::vector<Transfer> all = transfers;
+  for (size_t t = 0; t < all.size(); ++t)
+    all[t].prefetchAt = at[t];
+  // Copies issued at one step go in the order of their reads.
+  std::stable_sort(all.begin(), all.end(),
+                   [&](const Transfer &a, const Transfer &b) {
+                     return std::make_pair(a.prefetchAt, gaps[a.gap].before) <
+                            std::make_pair(b.prefetchAt, gaps[b.gap].before);
+                   });
+  if (simulateWith(all, budget)) {
+    transfers = std::move(all);
+    return;
+  }
+  for (size_t t = transfers.size(); t-- > 0 && sim.stall > 0;) {
+    if (transfers[t].prefetchAt == at[t])
+      continue;
+    std::vector<Transfer> next = transfers;
+    next[t].prefetchAt = at[t];
+    if (simulateWith(next, budget))
+      transfers = std::move(next);
+  }
+}
+
 /// Moves prefetches earlier where that shortens the predicted time within
 /// `budget`: each, in order, halfway back towards its offload, while that
 /// helps (the greedy places them as late as hides each copy alone, and
@@ -373,6 +441,8 @@ OffloadedPlan OffloadSearch::run(int64_t budget) {
       tried[pick->gap] = 1;
     }
   }
+  if (sim.peakBytes <= budget && sim.stall > 0)
+    queuePrefetches(budget);
   if (sim.peakBytes <= budget)
     advancePrefetches(budget);
   OffloadedPlan plan;
@@ -575,8 +645,9 @@ OffloadedBudget remat::findSmallestOffloadedBudget(
   SolveOptions asked = options;
   asked.objective = Objective::MinComputeUnderBudget;
   int64_t top = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
-  if (known < 0 || known > top)
-    known = top;
+  if (known < 0 || known > top ||
+      request.choice == OffloadChoice::OffloadOnly)
+    known = top; // Offloading alone does not meet what recomputing met.
   OffloadedBudget found;
   std::vector<int64_t> candidates =
       probeBudgets(graph, solver, asked, request, limit, known,
