@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Runs the solvers whose families complement each other — checkpoint-all,
-// Chen greedy (both candidate rules), Feng & Huang, revolve (chains), DTR,
-// min-cut, hierarchical, local search, the exhaustive solver on tiny graphs
+// Runs the solvers whose families complement each other — the policies,
+// hierarchical, checkpoint-all, Chen greedy (both candidate rules), Feng &
+// Huang, revolve (chains), DTR, min-cut, local search, the exhaustive solver on tiny graphs
 // and Checkmate's LP rounding on small ones (min-compute) — and returns the
 // best verified answer for the objective
 // (`isBetter`). When no member meets the budget the local search leaves 40 % of
@@ -14,9 +14,9 @@
 // the end (Deferral.h). Optimal when the winner is proven optimal
 // (checkpoint-all within budget, the exhaustive solver); Infeasible at once
 // when the exhaustive solver proves it. The members run one after the other
-// in a fixed order and share the solve's work (`WorkMeter`): each member
-// before the local search at most a tenth, the local search what the others
-// leave. The Checkmate MILP is not a member: it runs only on the small
+// in a fixed order and share the solve's work (`WorkMeter`): hierarchical
+// at most kHierarchicalShare, each other member before the local search at
+// most a tenth, the local search what the others leave. The Checkmate MILP is not a member: it runs only on the small
 // graphs where no member found a plan, with a work allowance of its own (it
 // may find plans there that no member can, but needs far more than the
 // members' work: docs/Solvers.md, "Why the MILP is not a member"), and only
@@ -39,6 +39,8 @@ using namespace remat;
 /// (Chen's grid stops early with its best so far; the local search starts
 /// from those sets anyway).
 static constexpr double kMemberShare = 0.1;
+/// The part the hierarchical solver may take (it runs first of them).
+static constexpr double kHierarchicalShare = 0.3;
 /// When outputs may be deferred (Deferral.h), the part of the work left
 /// after the members that the local search on the original graph leaves to
 /// the solvers on the deferred one.
@@ -81,6 +83,12 @@ public:
     for (SolverFn fn : {SolverFn(solveFullAC), SolverFn(solveSelective)})
       if (!done())
         consider(solveOn(nullptr, fn, meter.left()));
+    // The chain DP over the blocks next, with a larger part: on repeated
+    // blocks (transformer layers) it is the member that trades budget for
+    // recompute block by block, and starved it answers only the policies.
+    if (!done())
+      consider(solveOn(nullptr, solveHierarchical,
+                       meter.part(kHierarchicalShare)));
     runMembers();
     const bool rounding = roundingFits(graph, options);
     int64_t reserve = rounding ? meter.part(kRoundingShare) : 0;
@@ -130,7 +138,7 @@ private:
           SolverFn(
               solveChen<ChenRule::Greedy, ChenCandidates::TopologicalOrder>),
           SolverFn(solveFengHuang), SolverFn(solveRevolve), SolverFn(solveDtr),
-          SolverFn(solveMinCut), SolverFn(solveHierarchical)}) {
+          SolverFn(solveMinCut)}) {
       if (done() || outOfWork())
         break;
       consider(solveOn(nullptr, fn,
