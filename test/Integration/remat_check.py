@@ -28,7 +28,8 @@ With --stock-pipeline, the step is then bufferized by the stock mlir-opt
 and measures it.
 
 An infeasible budget must be rejected with an error naming a smallest
-feasible budget larger than the one asked for.
+feasible budget larger than the one asked for; with --ask-smallest that
+budget is then checked as the others.
 
 Exit status 0 when every check holds; prints one line per budget, or a
 Markdown table row per budget with --markdown (bench/remat-table.sh).
@@ -88,6 +89,9 @@ def main():
                         help="remat-run --opt-level for every run (the "
                              "original and the rematerialized step alike)")
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--ask-smallest", action="store_true",
+                        help="ask again at the smallest feasible budget an "
+                             "infeasible one names (it must plan)")
     parser.add_argument("--stock-pipeline", default="",
                         help="bufferize the (cleaned-up) rematerialized step "
                              "with this --pass-pipeline in the stock mlir-opt "
@@ -115,7 +119,8 @@ def main():
               "bytes in one arena, %d each buffer on its own)" %
               (name, original["peak_bytes"], own["peak_bytes"]))
     with tempfile.TemporaryDirectory() as tmp:
-        for budget in args.budgets.split(","):
+        budgets = args.budgets.split(",")
+        for budget in budgets:
             options = "solver=%s %s " % (args.solver, args.options)
             options += "mode=min-budget" if budget == "min" else \
                 "budget=%s" % budget
@@ -143,6 +148,8 @@ def main():
                         "%s B | | | | | |" % (name, budget, asked.group(1),
                                               smallest.group(1))
                 print(line)
+                if args.ask_smallest:
+                    budgets.append(smallest.group(1))
                 continue
             if args.after:
                 cleaned = os.path.join(tmp, "after.mlir")

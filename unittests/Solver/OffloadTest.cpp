@@ -153,7 +153,7 @@ TEST(OffloadTest, ASmallHostBudgetNamesOneThatPlans) {
 TEST(OffloadTest, PlannerRefusesWhatItCannotOffload) {
   Graph g = transformer();
   PlanRequest noBudget = offloadRequest("", kMaxTotalBytes);
-  PlanRequest arena = offloadRequest("80%", kMaxTotalBytes);
+  PlanRequest arena = offloadRequest("min", kMaxTotalBytes);
   arena.arena = true;
   PlanRequest batch = offloadRequest("80%", kMaxTotalBytes);
   batch.mode = Mode::MaxBatch;
@@ -163,6 +163,43 @@ TEST(OffloadTest, PlannerRefusesWhatItCannotOffload) {
     EXPECT_NE(out.reason.find("offloading plans"), std::string::npos)
         << out.reason;
   }
+}
+
+/// With the arena: the budget covers the resident bytes and one arena of
+/// the offloaded plan's device buffers (the host copies outside it); a
+/// budget too small names one at which the arena fits.
+TEST(OffloadTest, ArenaWithOffloadsFitsTheBudget) {
+  Graph g = transformer();
+  int64_t top = keepAllPeak(g);
+  for (int percent : {80, 60}) {
+    int64_t budget = top * percent / 100;
+    PlanRequest request = offloadRequest(std::to_string(budget),
+                                         kMaxTotalBytes);
+    request.arena = true;
+    PlanOutcome out = plan(g, request);
+    ASSERT_TRUE(out.succeeded()) << percent << ": " << out.reason;
+    ASSERT_TRUE(out.arena);
+    EXPECT_TRUE(out.arena->fits) << percent;
+    EXPECT_LE(out.arena->totalBytes, budget) << percent;
+    EXPECT_GE(out.arena->totalBytes, g.residentBytes() + 1) << percent;
+    ASSERT_TRUE(out.onLink);
+    EXPECT_GT(out.onLink->copies, 0) << percent;
+    Simulation sim = simulate(g, out.result.schedule, nullptr,
+                              &request.offload->link);
+    ASSERT_TRUE(sim.valid()) << sim.error;
+    EXPECT_LE(sim.peakBytes, budget) << percent;
+  }
+  PlanRequest low = offloadRequest("1", kMaxTotalBytes);
+  low.arena = true;
+  PlanOutcome none = plan(g, low);
+  ASSERT_EQ(none.failure, PlanFailure::NoSchedule) << none.reason;
+  ASSERT_GT(none.smallestBudget, 0) << none.reason;
+  PlanRequest asked = offloadRequest(std::to_string(none.smallestBudget),
+                                     kMaxTotalBytes);
+  asked.arena = true;
+  PlanOutcome there = plan(g, asked);
+  ASSERT_TRUE(there.succeeded()) << there.reason;
+  EXPECT_LE(there.arena->totalBytes, none.smallestBudget);
 }
 
 /// budget=min offloading: a budget below recomputation's smallest, at

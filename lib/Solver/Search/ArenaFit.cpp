@@ -86,8 +86,7 @@ static bool isBetterFit(const ArenaFit &candidate, const ArenaFit &best) {
   return candidate.totalBytes < best.totalBytes;
 }
 
-/// Step 1: the exact planner's offsets for the same buffers.
-static void tryExactOffsets(const Graph &graph, int64_t budget,
+void remat::tryExactOffsets(const Graph &graph, int64_t budget,
                             const ArenaFitOptions &options, ArenaFit &fit) {
   if (fit.arena.optimal)
     return;

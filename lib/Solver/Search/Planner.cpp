@@ -85,6 +85,13 @@ private:
   void planOffloadedAtBudget();
   void planOffloadedSmallest();
   void takeOffloaded(OffloadedPlan plan);
+  /// A joint plan and, with the arena, the arena fitted to its budget.
+  struct OffloadedAt {
+    OffloadedPlan plan;
+    std::optional<ArenaFit> arena;
+  };
+  OffloadedAt planOffloadedAt(int64_t budget);
+  int64_t smallestOffloadedBudget();
   int64_t recomputeOnlyBudget();
   SolveResult solveAtBudget();
   void addTrivialBound();
@@ -459,12 +466,12 @@ void Planner::planAtBudget() {
 void Planner::planOffloaded() {
   Mode mode = request.mode;
   bool atBudget = mode == Mode::MinCompute && request.budget != "min";
-  if (request.arena || mode == Mode::MaxBatch ||
-      (atBudget && request.budget.empty())) {
+  if (mode == Mode::MaxBatch || (atBudget && request.budget.empty()) ||
+      (request.arena && !atBudget)) {
     fail(PlanFailure::BadRequest,
-         "offloading plans without the arena, in mode min-compute at a "
-         "budget given or budget=min, min-budget or min-peak (not with the "
-         "arena or mode max-batch yet)");
+         "offloading plans at a budget given (mode min-compute), or "
+         "without the arena at budget=min and in modes min-budget and "
+         "min-peak; not in mode max-batch");
     return;
   }
   if (atBudget)
@@ -483,8 +490,15 @@ void Planner::takeOffloaded(OffloadedPlan plan) {
 /// The joint plan at the device budget given.
 void Planner::planOffloadedAtBudget() {
   out.budget = options.budget;
-  takeOffloaded(planWithOffloads(graph, *solver, options, *request.offload));
-  if (out.result.feasible())
+  OffloadedAt at = planOffloadedAt(options.budget);
+  takeOffloaded(std::move(at.plan));
+  out.arena = std::move(at.arena);
+  bool feasible = out.result.feasible();
+  if (feasible && out.arena && !out.arena->error.empty()) {
+    fail(PlanFailure::NoArena, out.arena->error);
+    return;
+  }
+  if (feasible && (!out.arena || out.arena->fits))
     return;
   const HostLink &link = request.offload->link;
   if (out.hostNeeded >= 0) {
@@ -494,17 +508,86 @@ void Planner::planOffloadedAtBudget() {
              std::to_string(out.hostNeeded) + " bytes on the host");
     return;
   }
+  out.smallestBudget = smallestOffloadedBudget();
+  out.smallestHasArena = request.arena;
+  if (feasible) {
+    fail(PlanFailure::ArenaOverBudget,
+         describeArenaOverBudget(*out.arena, out.budget, out.smallestBudget));
+    return;
+  }
   std::string reason = "budget of " + std::to_string(options.budget) +
                        " bytes is infeasible even offloading over " +
                        link.name;
-  out.smallestBudget = findSmallestOffloadedBudget(graph, *solver, options,
-                                                   *request.offload,
-                                                   recomputeOnlyBudget())
-                           .budget;
   if (out.smallestBudget >= 0)
     reason += ": the smallest feasible budget is " +
-              describeSmallest(out.smallestBudget, false);
+              describeSmallest(out.smallestBudget, request.arena);
   fail(PlanFailure::NoSchedule, reason);
+}
+
+/// The joint plan at `budget`; with the arena, its arena (arenaOfSchedule)
+/// against the budget, other offsets tried (not fitArena's other orders:
+/// those drop the copies), and while over it, the joint plan at a device
+/// target lowered by the excess (a part of the effort, no last resort), a
+/// few times. `arena` is set when a plan was found and the arena is on.
+Planner::OffloadedAt Planner::planOffloadedAt(int64_t budget) {
+  SolveOptions at = options;
+  at.budget = budget;
+  OffloadedAt found{planWithOffloads(graph, *solver, at, *request.offload),
+                    std::nullopt};
+  if (!request.arena || !found.plan.result.feasible())
+    return found;
+  SolveOptions lower = at;
+  lower.effort *= kRetargetEffort;
+  lower.lastResort = false;
+  std::vector<std::string> steps;
+  for (int retarget = 0;; ++retarget) {
+    ArenaFit fit = planScheduleArena(graph, found.plan.result, budget,
+                                     fitOptions);
+    if (fit.error.empty() && !fit.fits)
+      tryExactOffsets(graph, budget, fitOptions, fit);
+    fit.steps = steps;
+    if (!fit.error.empty() || fit.fits || retarget == fitOptions.retargets) {
+      found.arena = std::move(fit);
+      return found;
+    }
+    lower.budget -= fit.totalBytes - budget;
+    OffloadedPlan next =
+        planWithOffloads(graph, *solver, lower, *request.offload);
+    steps.push_back("the joint plan under " + std::to_string(lower.budget) +
+                    " bytes: " +
+                    (next.result.feasible() ? "planned" : "none"));
+    if (!next.result.feasible()) {
+      fit.steps = steps;
+      found.arena = std::move(fit);
+      return found;
+    }
+    found.plan = std::move(next);
+  }
+}
+
+/// The smallest device budget the joint plan meets (findSmallestOffloadedBudget);
+/// with the arena, one at which planOffloadedAt fits it: from the search's
+/// answer up to each arena found there, a few times, then the keep-all
+/// order's arena, where that order fits without copies; -1 when none.
+int64_t Planner::smallestOffloadedBudget() {
+  int64_t budget =
+      findSmallestOffloadedBudget(graph, *solver, options, *request.offload,
+                                  recomputeOnlyBudget())
+          .budget;
+  if (!request.arena || budget < 0)
+    return budget;
+  int64_t keepAll = out.baseline.arenaBytes;
+  for (int step = 0; step <= fitOptions.retargets + 1; ++step) {
+    if (step == fitOptions.retargets + 1 || budget > keepAll)
+      budget = keepAll;
+    OffloadedAt at = planOffloadedAt(budget);
+    if (at.arena && at.arena->error.empty() && at.arena->fits)
+      return budget;
+    if (!at.arena || !at.arena->error.empty() || budget == keepAll)
+      return -1;
+    budget = at.arena->totalBytes;
+  }
+  return -1;
 }
 
 /// The smallest budget the solver meets recomputing only (budget=min,

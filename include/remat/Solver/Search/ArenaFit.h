@@ -78,6 +78,11 @@ ArenaPlan planFitArena(const ArenaProblem &problem, int64_t residentBytes,
 ArenaFit planScheduleArena(const Graph &graph, const SolveResult &result,
                            int64_t budget, const ArenaFitOptions &options);
 
+/// Step 1 of the file comment on `fit` (planScheduleArena's): the exact
+/// planner's offsets for the same buffers, unless its arena is optimal.
+void tryExactOffsets(const Graph &graph, int64_t budget,
+                     const ArenaFitOptions &options, ArenaFit &fit);
+
 /// Steps 1 and 2 of the file comment on `result`'s schedule (no new
 /// solve): its arena against `budget`, then, when over it, the exact
 /// offsets and the other orders of the same computations.
