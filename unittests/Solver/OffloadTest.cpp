@@ -153,8 +153,9 @@ TEST(OffloadTest, ASmallHostBudgetNamesOneThatPlans) {
 TEST(OffloadTest, PlannerRefusesWhatItCannotOffload) {
   Graph g = transformer();
   PlanRequest noBudget = offloadRequest("", kMaxTotalBytes);
-  PlanRequest arena = offloadRequest("min", kMaxTotalBytes);
+  PlanRequest arena = offloadRequest("", kMaxTotalBytes);
   arena.arena = true;
+  arena.mode = Mode::MinPeak;
   PlanRequest batch = offloadRequest("80%", kMaxTotalBytes);
   batch.mode = Mode::MaxBatch;
   for (const PlanRequest &request : {noBudget, arena, batch}) {
@@ -200,6 +201,15 @@ TEST(OffloadTest, ArenaWithOffloadsFitsTheBudget) {
   PlanOutcome there = plan(g, asked);
   ASSERT_TRUE(there.succeeded()) << there.reason;
   EXPECT_LE(there.arena->totalBytes, none.smallestBudget);
+  // budget=min with the arena: that budget, its plan there.
+  PlanRequest min = offloadRequest("min", kMaxTotalBytes);
+  min.arena = true;
+  PlanOutcome least = plan(g, min);
+  ASSERT_TRUE(least.succeeded()) << least.reason;
+  ASSERT_TRUE(least.arena);
+  EXPECT_TRUE(least.arena->fits);
+  EXPECT_EQ(least.budget, none.smallestBudget);
+  EXPECT_LE(least.arena->totalBytes, least.budget);
 }
 
 /// budget=min offloading: a budget below recomputation's smallest, at

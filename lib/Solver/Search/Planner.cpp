@@ -91,7 +91,12 @@ private:
     std::optional<ArenaFit> arena;
   };
   OffloadedAt planOffloadedAt(int64_t budget);
-  int64_t smallestOffloadedBudget();
+  struct SmallestOffloaded {
+    int64_t budget = -1;
+    OffloadedAt at;
+  };
+  SmallestOffloaded smallestOffloadedBudget();
+  void planOffloadedSmallestArena();
   int64_t recomputeOnlyBudget();
   SolveResult solveAtBudget();
   void addTrivialBound();
@@ -467,10 +472,10 @@ void Planner::planOffloaded() {
   Mode mode = request.mode;
   bool atBudget = mode == Mode::MinCompute && request.budget != "min";
   if (mode == Mode::MaxBatch || (atBudget && request.budget.empty()) ||
-      (request.arena && !atBudget)) {
+      (request.arena && mode == Mode::MinPeak)) {
     fail(PlanFailure::BadRequest,
-         "offloading plans at a budget given (mode min-compute), or "
-         "without the arena at budget=min and in modes min-budget and "
+         "offloading plans in mode min-compute (a budget given or "
+         "budget=min) and min-budget, and without the arena in mode "
          "min-peak; not in mode max-batch");
     return;
   }
@@ -508,7 +513,7 @@ void Planner::planOffloadedAtBudget() {
              std::to_string(out.hostNeeded) + " bytes on the host");
     return;
   }
-  out.smallestBudget = smallestOffloadedBudget();
+  out.smallestBudget = smallestOffloadedBudget().budget;
   out.smallestHasArena = request.arena;
   if (feasible) {
     fail(PlanFailure::ArenaOverBudget,
@@ -565,29 +570,33 @@ Planner::OffloadedAt Planner::planOffloadedAt(int64_t budget) {
   }
 }
 
-/// The smallest device budget the joint plan meets (findSmallestOffloadedBudget);
-/// with the arena, one at which planOffloadedAt fits it: from the search's
-/// answer up to each arena found there, a few times, then the keep-all
-/// order's arena, where that order fits without copies; -1 when none.
-int64_t Planner::smallestOffloadedBudget() {
-  int64_t budget =
-      findSmallestOffloadedBudget(graph, *solver, options, *request.offload,
-                                  recomputeOnlyBudget())
-          .budget;
-  if (!request.arena || budget < 0)
-    return budget;
+/// The smallest device budget the joint plan meets
+/// (findSmallestOffloadedBudget), and its plan there; with the arena, one at
+/// which planOffloadedAt fits it: from the search's answer up to each arena
+/// found there, a few times, then the keep-all order's arena, where that
+/// order fits without copies. -1 when none.
+Planner::SmallestOffloaded Planner::smallestOffloadedBudget() {
+  SolveOptions asked = options;
+  asked.objective = Objective::MinComputeUnderBudget;
+  OffloadedBudget found = findSmallestOffloadedBudget(
+      graph, *solver, asked, *request.offload, recomputeOnlyBudget());
+  SmallestOffloaded smallest{found.budget, {std::move(found.plan), {}}};
+  if (!request.arena || smallest.budget < 0)
+    return smallest;
   int64_t keepAll = out.baseline.arenaBytes;
   for (int step = 0; step <= fitOptions.retargets + 1; ++step) {
-    if (step == fitOptions.retargets + 1 || budget > keepAll)
-      budget = keepAll;
-    OffloadedAt at = planOffloadedAt(budget);
-    if (at.arena && at.arena->error.empty() && at.arena->fits)
-      return budget;
-    if (!at.arena || !at.arena->error.empty() || budget == keepAll)
-      return -1;
-    budget = at.arena->totalBytes;
+    if (step == fitOptions.retargets + 1 || smallest.budget > keepAll)
+      smallest.budget = keepAll;
+    smallest.at = planOffloadedAt(smallest.budget);
+    const std::optional<ArenaFit> &arena = smallest.at.arena;
+    if (arena && arena->error.empty() && arena->fits)
+      return smallest;
+    if (!arena || !arena->error.empty() || smallest.budget == keepAll)
+      break;
+    smallest.budget = arena->totalBytes;
   }
-  return -1;
+  smallest.budget = -1;
+  return smallest;
 }
 
 /// The smallest budget the solver meets recomputing only (budget=min,
@@ -602,6 +611,10 @@ int64_t Planner::recomputeOnlyBudget() {
 /// The plan at the smallest device budget whose joint plan exists
 /// (budget=min, min-budget) or predicts a time within min-peak's limit.
 void Planner::planOffloadedSmallest() {
+  if (request.arena) {
+    planOffloadedSmallestArena();
+    return;
+  }
   Mode mode = request.mode;
   SolveOptions asked = options;
   asked.objective = mode == Mode::MinPeak ? Objective::MinPeakUnderOverhead
@@ -639,6 +652,35 @@ void Planner::planOffloadedSmallest() {
         link.name + " is " + describeSmallest(found.budget, false));
   }
   takeOffloaded(std::move(found.plan));
+}
+
+/// budget=min and min-budget with the arena: the joint plan at the smallest
+/// device budget at which its arena fits (smallestOffloadedBudget).
+void Planner::planOffloadedSmallestArena() {
+  const HostLink &link = request.offload->link;
+  SmallestOffloaded smallest = smallestOffloadedBudget();
+  if (smallest.budget < 0) {
+    fail(PlanFailure::NoSmallestBudget,
+         "solver '" + solver->name +
+             "' meets no device budget, its arena included, up to the "
+             "checkpoint-all order's arena even offloading over " +
+             link.name);
+    return;
+  }
+  takeOffloaded(std::move(smallest.at.plan));
+  out.arena = std::move(smallest.at.arena);
+  out.smallestHasArena = true;
+  if (request.mode == Mode::MinBudget) {
+    out.budget = -1;
+    out.smallestBudget = smallest.budget;
+    out.result.lowerBound = static_cast<double>(peakLowerBound(graph));
+    return;
+  }
+  out.budget = smallest.budget;
+  out.remarks.push_back("budget=min: the smallest feasible budget offloading "
+                        "over " +
+                        link.name + " is " +
+                        describeSmallest(smallest.budget, true));
 }
 
 /// Where the solver proves no bound on the objective, the trivial one:

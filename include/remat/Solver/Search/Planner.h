@@ -29,13 +29,13 @@
 //     otherwise the failure names that smallest budget;
 //   * with a host link (`offload`): in mode min-compute at a budget given,
 //     the joint plan of Offload.h, a host budget too small for it naming
-//     the host bytes that plan; with the arena, its device buffers' arena
-//     fitted to the budget (other offsets, then the joint plan at lower
-//     device targets), the smallest budget named one at which the arena
-//     fits; without the arena, with budget=min, in modes min-budget and
-//     min-peak, the plan at the smallest device budget found
-//     (findSmallestOffloadedBudget), min-peak's limit on the predicted time
-//     (stalls included) rather than the compute.
+//     the host bytes that plan; with budget=min, in modes min-budget and
+//     (without the arena) min-peak, the plan at the smallest device budget
+//     found (findSmallestOffloadedBudget), min-peak's limit on the
+//     predicted time (stalls included) rather than the compute. With the
+//     arena, the device buffers' arena fitted to the budget (other offsets,
+//     then the joint plan at lower device targets), and each smallest
+//     budget one at which the arena fits.
 //
 // Plain C++, no MLIR: every schedule it returns was simulated within the
 // budget and, with the arena, its arena was planned within it too.
