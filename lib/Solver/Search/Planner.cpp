@@ -600,8 +600,12 @@ Planner::SmallestOffloaded Planner::smallestOffloadedBudget() {
 }
 
 /// The smallest budget the solver meets recomputing only (budget=min,
-/// min-budget) or its least peak within min-peak's overhead; -1 when none.
+/// min-budget) or its least peak within min-peak's overhead; -1 when none,
+/// or when the request offloads only (no bound on what that reaches).
 int64_t Planner::recomputeOnlyBudget() {
+  if (request.offload &&
+      request.offload->choice == OffloadChoice::OffloadOnly)
+    return -1;
   if (request.mode != Mode::MinPeak)
     return findSmallest().budget;
   SolveResult least = solveInMode(graph, *solver, Mode::MinPeak, options);
