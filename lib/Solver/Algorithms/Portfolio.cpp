@@ -6,9 +6,9 @@
 //
 // Runs the solvers whose families complement each other — the policies,
 // hierarchical, checkpoint-all, Chen greedy (both candidate rules), Feng &
-// Huang, revolve (chains), DTR, min-cut, local search, the exhaustive solver on tiny graphs
-// and Checkmate's LP rounding on small ones (min-compute) — and returns the
-// best verified answer for the objective
+// Huang, revolve (chains), DTR, min-cut, local search, the exhaustive
+// solver on tiny graphs and Checkmate's LP rounding on small ones
+// (min-compute) — and returns the best verified answer for the objective
 // (`isBetter`). When no member meets the budget the local search leaves 40 % of
 // its work to DTR and the local search on the graph with outputs deferred to
 // the end (Deferral.h). Optimal when the winner is proven optimal
@@ -16,12 +16,13 @@
 // when the exhaustive solver proves it. The members run one after the other
 // in a fixed order and share the solve's work (`WorkMeter`): hierarchical
 // at most kHierarchicalShare, each other member before the local search at
-// most a tenth, the local search what the others leave. The Checkmate MILP is not a member: it runs only on the small
-// graphs where no member found a plan, with a work allowance of its own (it
-// may find plans there that no member can, but needs far more than the
-// members' work: docs/Solvers.md, "Why the MILP is not a member"), and only
-// for a single solve (`SolveOptions::lastResort`): the probes of the mode
-// searches skip it, or each infeasible one would spend that allowance.
+// most a tenth, the local search what the others leave. The Checkmate MILP
+// is not a member: it runs only on the small graphs where no member found
+// a plan, with a work allowance of its own (it may find plans there that no
+// member can, but needs far more than the members' work: docs/Solvers.md,
+// "Why the MILP is not a member"), and only for a single solve
+// (`SolveOptions::lastResort`): the probes of the mode searches skip it, or
+// each infeasible one would spend that allowance.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,7 +40,8 @@ using namespace remat;
 /// (Chen's grid stops early with its best so far; the local search starts
 /// from those sets anyway).
 static constexpr double kMemberShare = 0.1;
-/// The part the hierarchical solver may take (it runs first of them).
+/// The part the hierarchical solver may take (it runs right after the
+/// policies, before the other members).
 static constexpr double kHierarchicalShare = 0.3;
 /// When outputs may be deferred (Deferral.h), the part of the work left
 /// after the members that the local search on the original graph leaves to

@@ -381,53 +381,6 @@ static bool hasCopies(const Schedule &schedule) {
                      });
 }
 
-/// `schedule`'s compute and copy steps with every value freed right after
-/// its last read, as the rematerialized program's buffers die: a computed
-/// or prefetched copy of a value lives until its last read before it is
-/// computed again or offloaded (the offload reads it last, and its device
-/// bytes go with the copy); the last copy of an output lives on.
-static Schedule freedAtLastUse(const Graph &graph, const Schedule &schedule) {
-  std::vector<Step> steps;
-  for (const Step &step : schedule.steps)
-    if (step.kind != Step::Kind::Free)
-      steps.push_back(step);
-  const size_t none = steps.size();
-  // For each step, the values whose copy it reads last (freed after it).
-  std::vector<std::vector<int>> freeAfter(steps.size());
-  std::vector<size_t> lastRead(graph.size(), none);
-  std::vector<char> live(graph.size(), 0), isOutput(graph.size(), 0);
-  for (int output : graph.outputs)
-    isOutput[output] = 1;
-  auto end = [&](int node) {
-    if (live[node] && lastRead[node] != none)
-      freeAfter[lastRead[node]].push_back(node);
-    live[node] = 0;
-  };
-  for (size_t i = 0; i < steps.size(); ++i) {
-    int id = steps[i].node;
-    if (steps[i].kind == Step::Kind::Offload) {
-      live[id] = 0;
-      continue;
-    }
-    if (steps[i].kind == Step::Kind::Compute)
-      forEachRead(graph.nodes[id],
-                  [&](int dep) { lastRead[dep] = i; });
-    end(id);
-    live[id] = 1;
-    lastRead[id] = i;
-  }
-  for (int id = 0; id < graph.size(); ++id)
-    if (!isOutput[id])
-      end(id);
-  Schedule freed;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    freed.steps.push_back(steps[i]);
-    for (int node : freeAfter[i])
-      freed.steps.push_back(Step::free(node));
-  }
-  return freed;
-}
-
 /// `schedule` as the rematerialized program runs it (arenaOfSchedule) and
 /// its simulation with the storages' lifetimes; copies are simulated on an
 /// ideal link, since the program's buffer of an offloaded value dies at its
@@ -435,17 +388,14 @@ static Schedule freedAtLastUse(const Graph &graph, const Schedule &schedule) {
 static Simulation simulateAsLowered(const Graph &graph,
                                     const Schedule &schedule,
                                     std::vector<StorageLifetime> &lifetimes) {
-  if (hasCopies(schedule)) {
-    HostLink ideal = *findHostLink("ideal", graph);
-    return simulate(graph, freedAtLastUse(graph, schedule), &lifetimes,
-                    &ideal);
-  }
   std::string buildError;
-  Schedule lastUse =
-      scheduleFromComputeOrder(graph, computeOrderOf(schedule), &buildError);
+  Schedule lastUse = scheduleAtLastUse(graph, schedule.steps, &buildError);
   if (!buildError.empty())
     return Simulation{buildError};
-  return simulate(graph, lastUse, &lifetimes);
+  std::optional<HostLink> ideal;
+  if (hasCopies(schedule))
+    ideal = findHostLink("ideal", graph);
+  return simulate(graph, lastUse, &lifetimes, ideal ? &*ideal : nullptr);
 }
 
 ArenaProblem remat::arenaOfSchedule(const Graph &graph,

@@ -334,23 +334,31 @@ std::vector<int> remat::computeOrderOf(const Schedule &schedule) {
   return order;
 }
 
-Schedule remat::scheduleFromComputeOrder(const Graph &graph,
-                                         const std::vector<int> &order,
-                                         std::string *error) {
+Schedule remat::scheduleAtLastUse(const Graph &graph,
+                                  const std::vector<Step> &steps,
+                                  std::string *error) {
   const int n = graph.size();
-  const size_t len = order.size();
-  // One instance per compute event: the event that created it and the last
-  // event that read it.
+  std::vector<Step> events;
+  events.reserve(steps.size());
+  for (const Step &step : steps)
+    if (step.kind != Step::Kind::Free)
+      events.push_back(step);
+  const size_t len = events.size();
+  // One instance per compute or prefetch event: the event that created it
+  // and the last event that read it; an offload ends its instance without
+  // a free (the copy takes its bytes).
   std::vector<int> current(n, -1); // node -> position that computed it
   std::vector<size_t> lastRead(len, 0);
-  std::vector<char> lastCopy(len, 0);
+  std::vector<char> lastCopy(len, 0), offloaded(len, 0);
   std::vector<char> isOutput(n, 0);
   for (int out : graph.outputs)
     if (out >= 0 && out < n)
       isOutput[out] = 1;
   for (size_t pos = 0; pos < len; ++pos) {
-    int id = order[pos];
-    if (id < 0 || id >= n || graph.nodes[id].isResident()) {
+    int id = events[pos].node;
+    Step::Kind kind = events[pos].kind;
+    bool computes = kind == Step::Kind::Compute;
+    if (id < 0 || id >= n || (computes && graph.nodes[id].isResident())) {
       if (error) {
         std::ostringstream os;
         os << "compute order position " << pos << " names node " << id
@@ -359,16 +367,23 @@ Schedule remat::scheduleFromComputeOrder(const Graph &graph,
       }
       return {};
     }
+    if (kind == Step::Kind::Offload) {
+      if (current[id] >= 0)
+        offloaded[current[id]] = 1;
+      current[id] = -1;
+      continue;
+    }
     bool ok = true;
-    forEachRead(graph.nodes[id], [&](int dep) {
-      if (graph.nodes[dep].isResident())
-        return;
-      if (current[dep] < 0) {
-        ok = false;
-        return;
-      }
-      lastRead[current[dep]] = pos;
-    });
+    if (computes)
+      forEachRead(graph.nodes[id], [&](int dep) {
+        if (graph.nodes[dep].isResident())
+          return;
+        if (current[dep] < 0) {
+          ok = false;
+          return;
+        }
+        lastRead[current[dep]] = pos;
+      });
     if (!ok) {
       if (error) {
         std::ostringstream os;
@@ -389,7 +404,8 @@ Schedule remat::scheduleFromComputeOrder(const Graph &graph,
   // `frees` (counted, then filled in position order).
   std::vector<int> freeStart(len + 1, 0);
   auto freed = [&](size_t pos) {
-    return !(lastCopy[pos] && isOutput[order[pos]]);
+    return events[pos].kind != Step::Kind::Offload && !offloaded[pos] &&
+           !(lastCopy[pos] && isOutput[events[pos].node]);
   };
   for (size_t pos = 0; pos < len; ++pos)
     if (freed(pos))
@@ -400,13 +416,23 @@ Schedule remat::scheduleFromComputeOrder(const Graph &graph,
   std::vector<int> fill(freeStart.begin(), freeStart.end() - 1);
   for (size_t pos = 0; pos < len; ++pos)
     if (freed(pos))
-      frees[fill[lastRead[pos]]++] = order[pos];
+      frees[fill[lastRead[pos]]++] = events[pos].node;
   Schedule schedule;
   schedule.steps.reserve(len + frees.size());
   for (size_t pos = 0; pos < len; ++pos) {
-    schedule.steps.push_back(Step::compute(order[pos]));
+    schedule.steps.push_back(events[pos]);
     for (int i = freeStart[pos]; i < freeStart[pos + 1]; ++i)
       schedule.steps.push_back(Step::free(frees[i]));
   }
   return schedule;
+}
+
+Schedule remat::scheduleFromComputeOrder(const Graph &graph,
+                                         const std::vector<int> &order,
+                                         std::string *error) {
+  std::vector<Step> steps;
+  steps.reserve(order.size());
+  for (int id : order)
+    steps.push_back(Step::compute(id));
+  return scheduleAtLastUse(graph, steps, error);
 }

@@ -645,9 +645,8 @@ OffloadedBudget remat::findSmallestOffloadedBudget(
   SolveOptions asked = options;
   asked.objective = Objective::MinComputeUnderBudget;
   int64_t top = simulate(graph, checkpointAllSchedule(graph)).peakBytes;
-  if (known < 0 || known > top ||
-      request.choice == OffloadChoice::OffloadOnly)
-    known = top; // Offloading alone does not meet what recomputing met.
+  if (known < 0 || known > top)
+    known = top;
   OffloadedBudget found;
   std::vector<int64_t> candidates =
       probeBudgets(graph, solver, asked, request, limit, known,

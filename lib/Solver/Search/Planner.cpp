@@ -95,8 +95,7 @@ private:
     int64_t budget = -1;
     OffloadedAt at;
   };
-  SmallestOffloaded smallestOffloadedBudget();
-  void planOffloadedSmallestArena();
+  SmallestOffloaded smallestOffloadedBudget(const SolveOptions &asked);
   int64_t recomputeOnlyBudget();
   SolveResult solveAtBudget();
   void addTrivialBound();
@@ -513,7 +512,7 @@ void Planner::planOffloadedAtBudget() {
              std::to_string(out.hostNeeded) + " bytes on the host");
     return;
   }
-  out.smallestBudget = smallestOffloadedBudget().budget;
+  out.smallestBudget = smallestOffloadedBudget(options).budget;
   out.smallestHasArena = request.arena;
   if (feasible) {
     fail(PlanFailure::ArenaOverBudget,
@@ -570,14 +569,13 @@ Planner::OffloadedAt Planner::planOffloadedAt(int64_t budget) {
   }
 }
 
-/// The smallest device budget the joint plan meets
+/// The smallest device budget the joint plan meets, asked with `asked`
 /// (findSmallestOffloadedBudget), and its plan there; with the arena, one at
 /// which planOffloadedAt fits it: from the search's answer up to each arena
 /// found there, a few times, then the keep-all order's arena, where that
 /// order fits without copies. -1 when none.
-Planner::SmallestOffloaded Planner::smallestOffloadedBudget() {
-  SolveOptions asked = options;
-  asked.objective = Objective::MinComputeUnderBudget;
+Planner::SmallestOffloaded
+Planner::smallestOffloadedBudget(const SolveOptions &asked) {
   OffloadedBudget found = findSmallestOffloadedBudget(
       graph, *solver, asked, *request.offload, recomputeOnlyBudget());
   SmallestOffloaded smallest{found.budget, {std::move(found.plan), {}}};
@@ -615,26 +613,23 @@ int64_t Planner::recomputeOnlyBudget() {
 /// The plan at the smallest device budget whose joint plan exists
 /// (budget=min, min-budget) or predicts a time within min-peak's limit.
 void Planner::planOffloadedSmallest() {
-  if (request.arena) {
-    planOffloadedSmallestArena();
-    return;
-  }
   Mode mode = request.mode;
   SolveOptions asked = options;
   asked.objective = mode == Mode::MinPeak ? Objective::MinPeakUnderOverhead
                                           : Objective::MinComputeUnderBudget;
   const HostLink &link = request.offload->link;
-  OffloadedBudget found = findSmallestOffloadedBudget(
-      graph, *solver, asked, *request.offload, recomputeOnlyBudget());
+  SmallestOffloaded found = smallestOffloadedBudget(asked);
   if (found.budget < 0) {
     fail(PlanFailure::NoSmallestBudget,
-         "solver '" + solver->name +
-             "' meets no device budget up to the checkpoint-all peak even "
-             "offloading over " +
-             link.name);
+         "solver '" + solver->name + "' meets no device budget" +
+             (request.arena ? ", its arena included, up to the "
+                              "checkpoint-all order's arena"
+                            : " up to the checkpoint-all peak") +
+             " even offloading over " + link.name);
     return;
   }
-  int64_t peak = found.plan.result.peakBytes;
+  OffloadedPlan &plan = found.at.plan;
+  int64_t peak = plan.result.peakBytes;
   bool given = mode == Mode::MinPeak && !request.budget.empty();
   if (given && peak > options.budget) {
     fail(PlanFailure::PeakOverBudget,
@@ -647,44 +642,17 @@ void Planner::planOffloadedSmallest() {
   out.budget = given ? options.budget : -1;
   if (mode == Mode::MinBudget) {
     out.smallestBudget = found.budget;
-    found.plan.result.lowerBound = static_cast<double>(peakLowerBound(graph));
+    plan.result.lowerBound = static_cast<double>(peakLowerBound(graph));
   }
   if (request.budget == "min") {
     out.budget = found.budget;
     out.remarks.push_back(
         "budget=min: the smallest feasible budget offloading over " +
-        link.name + " is " + describeSmallest(found.budget, false));
+        link.name + " is " + describeSmallest(found.budget, request.arena));
   }
-  takeOffloaded(std::move(found.plan));
-}
-
-/// budget=min and min-budget with the arena: the joint plan at the smallest
-/// device budget at which its arena fits (smallestOffloadedBudget).
-void Planner::planOffloadedSmallestArena() {
-  const HostLink &link = request.offload->link;
-  SmallestOffloaded smallest = smallestOffloadedBudget();
-  if (smallest.budget < 0) {
-    fail(PlanFailure::NoSmallestBudget,
-         "solver '" + solver->name +
-             "' meets no device budget, its arena included, up to the "
-             "checkpoint-all order's arena even offloading over " +
-             link.name);
-    return;
-  }
-  takeOffloaded(std::move(smallest.at.plan));
-  out.arena = std::move(smallest.at.arena);
-  out.smallestHasArena = true;
-  if (request.mode == Mode::MinBudget) {
-    out.budget = -1;
-    out.smallestBudget = smallest.budget;
-    out.result.lowerBound = static_cast<double>(peakLowerBound(graph));
-    return;
-  }
-  out.budget = smallest.budget;
-  out.remarks.push_back("budget=min: the smallest feasible budget offloading "
-                        "over " +
-                        link.name + " is " +
-                        describeSmallest(smallest.budget, true));
+  takeOffloaded(std::move(plan));
+  out.arena = std::move(found.at.arena);
+  out.smallestHasArena = request.arena;
 }
 
 /// Where the solver proves no bound on the objective, the trivial one:

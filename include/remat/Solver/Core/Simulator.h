@@ -97,6 +97,13 @@ Schedule scheduleFromComputeOrder(const Graph &graph,
                                   const std::vector<int> &order,
                                   std::string *error = nullptr);
 
+/// `scheduleFromComputeOrder` for `steps` that also move values to the host
+/// and back (their frees dropped): a prefetch makes a copy as a compute
+/// does; an offload ends the copy it moves without a free (the copy takes
+/// its bytes), so an offloaded value is freed by no step.
+Schedule scheduleAtLastUse(const Graph &graph, const std::vector<Step> &steps,
+                           std::string *error = nullptr);
+
 /// The nodes `schedule` computes, in order (its compute order).
 std::vector<int> computeOrderOf(const Schedule &schedule);
 

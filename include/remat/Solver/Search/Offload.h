@@ -96,8 +96,8 @@ struct OffloadedBudget {
 /// whose predicted time is within `costLimit(graph, options)` (infinity
 /// but in objective MinPeakUnderOverhead): a bisection between the peak's
 /// lower bound and `known`, a budget met without offloading (the
-/// recompute-only answer; the keep-all peak when -1 or when the request is
-/// OffloadOnly), to 0.1 % of the
+/// recompute-only answer, -1 for the keep-all peak: what an OffloadOnly
+/// request passes, since offloading alone need not meet it), to 0.1 % of the
 /// keep-all peak, probes at a part of the effort; then whole plans at the
 /// smallest budgets the probes met, smallest first, then at `known`, then
 /// at the keep-all peak, where keeping everything meets any limit; so that
