@@ -66,9 +66,10 @@ LAYERS = {
     "RematTransforms": Layer(["RematAnalysis", "RematSolverIO"], mlir=True,
                              llvm=True),
     # Lowering passes over upstream dialects, and of the host copies
-    # remat.offload bufferizes to (their memory space and bytes): nothing of
-    # plans or costs.
-    "RematConversion": Layer(["RematAnalysis"], mlir=True, llvm=True),
+    # remat.offload bufferizes to (their memory space, bytes and offsets in
+    # one host arena, from the arena planner): nothing of plans or costs.
+    "RematConversion": Layer(["RematAnalysis", "RematSolverArena"],
+                             mlir=True, llvm=True),
     "RematPipelines": Layer(["RematTransforms", "RematConversion"],
                             mlir=True, llvm=True),
     # The runners, beside the compiler; only their main builds pipelines.

@@ -12,13 +12,17 @@
 
 #include "remat/Conversion/Passes.h"
 
+#include "remat/Analysis/Storage.h"
 #include "remat/Dialect/Remat/IR/RematDialect.h"
+#include "remat/Solver/Arena/Arena.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "llvm/ADT/DenseSet.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace remat {
 #define GEN_PASS_DEF_REMATHOSTALLOCTOGPU
@@ -26,6 +30,7 @@ namespace remat {
 } // namespace remat
 
 using namespace mlir;
+using namespace remat;
 
 namespace {
 
@@ -134,22 +139,133 @@ Value getUnranked(OpBuilder &b, Value value) {
       value);
 }
 
+/// `type` in the default memory space, what the LLVM lowering takes.
+MemRefType getDefaultSpaceType(MemRefType type) {
+  return MemRefType::get(type.getShape(), type.getElementType(),
+                         type.getLayout());
+}
+
 /// Keeps the host copy `alloc` in host memory, in the default memory space
 /// for the LLVM lowering, registered with the driver (page-locked, so that
 /// copies to and from it run asynchronously at the link's speed) until its
 /// free; returns the new buffer.
 Value pinHostCopy(OpBuilder &b, memref::AllocOp alloc) {
-  MemRefType type = alloc.getType();
   auto host = memref::AllocOp::create(
-      b, alloc.getLoc(),
-      MemRefType::get(type.getShape(), type.getElementType(),
-                      type.getLayout()),
+      b, alloc.getLoc(), getDefaultSpaceType(alloc.getType()),
       alloc.getDynamicSizes(), alloc.getSymbolOperands(),
       alloc.getAlignmentAttr());
+  host->setAttr(RematDialect::kPinnedHostAttrName, b.getUnitAttr());
   gpu::HostRegisterOp::create(b, alloc.getLoc(), getUnranked(b, host));
   alloc.getResult().replaceAllUsesWith(host.getResult());
   alloc.erase();
   return host;
+}
+
+/// The alignment of host copies in the host arena: a cache line, which
+/// covers every element type.
+constexpr int64_t kHostArenaAlignment = 64;
+
+/// The host copies of `func` when one host arena can hold them all: each
+/// in the function's only block, of static shape and identity layout, its
+/// bytes known; empty otherwise (each is then pinned on its own).
+SmallVector<memref::AllocOp> getArenaHostCopies(func::FuncOp func) {
+  SmallVector<memref::AllocOp> copies;
+  if (!func.getBody().hasOneBlock())
+    return {};
+  Block &body = func.getBody().front();
+  bool packable = true;
+  func.walk([&](memref::AllocOp alloc) {
+    if (!isHostBuffer(alloc))
+      return;
+    MemRefType type = alloc.getType();
+    packable &= alloc->getBlock() == &body && type.hasStaticShape() &&
+                type.getLayout().isIdentity() &&
+                getStorageBytes(type, func).has_value();
+    copies.push_back(alloc);
+  });
+  return packable ? copies : SmallVector<memref::AllocOp>();
+}
+
+/// The steps of the function's block during which `alloc` is live: from
+/// its own to that of its last user (through views and casts).
+ArenaBuffer getHostLifetime(memref::AllocOp alloc,
+                            const DenseMap<Operation *, int> &steps) {
+  Block *body = alloc->getBlock();
+  ArenaBuffer buffer;
+  buffer.bytes = *getStorageBytes(alloc.getType(), alloc);
+  buffer.begin = buffer.end = steps.lookup(alloc);
+  SmallVector<Value> worklist{alloc.getResult()};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (Operation *step = body->findAncestorOpInBlock(*user))
+        buffer.end = std::max(buffer.end, steps.lookup(step));
+      if (isa<ViewLikeOpInterface, CastOpInterface>(user))
+        llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return buffer;
+}
+
+/// Places the host copies `copies` of `func` (getArenaHostCopies) at
+/// offsets of one host buffer, page-locked at the function's entry and
+/// released before each return, so that no host call between the kernels
+/// stops their copies from overlapping them; copies live at different times
+/// share bytes. The recorded host peak becomes the arena's bytes. Returns
+/// the views that replace them.
+SmallVector<Value> packHostCopies(func::FuncOp func,
+                                  ArrayRef<memref::AllocOp> copies) {
+  Block &body = func.getBody().front();
+  DenseMap<Operation *, int> steps;
+  for (Operation &op : body)
+    steps[&op] = steps.size();
+  ArenaProblem problem;
+  problem.alignment = kHostArenaAlignment;
+  for (memref::AllocOp alloc : copies)
+    problem.buffers.push_back(getHostLifetime(alloc, steps));
+  ArenaOptions options;
+  options.exact = false;
+  ArenaPlan plan = planArena(problem, options);
+  assert(plan.valid() && "host copies fit in int64 bytes");
+
+  OpBuilder b = OpBuilder::atBlockBegin(&body);
+  Location loc = func.getLoc();
+  auto arenaType = MemRefType::get({std::max<int64_t>(plan.bytes, 1)},
+                                   b.getI8Type());
+  auto arena = memref::AllocOp::create(b, loc, arenaType);
+  arena->setAttr(RematDialect::kPinnedHostAttrName, b.getUnitAttr());
+  arena.setAlignment(kHostArenaAlignment);
+  gpu::HostRegisterOp::create(b, loc, getUnranked(b, arena));
+  SmallVector<Value> views;
+  for (auto [index, copy] : llvm::enumerate(copies)) {
+    memref::AllocOp alloc = copy;
+    int64_t offset = plan.offsets[index];
+    b.setInsertionPoint(alloc);
+    Value shift = arith::ConstantIndexOp::create(b, alloc.getLoc(), offset);
+    auto view = memref::ViewOp::create(b, alloc.getLoc(),
+                                       getDefaultSpaceType(alloc.getType()),
+                                       arena, shift, ValueRange());
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        user->erase();
+    alloc.getResult().replaceAllUsesWith(view.getResult());
+    alloc.erase();
+    views.push_back(view);
+  }
+  // The frees become gpu.host_unregister and the free, as for any pinned
+  // host copy.
+  func.walk([&](func::ReturnOp ret) {
+    b.setInsertionPoint(ret);
+    memref::DeallocOp::create(b, loc, arena);
+  });
+  if (auto counts = func->getAttrOfType<DenseI64ArrayAttr>(
+          RematDialect::kHostCopiesAttrName)) {
+    SmallVector<int64_t> values(counts.asArrayRef());
+    values[0] = std::max(values[0], plan.bytes);
+    func->setAttr(RematDialect::kHostCopiesAttrName,
+                  b.getDenseI64ArrayAttr(values));
+  }
+  return views;
 }
 
 struct RematHostAllocToGPUPass
@@ -165,6 +281,10 @@ struct RematHostAllocToGPUPass
 LogicalResult remat::moveHostAllocationsToGPU(func::FuncOp func) {
   if (failed(checkFunction(func)) || failed(recordHostCopies(func)))
     return failure();
+  llvm::DenseSet<Value> pinned;
+  SmallVector<memref::AllocOp> arenaCopies = getArenaHostCopies(func);
+  if (!arenaCopies.empty())
+    pinned.insert_range(packHostCopies(func, arenaCopies));
 
   SmallVector<memref::AllocOp> allocs;
   SmallVector<memref::DeallocOp> deallocs;
@@ -187,10 +307,13 @@ LogicalResult remat::moveHostAllocationsToGPU(func::FuncOp func) {
   });
 
   OpBuilder b(func.getContext());
-  llvm::DenseSet<Value> pinned;
   auto isPinned = [&](Value value) { return pinned.contains(value); };
   for (memref::AllocOp alloc : allocs) {
     b.setInsertionPoint(alloc);
+    if (alloc->hasAttr(RematDialect::kPinnedHostAttrName)) {
+      pinned.insert(alloc);
+      continue;
+    }
     if (isHostBuffer(alloc)) {
       pinned.insert(pinHostCopy(b, alloc));
       continue;

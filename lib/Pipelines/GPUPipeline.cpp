@@ -20,6 +20,8 @@
 //    loops over device memory (remat-wrap-serial-linalg);
 //  * gpu-async-region chains allocations, frees and launches on one stream
 //    (the gpu-to-llvm lowering ignores the synchronous forms);
+//    remat-overlap-host-copies then moves the copies to and from pinned host
+//    memory (offloads, prefetches) to streams of their own;
 //  * the upstream NVVM pipeline (called, not copied) with sm_90/+ptx80.
 //
 //===----------------------------------------------------------------------===//
@@ -112,6 +114,7 @@ void remat::buildRematLowerToNVVMPipeline(
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addNestedPass<func::FuncOp>(createRematOverlapHostCopies());
 
   // The upstream NVVM lowering; it ends with gpu-module-to-binary.
   gpu::GPUToNVVMPipelineOptions nvvmOptions;

@@ -135,24 +135,28 @@ func.func @no_buffers_created(%x: memref<?xf32>) -> index {
 // -----
 
 // A host copy (memory space 1, what remat.offload bufferizes to,
-// docs/Offload.md) stays in host memory, registered with the driver until
-// its free; copies to and from it become gpu.memcpy; device buffers become
-// gpu.alloc as before.
+// docs/Offload.md) stays in host memory: one host arena, registered with the
+// driver at the entry until the return, holds every host copy at an offset
+// (64-byte aligned; the recorded host peak is the arena's bytes); copies to
+// and from it become gpu.memcpy; device buffers become gpu.alloc as before.
 
 // CHECK-LABEL: func.func @offload_copy
 //  CHECK-SAME:   (%[[ARG:.*]]: memref<16xf32>)
+//  CHECK-SAME:   remat.host_copies = array<i64: 64, 2, 128>
+//       CHECK:   %[[H:.*]] = memref.alloc() {alignment = 64 : i64, remat.pinned_host} : memref<64xi8>
+//       CHECK:   %[[HC:.*]] = memref.cast %[[H]] : memref<64xi8> to memref<*xi8>
+//       CHECK:   gpu.host_register %[[HC]] : memref<*xi8>
 //       CHECK:   %[[D:.*]] = gpu.alloc () : memref<16xf32>
-//       CHECK:   %[[H:.*]] = memref.alloc() : memref<16xf32>
-//       CHECK:   %[[HC:.*]] = memref.cast %[[H]] : memref<16xf32> to memref<*xf32>
-//       CHECK:   gpu.host_register %[[HC]] : memref<*xf32>
-//       CHECK:   gpu.memcpy %[[H]], %[[D]] : memref<16xf32>, memref<16xf32>
+//       CHECK:   %[[V:.*]] = memref.view %[[H]][%{{.*}}][] : memref<64xi8> to memref<16xf32>
+//       CHECK:   gpu.memcpy %[[V]], %[[D]] : memref<16xf32>, memref<16xf32>
 //       CHECK:   gpu.dealloc %[[D]]
 //       CHECK:   %[[B:.*]] = gpu.alloc () : memref<16xf32>
-//       CHECK:   gpu.memcpy %[[B]], %[[H]] : memref<16xf32>, memref<16xf32>
-//       CHECK:   gpu.host_unregister %{{.*}} : memref<*xf32>
-//       CHECK:   memref.dealloc %[[H]] : memref<16xf32>
+//       CHECK:   gpu.memcpy %[[B]], %[[V]] : memref<16xf32>, memref<16xf32>
+//       CHECK:   gpu.host_unregister %{{.*}} : memref<*xi8>
+//  CHECK-NEXT:   memref.dealloc %[[H]] : memref<64xi8>
+//  CHECK-NEXT:   return
 //   CHECK-NOT:   memref<16xf32, 1>
-// The host waits for the copy back before it frees the host buffer.
+// The host waits for the copies before it releases the host arena.
 // ASYNC-LABEL: func.func @offload_copy
 //       ASYNC:   gpu.host_register
 //       ASYNC:   gpu.memcpy async
@@ -172,4 +176,50 @@ func.func @offload_copy(%arg: memref<16xf32>) -> memref<16xf32> {
   memref.copy %h, %b : memref<16xf32, 1> to memref<16xf32>
   memref.dealloc %h : memref<16xf32, 1>
   return %b : memref<16xf32>
+}
+
+// -----
+
+// Host copies live at different times share the arena's bytes: the second
+// is offloaded after the first came back.
+// CHECK-LABEL: func.func @host_copies_share_bytes
+//  CHECK-SAME:   remat.host_copies = array<i64: 64, 4, 256>
+//       CHECK:   %[[H:.*]] = memref.alloc() {alignment = 64 : i64, remat.pinned_host} : memref<64xi8>
+//       CHECK:   %[[C0:.*]] = arith.constant 0 : index
+//       CHECK:   memref.view %[[H]][%[[C0]]][]
+//       CHECK:   %[[C1:.*]] = arith.constant 0 : index
+//       CHECK:   memref.view %[[H]][%[[C1]]][]
+func.func @host_copies_share_bytes(%arg: memref<16xf32>) -> memref<16xf32> {
+  %h = memref.alloc() : memref<16xf32, 1>
+  memref.copy %arg, %h : memref<16xf32> to memref<16xf32, 1>
+  %b = memref.alloc() : memref<16xf32>
+  memref.copy %h, %b : memref<16xf32, 1> to memref<16xf32>
+  memref.dealloc %h : memref<16xf32, 1>
+  %h2 = memref.alloc() : memref<16xf32, 1>
+  memref.copy %b, %h2 : memref<16xf32> to memref<16xf32, 1>
+  memref.copy %h2, %b : memref<16xf32, 1> to memref<16xf32>
+  memref.dealloc %h2 : memref<16xf32, 1>
+  return %b : memref<16xf32>
+}
+
+// -----
+
+// A host copy of dynamic size (planned at the function's size hint) cannot
+// be placed in the arena: each host copy is then page-locked on its own
+// until its free.
+// CHECK-LABEL: func.func @dynamic_host_copy
+//       CHECK:   %[[H:.*]] = memref.alloc(%{{.*}}) {remat.pinned_host} : memref<?xf32>
+//       CHECK:   gpu.host_register %{{.*}} : memref<*xf32>
+//       CHECK:   gpu.memcpy %[[H]]
+//       CHECK:   gpu.memcpy %{{.*}}, %[[H]]
+//       CHECK:   gpu.host_unregister
+//  CHECK-NEXT:   memref.dealloc %[[H]] : memref<?xf32>
+func.func @dynamic_host_copy(%arg: memref<?xf32>, %n: index) -> memref<?xf32>
+    attributes {remat.dynamic_size_hint = 8 : i64} {
+  %h = memref.alloc(%n) : memref<?xf32, 1>
+  memref.copy %arg, %h : memref<?xf32> to memref<?xf32, 1>
+  %b = memref.alloc(%n) : memref<?xf32>
+  memref.copy %h, %b : memref<?xf32, 1> to memref<?xf32>
+  memref.dealloc %h : memref<?xf32, 1>
+  return %b : memref<?xf32>
 }

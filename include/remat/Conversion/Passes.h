@@ -36,6 +36,16 @@ namespace remat {
 /// is accessed on the host or cannot be placed on the device.
 mlir::LogicalResult moveHostAllocationsToGPU(mlir::func::FuncOp func);
 
+/// Moves each copy between device and page-locked host memory of the
+/// single-block `func`, which gpu-async-region chained on the compute
+/// stream, to a stream of its own: it forks (an event) from the compute
+/// stream where the copy is and after the copy before it, and the compute
+/// stream waits for it right before the first later op that touches bytes
+/// the copy touches (a free of them follows the copy on its stream instead);
+/// every stream is synchronized and destroyed before the return. Functions
+/// of several blocks are left unchanged.
+void overlapHostCopies(mlir::func::FuncOp func);
+
 /// Records what the host copies of the bufferized `func` cost
 /// (docs/Offload.md) as `remat.host_copies = array<i64: host peak bytes,
 /// copies, bytes moved>` when it has any: the most bytes of host buffers

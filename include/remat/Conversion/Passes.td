@@ -36,12 +36,18 @@ def RematHostAllocToGPU : Pass<"remat-host-alloc-to-gpu", "::mlir::func::FuncOp"
     - `memref.get_global` (bufferized constants) read by the function is
       uploaded once into a `gpu.alloc` buffer with `gpu.memcpy` and released
       with `gpu.dealloc` before each `func.return`;
-    - a host copy (memory space 1, what `remat.offload` bufferizes to,
-      docs/Offload.md) stays in host memory, in the default memory space,
-      registered with the driver (`gpu.host_register`, page-locked) until
-      its free (`gpu.host_unregister` before the `memref.dealloc`); the
-      copies to and from it become `gpu.memcpy`; what they cost is recorded
-      as `remat.host_copies` (as remat-lower-host-memory does).
+    - host copies (memory space 1, what `remat.offload` bufferizes to,
+      docs/Offload.md) stay in host memory, in the default memory space,
+      registered with the driver (`gpu.host_register`, page-locked): in a
+      function of one block whose host copies have static shapes, all of
+      them are views of one host arena (`remat.pinned_host`, offsets from
+      the arena planner by their lifetimes) allocated and registered at the
+      entry and released before each return, so that no host call is left
+      between the kernels; otherwise each is registered until its free
+      (`gpu.host_unregister` before the `memref.dealloc`). The copies to and
+      from them become `gpu.memcpy`; what they cost is recorded as
+      `remat.host_copies` (as remat-lower-host-memory does; the host peak is
+      the arena's bytes when there is one).
 
     The new ops are synchronous (no async tokens); `gpu-async-region` turns
     them and the kernel launches into one stream-ordered chain later.
@@ -77,6 +83,52 @@ def RematHostAllocToGPU : Pass<"remat-host-alloc-to-gpu", "::mlir::func::FuncOp"
     "::mlir::gpu::GPUDialect",
     "::mlir::linalg::LinalgDialect",
   ];
+}
+
+def RematOverlapHostCopies
+    : Pass<"remat-overlap-host-copies", "::mlir::func::FuncOp"> {
+  let summary = "Run the copies to and from pinned host memory on streams of their own";
+  let description = [{
+    Runs after `gpu-async-region`, which orders every kernel, free and copy
+    of a step on one stream. The planner's overlap model (docs/Offload.md)
+    has offloads and prefetches run on a copy stream while the kernels go
+    on. This pass gives each `gpu.memcpy` to or from page-locked host memory
+    (a buffer remat-host-alloc-to-gpu marked `remat.pinned_host`) a stream
+    of its own:
+
+    - it forks from the compute stream where the copy was, and from the
+      copy before it, with `gpu.wait async` (events recorded on both), so
+      the copies keep their program order, as the planner's copy queue
+      does, and a host buffer is never written before its last copy back;
+    - the compute stream waits for it (`gpu.wait async` on both) right
+      before the first later op that touches bytes the copy reads or
+      writes: within the arena, a `memref.view` at a constant shift is
+      known to the byte; anything else counts as all of its allocation, and
+      function arguments as possibly one another;
+    - a `gpu.dealloc` of what one copy touches goes on that copy's stream
+      instead, so that the compute stream need not wait;
+    - an op that is not stream-ordered (a host call) and touches those
+      bytes, or has regions, waits on the host (`gpu.wait`) first;
+    - before the return every stream it created or left is synchronized
+      and destroyed.
+
+    Functions of several blocks are left unchanged.
+
+    Before (from gpu-async-region):
+    ```mlir
+    %t1 = gpu.launch_func async [%t0] @k::@k ... args(%a : memref<16xf32>)
+    %t2 = gpu.memcpy async [%t1] %host, %a : memref<16xf32>, memref<16xf32>
+    %t3 = gpu.launch_func async [%t2] @k::@k ... args(%b : memref<16xf32>)
+    ```
+    After:
+    ```mlir
+    %t1 = gpu.launch_func async [%t0] @k::@k ... args(%a : memref<16xf32>)
+    %s = gpu.wait async [%t1]
+    %t2 = gpu.memcpy async [%s] %host, %a : memref<16xf32>, memref<16xf32>
+    %t3 = gpu.launch_func async [%t1] @k::@k ... args(%b : memref<16xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
 def RematWrapSerialLinalg : Pass<"remat-wrap-serial-linalg", "::mlir::func::FuncOp"> {

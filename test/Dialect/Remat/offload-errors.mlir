@@ -107,3 +107,12 @@ func.func @bad_host_copies(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat
   // expected-error @above {{'remat.host_copies' must be array<i64: host peak bytes, copies, bytes moved>, none negative, got array<i64: 16, -1, 32>}}
   return %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @bad_pinned_host() {
+  // expected-error @below {{'remat.pinned_host' must be a unit attribute, got true}}
+  %h = memref.alloc() {remat.pinned_host = true} : memref<16xi8>
+  memref.dealloc %h : memref<16xi8>
+  return
+}

@@ -274,7 +274,7 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
     return verifyOffloadSteps(op, pairs.asArrayRef(),
                               steps ? steps.asArrayRef() : ArrayRef<int64_t>());
   }
-  if (name == kRecomputedAttrName) {
+  if (name == kRecomputedAttrName || name == kPinnedHostAttrName) {
     if (!isa<UnitAttr>(value))
       return op->emitError() << "'" << name
                              << "' must be a unit attribute, got " << value;

@@ -83,6 +83,11 @@ def Remat_Dialect : Dialect {
     /// they move>.
     static constexpr ::llvm::StringLiteral kHostCopiesAttrName =
         "remat.host_copies";
+    /// On a `memref.alloc` of a step lowered for the GPU (unit): page-locked
+    /// host memory that holds host copies (remat-host-alloc-to-gpu), which
+    /// remat-overlap-host-copies copies to and from on streams of their own.
+    static constexpr ::llvm::StringLiteral kPinnedHostAttrName =
+        "remat.pinned_host";
     /// On a function being lowered: the arena (i64, non-negative, bytes,
     /// arguments included) its remat.plan promised, which
     /// remat-strip-barriers{strip-attributes} keeps from the plan and
