@@ -1,14 +1,12 @@
 // Offloading options of the pipeline (docs/Offload.md): each mistake is an
 // error at the function, and no plan is recorded.
 // RUN: not remat-opt %s --remat-pipeline="budget=90% host-link=nvlink" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=LINK
-// RUN: not remat-opt %s --remat-pipeline="mode=min-peak host-link=pcie5" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=ARENA
 // RUN: not remat-opt %s --remat-pipeline="budget=90% arena=false host-link=ideal host-budget=10%" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=PERCENT
 // RUN: not remat-opt %s --remat-pipeline="budget=90% arena=false host-link=ideal host-budget=lots" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=HOSTBUDGET
 // RUN: not remat-opt %s --remat-pipeline="budget=90% arena=false offload=sometimes" 2>&1 | FileCheck %s --check-prefix=CHOICE
 // RUN: not remat-opt %s --remat-pipeline="budget=20% arena=false host-link=ideal" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=DEVICE
 
-// LINK: remat-pipeline-offload-errors.mlir:[[# @LINE + 9]]:1: error: unknown host-link 'nvlink' (expected one of: none, pcie4, pcie5, c2c, ideal)
-// ARENA: error: offloading plans in mode min-compute (a budget given or budget=min) and min-budget, and without the arena in mode min-peak; not in mode max-batch
+// LINK: remat-pipeline-offload-errors.mlir:[[# @LINE + 8]]:1: error: unknown host-link 'nvlink' (expected one of: none, pcie4, pcie5, c2c, ideal)
 // PERCENT: error: invalid host-budget '10%': expected bytes, not a percentage
 // HOSTBUDGET: error: invalid host-budget 'lots'
 // CHOICE: Cannot find option named 'sometimes'

@@ -153,12 +153,9 @@ TEST(OffloadTest, ASmallHostBudgetNamesOneThatPlans) {
 TEST(OffloadTest, PlannerRefusesWhatItCannotOffload) {
   Graph g = transformer();
   PlanRequest noBudget = offloadRequest("", kMaxTotalBytes);
-  PlanRequest arena = offloadRequest("", kMaxTotalBytes);
-  arena.arena = true;
-  arena.mode = Mode::MinPeak;
   PlanRequest batch = offloadRequest("80%", kMaxTotalBytes);
   batch.mode = Mode::MaxBatch;
-  for (const PlanRequest &request : {noBudget, arena, batch}) {
+  for (const PlanRequest &request : {noBudget, batch}) {
     PlanOutcome out = plan(g, request);
     EXPECT_EQ(out.failure, PlanFailure::BadRequest) << request.budget;
     EXPECT_NE(out.reason.find("offloading plans"), std::string::npos)
@@ -274,6 +271,51 @@ TEST(OffloadTest, MinPeakBoundsThePredictedTime) {
   EXPECT_EQ(plan(g, below).failure, PlanFailure::PeakOverBudget);
   // With copies free, offloading alone lowers the peak at no time.
   EXPECT_LT(previous, keepAllPeak(g));
+}
+
+/// Min-peak with the arena: the least device peak is the arena of a plan
+/// within the time limit (resident bytes in it), no more than recomputing
+/// only reaches with the arena; a budget below it names it, and at it the
+/// planner plans.
+TEST(OffloadTest, MinPeakWithTheArena) {
+  Graph g = transformer(2);
+  auto request = [&](const std::string &budget, bool offload) {
+    PlanRequest r = offloadRequest(budget, kMaxTotalBytes);
+    r.mode = Mode::MinPeak;
+    r.arena = true;
+    r.solve.effort = 0.01;
+    r.solve.maxOverhead = 0;
+    r.offload->link = testLink(1e9);
+    r.offload->choice = OffloadChoice::Joint;
+    if (!offload)
+      r.offload.reset();
+    return r;
+  };
+  PlanOutcome out = plan(g, request("", true));
+  ASSERT_TRUE(out.succeeded()) << out.reason;
+  ASSERT_TRUE(out.arena && out.onLink);
+  EXPECT_TRUE(out.arena->fits);
+  EXPECT_GE(out.arena->totalBytes, out.result.peakBytes);
+  EXPECT_LE(out.onLink->time, checkpointAllCost(g));
+  HostLink link = testLink(1e9);
+  Simulation sim = simulate(g, out.result.schedule, nullptr, &link);
+  ASSERT_TRUE(sim.valid()) << sim.error;
+  EXPECT_GT(sim.copies, 0);
+  EXPECT_LE(sim.peakBytes, out.arena->totalBytes);
+  PlanRequest recomputeOnly = request("", false);
+  PlanOutcome recompute = plan(g, recomputeOnly);
+  ASSERT_TRUE(recompute.succeeded()) << recompute.reason;
+  ArenaFit recomputeArena = planRecordedArena(g, recompute.result, -1,
+                                              recomputeOnly.arenaAlignment);
+  EXPECT_LE(out.arena->totalBytes, recomputeArena.totalBytes);
+  int64_t least = out.arena->totalBytes;
+  PlanOutcome below = plan(g, request(std::to_string(least - 1), true));
+  EXPECT_EQ(below.failure, PlanFailure::PeakOverBudget) << below.reason;
+  EXPECT_NE(below.reason.find(std::to_string(least)), std::string::npos)
+      << below.reason;
+  PlanOutcome at = plan(g, request(std::to_string(least), true));
+  ASSERT_TRUE(at.succeeded()) << at.reason;
+  EXPECT_LE(at.arena->totalBytes, least);
 }
 
 /// `g` with a view (as `detach` or `t` are) of each forward value the

@@ -96,6 +96,7 @@ private:
     OffloadedAt at;
   };
   SmallestOffloaded smallestOffloadedBudget(const SolveOptions &asked);
+  SmallestOffloaded withOwnArena(SmallestOffloaded smallest);
   int64_t recomputeOnlyBudget();
   SolveResult solveAtBudget();
   void addTrivialBound();
@@ -470,12 +471,10 @@ void Planner::planAtBudget() {
 void Planner::planOffloaded() {
   Mode mode = request.mode;
   bool atBudget = mode == Mode::MinCompute && request.budget != "min";
-  if (mode == Mode::MaxBatch || (atBudget && request.budget.empty()) ||
-      (request.arena && mode == Mode::MinPeak)) {
+  if (mode == Mode::MaxBatch || (atBudget && request.budget.empty())) {
     fail(PlanFailure::BadRequest,
-         "offloading plans in mode min-compute (a budget given or "
-         "budget=min) and min-budget, and without the arena in mode "
-         "min-peak; not in mode max-batch");
+         "offloading plans in modes min-compute (a budget given or "
+         "budget=min), min-budget and min-peak; not in mode max-batch");
     return;
   }
   if (atBudget)
@@ -536,6 +535,7 @@ void Planner::planOffloadedAtBudget() {
 Planner::OffloadedAt Planner::planOffloadedAt(int64_t budget) {
   SolveOptions at = options;
   at.budget = budget;
+  at.objective = Objective::MinComputeUnderBudget;
   OffloadedAt found{planWithOffloads(graph, *solver, at, *request.offload),
                     std::nullopt};
   if (!request.arena || !found.plan.result.feasible())
@@ -569,8 +569,29 @@ Planner::OffloadedAt Planner::planOffloadedAt(int64_t budget) {
   }
 }
 
+/// The least device peak with the arena of `smallest`'s plan, which meets
+/// min-peak's time limit: its own arena (the exact offsets tried when the
+/// planner's exceed the budget), the budget raised to it where it is over.
+/// -1 when no arena can be planned.
+Planner::SmallestOffloaded
+Planner::withOwnArena(SmallestOffloaded smallest) {
+  ArenaFit fit = planScheduleArena(graph, smallest.at.plan.result,
+                                   smallest.budget, fitOptions);
+  if (fit.error.empty() && !fit.fits)
+    tryExactOffsets(graph, smallest.budget, fitOptions, fit);
+  if (!fit.error.empty()) {
+    smallest.budget = -1;
+    return smallest;
+  }
+  smallest.budget = std::max(smallest.budget, fit.totalBytes);
+  fit.fits = true;
+  smallest.at.arena = std::move(fit);
+  return smallest;
+}
+
 /// The smallest device budget the joint plan meets, asked with `asked`
-/// (findSmallestOffloadedBudget), and its plan there; with the arena, one at
+/// (findSmallestOffloadedBudget), and its plan there. With the arena, in
+/// mode min-peak, that plan's own arena (withOwnArena); otherwise one at
 /// which planOffloadedAt fits it: from the search's answer up to each arena
 /// found there, a few times, then the keep-all order's arena, where that
 /// order fits without copies. -1 when none.
@@ -581,6 +602,8 @@ Planner::smallestOffloadedBudget(const SolveOptions &asked) {
   SmallestOffloaded smallest{found.budget, {std::move(found.plan), {}}};
   if (!request.arena || smallest.budget < 0)
     return smallest;
+  if (asked.objective == Objective::MinPeakUnderOverhead)
+    return withOwnArena(std::move(smallest));
   int64_t keepAll = out.baseline.arenaBytes;
   for (int step = 0; step <= fitOptions.retargets + 1; ++step) {
     if (step == fitOptions.retargets + 1 || smallest.budget > keepAll)
@@ -629,14 +652,17 @@ void Planner::planOffloadedSmallest() {
     return;
   }
   OffloadedPlan &plan = found.at.plan;
-  int64_t peak = plan.result.peakBytes;
+  // With the arena, the device holds the arena (the resident bytes in it).
+  int64_t peak = request.arena ? found.at.arena->totalBytes
+                               : plan.result.peakBytes;
   bool given = mode == Mode::MinPeak && !request.budget.empty();
   if (given && peak > options.budget) {
     fail(PlanFailure::PeakOverBudget,
          "budget of " + std::to_string(options.budget) +
              " bytes is infeasible: the least device peak solver '" +
              solver->name + "' found within the time limit, offloading over " +
-             link.name + ", is " + std::to_string(peak) + " bytes");
+             link.name + (request.arena ? ", its arena included," : ",") +
+             " is " + std::to_string(peak) + " bytes");
     return;
   }
   out.budget = given ? options.budget : -1;
