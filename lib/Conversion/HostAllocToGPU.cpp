@@ -19,9 +19,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace remat {
@@ -200,7 +198,7 @@ ArenaBuffer getHostLifetime(memref::AllocOp alloc,
     for (Operation *user : value.getUsers()) {
       if (Operation *step = body->findAncestorOpInBlock(*user))
         buffer.end = std::max(buffer.end, steps.lookup(step));
-      if (isa<ViewLikeOpInterface, CastOpInterface>(user))
+      if (isViewOp(user))
         llvm::append_range(worklist, user->getResults());
     }
   }

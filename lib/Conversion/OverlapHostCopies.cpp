@@ -22,7 +22,6 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <deque>
 
@@ -61,12 +60,8 @@ Footprint getFootprint(Value buffer) {
   bool ranged = false;
   Value current = buffer;
   while (Operation *def = current.getDefiningOp()) {
-    Value source;
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-      source = view.getViewSource();
-    else if (isa<CastOpInterface>(def) && def->getNumOperands() == 1)
-      source = def->getOperand(0);
-    else
+    Value source = getViewSource(def);
+    if (!source)
       break;
     std::optional<int64_t> shift, bytes;
     auto view = dyn_cast<memref::ViewOp>(def);

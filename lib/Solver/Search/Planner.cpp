@@ -91,6 +91,7 @@ private:
     std::optional<ArenaFit> arena;
   };
   OffloadedAt planOffloadedAt(int64_t budget);
+  ArenaFit planOffloadedArena(const SolveResult &result, int64_t budget);
   struct SmallestOffloaded {
     int64_t budget = -1;
     OffloadedAt at;
@@ -527,6 +528,17 @@ void Planner::planOffloadedAtBudget() {
   fail(PlanFailure::NoSchedule, reason);
 }
 
+/// The arena of an offloaded plan against `budget`: the planner's offsets,
+/// then the exact ones when those exceed it (not fitArena's other orders:
+/// those drop the copies).
+ArenaFit Planner::planOffloadedArena(const SolveResult &result,
+                                     int64_t budget) {
+  ArenaFit fit = planScheduleArena(graph, result, budget, fitOptions);
+  if (fit.error.empty() && !fit.fits)
+    tryExactOffsets(graph, budget, fitOptions, fit);
+  return fit;
+}
+
 /// The joint plan at `budget`; with the arena, its arena (arenaOfSchedule)
 /// against the budget, other offsets tried (not fitArena's other orders:
 /// those drop the copies), and while over it, the joint plan at a device
@@ -545,10 +557,7 @@ Planner::OffloadedAt Planner::planOffloadedAt(int64_t budget) {
   lower.lastResort = false;
   std::vector<std::string> steps;
   for (int retarget = 0;; ++retarget) {
-    ArenaFit fit = planScheduleArena(graph, found.plan.result, budget,
-                                     fitOptions);
-    if (fit.error.empty() && !fit.fits)
-      tryExactOffsets(graph, budget, fitOptions, fit);
+    ArenaFit fit = planOffloadedArena(found.plan.result, budget);
     fit.steps = steps;
     if (!fit.error.empty() || fit.fits || retarget == fitOptions.retargets) {
       found.arena = std::move(fit);
@@ -575,10 +584,7 @@ Planner::OffloadedAt Planner::planOffloadedAt(int64_t budget) {
 /// -1 when no arena can be planned.
 Planner::SmallestOffloaded
 Planner::withOwnArena(SmallestOffloaded smallest) {
-  ArenaFit fit = planScheduleArena(graph, smallest.at.plan.result,
-                                   smallest.budget, fitOptions);
-  if (fit.error.empty() && !fit.fits)
-    tryExactOffsets(graph, smallest.budget, fitOptions, fit);
+  ArenaFit fit = planOffloadedArena(smallest.at.plan.result, smallest.budget);
   if (!fit.error.empty()) {
     smallest.budget = -1;
     return smallest;
