@@ -228,8 +228,8 @@ SmallVector<Value> packHostCopies(func::FuncOp func,
 
   OpBuilder b = OpBuilder::atBlockBegin(&body);
   Location loc = func.getLoc();
-  auto arenaType = MemRefType::get({std::max<int64_t>(plan.bytes, 1)},
-                                   b.getI8Type());
+  auto arenaType =
+      MemRefType::get({std::max<int64_t>(plan.bytes, 1)}, b.getI8Type());
   auto arena = memref::AllocOp::create(b, loc, arenaType);
   arena->setAttr(RematDialect::kPinnedHostAttrName, b.getUnitAttr());
   arena.setAlignment(kHostArenaAlignment);
@@ -277,6 +277,7 @@ struct RematHostAllocToGPUPass
 } // namespace
 
 LogicalResult remat::moveHostAllocationsToGPU(func::FuncOp func) {
+  eraseCopyWaits(func);
   if (failed(checkFunction(func)) || failed(recordHostCopies(func)))
     return failure();
   llvm::DenseSet<Value> pinned;

@@ -53,8 +53,7 @@ static FailureOr<HostCounts> countHostCopies(func::FuncOp func) {
   WalkResult walk = func.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op);
         alloc && isHostBuffer(alloc)) {
-      std::optional<int64_t> bytes =
-          getStorageBytes(alloc.getType(), op, hint);
+      std::optional<int64_t> bytes = getStorageBytes(alloc.getType(), op, hint);
       if (!bytes || isSaturated(*bytes)) {
         op->emitError() << "host copy of unknown size: a dynamic shape "
                            "needs the function's '"
@@ -97,11 +96,15 @@ LogicalResult remat::recordHostCopies(func::FuncOp func) {
   if (failed(counts))
     return failure();
   if (counts->copies > 0)
-    func->setAttr(RematDialect::kHostCopiesAttrName,
-                  DenseI64ArrayAttr::get(
-                      func.getContext(),
-                      {counts->peak, counts->copies, counts->bytesMoved}));
+    func->setAttr(
+        RematDialect::kHostCopiesAttrName,
+        DenseI64ArrayAttr::get(func.getContext(), {counts->peak, counts->copies,
+                                                   counts->bytesMoved}));
   return success();
+}
+
+void remat::eraseCopyWaits(func::FuncOp func) {
+  func.walk([](WaitOp wait) { wait.erase(); });
 }
 
 namespace {
@@ -111,6 +114,7 @@ struct LowerHostMemoryPass
     func::FuncOp func = getOperation();
     if (failed(recordHostCopies(func)))
       return signalPassFailure();
+    eraseCopyWaits(func);
     moveToDefaultSpace(func);
   }
 };

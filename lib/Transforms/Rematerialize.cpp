@@ -24,6 +24,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <deque>
 #include <limits>
 
 namespace remat {
@@ -267,7 +268,7 @@ static LogicalResult validateOperandOrder(Block &body, const RematPlan &plan) {
 }
 
 /// No op reads a value between its offload and its prefetch: steps a < s <
-/// p of a pair (a, p) of the op it reads.
+/// p of a triple (a, w, p) of the op it reads.
 static LogicalResult validateOffloadReads(Block &body, const RematPlan &plan) {
   for (const auto &[user, steps] : plan.steps) {
     LogicalResult result = success();
@@ -275,15 +276,15 @@ static LogicalResult validateOffloadReads(Block &body, const RematPlan &plan) {
       auto pairs = plan.offloads.find(def);
       if (failed(result) || pairs == plan.offloads.end())
         return;
+      ArrayRef<int64_t> triples = pairs->second;
       for (int64_t step : steps)
-        for (size_t i = 0; i + 1 < pairs->second.size(); i += 2)
-          if (pairs->second[i] < step && step < pairs->second[i + 1] &&
-              succeeded(result)) {
+        for (size_t i = 0; i + 2 < triples.size(); i += 3)
+          if (triples[i] < step && step < triples[i + 2] && succeeded(result)) {
             InFlightDiagnostic diag =
                 user->emitError()
                 << "plan reads an offloaded value at step " << step
-                << ", between its offload after step " << pairs->second[i]
-                << " and its prefetch before step " << pairs->second[i + 1];
+                << ", between its offload after step " << triples[i]
+                << " and its prefetch before step " << triples[i + 2];
             diag.attachNote(def->getLoc()) << "value defined here";
             result = failure();
           }
@@ -366,33 +367,39 @@ static SmallVector<Instance> cloneInstances(Block &body, const RematPlan &plan,
 }
 
 namespace {
-/// One copy of a planned offload: an offload after step `step`, or a
-/// prefetch before it, of the value of `original`'s latest computation.
+/// One op of a planned offload: the offload after step `step`, or the wait
+/// or the prefetch before it, of the value of `original`'s latest
+/// computation.
 struct Copy {
   int64_t step;
   Operation *original;
 };
+
+/// The offloads, waits and prefetches of a plan, each sorted by step.
+struct Copies {
+  SmallVector<Copy> offloads, waits, prefetches;
+};
 } // namespace
 
-/// The offloads and the prefetches of `plan`, each sorted by step.
-static std::pair<SmallVector<Copy>, SmallVector<Copy>>
-getCopies(const RematPlan &plan) {
-  SmallVector<Copy> offloads, prefetches;
-  for (const auto &[op, pairs] : plan.offloads)
-    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
-      offloads.push_back({pairs[i], op});
-      prefetches.push_back({pairs[i + 1], op});
+static Copies getCopies(const RematPlan &plan) {
+  Copies copies;
+  for (const auto &[op, triples] : plan.offloads)
+    for (size_t i = 0; i + 2 < triples.size(); i += 3) {
+      copies.offloads.push_back({triples[i], op});
+      copies.waits.push_back({triples[i + 1], op});
+      copies.prefetches.push_back({triples[i + 2], op});
     }
   auto byStep = [](const Copy &a, const Copy &b) { return a.step < b.step; };
-  llvm::stable_sort(offloads, byStep);
-  llvm::stable_sort(prefetches, byStep);
-  return {offloads, prefetches};
+  llvm::stable_sort(copies.offloads, byStep);
+  llvm::stable_sort(copies.waits, byStep);
+  llvm::stable_sort(copies.prefetches, byStep);
+  return copies;
 }
 
 /// Orders the instances, each reading the most recent computation of every
 /// operand before it (the terminator: the last), with the plan's offloads
-/// after their steps and its prefetches before theirs: the uses after a
-/// prefetch read what it brought back.
+/// after their steps, and its waits, then its prefetches, before theirs:
+/// the uses after a prefetch read what it brought back.
 static void orderAndRewire(Block &body, ArrayRef<Instance> instances,
                            const RematPlan &plan, RematerializeStats &stats) {
   Operation *terminator = body.getTerminator();
@@ -411,22 +418,34 @@ static void orderAndRewire(Block &body, ArrayRef<Instance> instances,
   // The copies cost no compute; the host copy holds no device bytes, the
   // copy back those of the value (its cost's, for a dynamic shape).
   auto copyCost = [&](Operation *original, bool device) {
-    auto cost =
-        original->getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
+    auto cost = original->getAttrOfType<CostAttr>(RematDialect::kCostAttrName);
     int64_t bytes = device && cost && !cost.getBytes().empty()
                         ? cost.getBytes().front()
                         : 0;
     return CostAttr::get(builder.getContext(), {bytes}, 0, std::nullopt,
                          std::nullopt);
   };
-  auto [offloads, prefetches] = getCopies(plan);
-  const Copy *offload = offloads.begin(), *prefetch = prefetches.begin();
+  Copies copies = getCopies(plan);
+  const Copy *offload = copies.offloads.begin();
+  const Copy *wait = copies.waits.begin();
+  const Copy *prefetch = copies.prefetches.begin();
+  // The device values offloaded and not yet waited for, oldest first.
+  llvm::DenseMap<Operation *, std::deque<Value>> offloaded;
   auto copyUpTo = [&](int64_t step) {
-    for (; prefetch != prefetches.end() && prefetch->step <= step; ++prefetch) {
+    for (; wait != copies.waits.end() && wait->step <= step; ++wait) {
+      // Never empty: the plan waits after its offload (a < w, verified).
+      std::deque<Value> &values = offloaded[wait->original];
+      if (values.empty())
+        continue;
+      WaitOp::create(builder, wait->original->getLoc(), values.front());
+      values.pop_front();
+    }
+    for (; prefetch != copies.prefetches.end() && prefetch->step <= step;
+         ++prefetch) {
       Operation *original = prefetch->original;
       Value host = onHost[original];
-      auto copy = PrefetchOp::create(builder, original->getLoc(),
-                                     host.getType(), host);
+      auto copy =
+          PrefetchOp::create(builder, original->getLoc(), host.getType(), host);
       if (original->hasAttr(RematDialect::kCostAttrName))
         copy->setAttr(RematDialect::kCostAttrName, copyCost(original, true));
       current[original] = copy;
@@ -438,13 +457,16 @@ static void orderAndRewire(Block &body, ArrayRef<Instance> instances,
     instance.op->moveBefore(terminator);
     rewire(instance.op);
     current[instance.original] = instance.op;
-    int64_t next = i + 1 < instances.size() ? instances[i + 1].step
-                                            : std::numeric_limits<int64_t>::max();
-    for (; offload != offloads.end() && offload->step < next; ++offload) {
+    int64_t next = i + 1 < instances.size()
+                       ? instances[i + 1].step
+                       : std::numeric_limits<int64_t>::max();
+    for (; offload != copies.offloads.end() && offload->step < next;
+         ++offload) {
       Operation *value = current[offload->original];
       Value result = value->getResult(0);
-      auto copy = OffloadOp::create(builder, value->getLoc(),
-                                    result.getType(), result);
+      offloaded[offload->original].push_back(result);
+      auto copy =
+          OffloadOp::create(builder, value->getLoc(), result.getType(), result);
       if (value->hasAttr(RematDialect::kCostAttrName))
         copy->setAttr(RematDialect::kCostAttrName,
                       copyCost(offload->original, false));
@@ -576,9 +598,9 @@ void remat::stripBarriers(Operation *root, bool stripAttributes) {
     // The dynamic-size hint describes the arguments, whose guards stay: the
     // arena planner bounds dynamic buffers with it after bufferization.
     if (isa<FunctionOpInterface>(op))
-      llvm::erase(names, StringAttr::get(
-                             op->getContext(),
-                             RematDialect::kDynamicSizeHintAttrName));
+      llvm::erase(names,
+                  StringAttr::get(op->getContext(),
+                                  RematDialect::kDynamicSizeHintAttrName));
     // The plan's arena is what that planner must meet (docs/Arena.md).
     auto plan = op->getAttrOfType<PlanAttr>(RematDialect::kPlanAttrName);
     for (StringAttr name : names)

@@ -11,26 +11,27 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Transforms/SelectCheckpoints.h"
 #include "remat/Analysis/BatchAnalysis.h"
 #include "remat/Analysis/CostModel.h"
 #include "remat/Analysis/MemoryAnalysis.h"
 #include "remat/Solver/Core/Budget.h"
-#include "remat/Solver/IO/GraphJSON.h"
-#include "remat/Solver/Search/Planner.h"
 #include "remat/Solver/Core/ScheduleBuilder.h"
 #include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/IO/GraphJSON.h"
+#include "remat/Solver/Search/Offload.h"
+#include "remat/Solver/Search/Planner.h"
 #include "remat/Transforms/AnnotateCosts.h"
 #include "remat/Transforms/FunctionFilter.h"
 #include "remat/Transforms/PassOptions.h"
 #include "remat/Transforms/Passes.h"
 #include "remat/Transforms/Rematerialize.h"
-#include "remat/Transforms/SelectCheckpoints.h"
-#include "remat/Transforms/SelectCheckpoints.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <array>
 #include <cmath>
 
 namespace remat {
@@ -112,8 +113,8 @@ buildPlanProblem(func::FuncOp func, const SelectCheckpointsOptions &options) {
   if (failed(getHostLink(func, options, problem.functionGraph.graph,
                          problem.link)))
     return failure();
-  problem.baseline = computeBaseline(problem.functionGraph.graph,
-                                     options.arena, options.arenaAlignment);
+  problem.baseline = computeBaseline(problem.functionGraph.graph, options.arena,
+                                     options.arenaAlignment);
   if (!problem.baseline.checkpointAll.valid())
     return mlir::emitError(func.getLoc())
            << "internal error: the function's own order is "
@@ -303,6 +304,11 @@ static FailureOr<PlanAnswer> loadPlan(func::FuncOp func,
 
   PlanAnswer answer;
   answer.result = std::move(saved.result);
+  // A schedule written without waits (Offload.h): its offloads' device
+  // buffers live until the link has copied them.
+  if (problem.link)
+    answer.result.schedule = placeOffloadWaits(
+        problem.functionGraph.graph, answer.result.schedule, *problem.link);
   answer.solver = answer.result.solver;
   answer.mode = *mode;
   answer.schedulePath = path.str();
@@ -330,16 +336,25 @@ static std::string describeSource(const PlanAnswer &answer) {
 }
 
 /// The steps of `schedule` on the ops: compute step k of node n -> step k
-/// on n's op; an offload after compute step a and the prefetch before
-/// compute step p of the same node -> the pair (a, p) in its
-/// `remat.offloads`. A located error for a copy of a node without an op of
+/// on n's op; an offload after compute step a, the wait and the prefetch
+/// before compute steps w and p of the same node (the node's oldest open
+/// offload) -> the triple (a, w, p) in its `remat.offloads` (w = a + 1
+/// without a wait). A located error for a copy of a node without an op of
 /// one tensor result.
 static FailureOr<RematPlan> translateSchedule(func::FuncOp func,
                                               const FunctionGraph &graph,
                                               const Schedule &schedule) {
   RematPlan plan;
   int64_t step = 0;
-  llvm::DenseMap<int, int64_t> offloadedAfter;
+  // Per node, its offloads' triples, with the waits and prefetches met so
+  // far (-1 until then).
+  llvm::DenseMap<int, SmallVector<std::array<int64_t, 3>>> copies;
+  auto open = [&](int node, size_t part) -> int64_t * {
+    for (std::array<int64_t, 3> &triple : copies[node])
+      if (triple[part] < 0)
+        return &triple[part];
+    return nullptr;
+  };
   for (const Step &s : schedule.steps) {
     Operation *op = graph.nodeOps[s.node];
     if (s.kind == Step::Kind::Compute) {
@@ -355,12 +370,21 @@ static FailureOr<RematPlan> translateSchedule(func::FuncOp func,
              << "the plan moves node " << s.node << " ('"
              << graph.graph.nodes[s.node].name
              << "') to the host, which is not the one result of an op";
-    if (s.kind == Step::Kind::Offload) {
-      offloadedAfter[s.node] = step - 1;
+    if (s.kind == Step::Kind::Offload)
+      copies[s.node].push_back({step - 1, -1, -1});
+    else if (int64_t *at = open(s.node, s.kind == Step::Kind::Wait ? 1 : 2))
+      *at = step;
+  }
+  for (const Step &s : schedule.steps) {
+    auto it = copies.find(s.node);
+    if (s.kind != Step::Kind::Offload || it == copies.end())
       continue;
+    for (std::array<int64_t, 3> triple : it->second) {
+      if (triple[1] < 0)
+        triple[1] = triple[0] + 1;
+      plan.offloads[graph.nodeOps[s.node]].append(triple.begin(), triple.end());
     }
-    plan.offloads[op].push_back(offloadedAfter[s.node]);
-    plan.offloads[op].push_back(step);
+    copies.erase(it);
   }
   return plan;
 }
@@ -387,8 +411,8 @@ static FailureOr<RematPlan> checkSchedule(func::FuncOp func,
            << internal << source << " peaks at " << simulated.peakBytes
            << " bytes, over the budget of " << answer.budget << " bytes";
 
-  FailureOr<RematPlan> plan = translateSchedule(func, functionGraph,
-                                                 answer.result.schedule);
+  FailureOr<RematPlan> plan =
+      translateSchedule(func, functionGraph, answer.result.schedule);
   if (failed(plan))
     return failure();
   for (auto [id, op] : llvm::enumerate(functionGraph.nodeOps)) {

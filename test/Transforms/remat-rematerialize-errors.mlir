@@ -98,7 +98,7 @@ func.func @bad_plan(%x: tensor<4xf32>) -> tensor<4xf32> attributes {remat.plan =
 // 0, prefetched before step 2).
 func.func @read_while_offloaded(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-note @below {{value defined here}}
-  %a = math.tanh %x {remat.cost = #c16, remat.steps = array<i64: 0>, remat.offloads = array<i64: 0, 2>} : tensor<4xf32>
+  %a = math.tanh %x {remat.cost = #c16, remat.steps = array<i64: 0>, remat.offloads = array<i64: 0, 1, 2>} : tensor<4xf32>
   // expected-error @below {{plan reads an offloaded value at step 1, between its offload after step 0 and its prefetch before step 2}}
   %b = math.tanh %a {remat.cost = #c16, remat.steps = array<i64: 1>} : tensor<4xf32>
   %c = arith.addf %a, %b {remat.cost = #c16, remat.steps = array<i64: 2>} : tensor<4xf32>

@@ -14,10 +14,14 @@
 
 #include "remat/Solver/Core/ScheduleBuilder.h"
 #include "remat/Solver/Core/SolverSupport.h"
+#include "remat/Solver/Search/Modes.h"
 #include "remat/Solver/Search/Planner.h"
 #include "remat/Solver/Testing/Generators.h"
 
 #include "gtest/gtest.h"
+
+#include <algorithm>
+#include <limits>
 
 using namespace remat;
 
@@ -71,8 +75,7 @@ TEST(OffloadTest, OffloadOnlyComputesEachNodeOnce) {
   int feasible = 0;
   for (int percent = 90; percent >= 40; percent -= 10) {
     int64_t budget = top * percent / 100;
-    OffloadedPlan plan =
-        addOffloads(g, checkpointAllSchedule(g), link, budget);
+    OffloadedPlan plan = addOffloads(g, checkpointAllSchedule(g), link, budget);
     if (!plan.result.feasible())
       continue;
     ++feasible;
@@ -152,15 +155,57 @@ TEST(OffloadTest, ASmallHostBudgetNamesOneThatPlans) {
 
 TEST(OffloadTest, PlannerRefusesWhatItCannotOffload) {
   Graph g = transformer();
-  PlanRequest noBudget = offloadRequest("", kMaxTotalBytes);
-  PlanRequest batch = offloadRequest("80%", kMaxTotalBytes);
-  batch.mode = Mode::MaxBatch;
-  for (const PlanRequest &request : {noBudget, batch}) {
-    PlanOutcome out = plan(g, request);
-    EXPECT_EQ(out.failure, PlanFailure::BadRequest) << request.budget;
-    EXPECT_NE(out.reason.find("offloading plans"), std::string::npos)
-        << out.reason;
-  }
+  PlanOutcome out = plan(g, offloadRequest("", kMaxTotalBytes));
+  EXPECT_EQ(out.failure, PlanFailure::BadRequest);
+  EXPECT_NE(out.reason.find("offloading in mode min-compute needs a budget"),
+            std::string::npos)
+      << out.reason;
+}
+
+/// Max-batch offloading: each batch gets the joint plan, so the largest
+/// batch is at least recomputing's, and its plan, at that batch, replays on
+/// the link within the budget.
+TEST(OffloadTest, MaxBatchOffloading) {
+  Graph g = transformer(2);
+  // Traced at one sample; every value scales with the batch, the
+  // parameters do not.
+  g.batch = 1;
+  for (Node &node : g.nodes)
+    if (!node.isResident()) {
+      node.bytesPerSample = node.bytes;
+      node.costPerSample = node.cost;
+    }
+  ASSERT_EQ(g.check(), "");
+  int64_t budget = keepAllPeak(*scaleBatch(g, 4));
+  PlanRequest recompute;
+  recompute.mode = Mode::MaxBatch;
+  recompute.budget = std::to_string(budget);
+  recompute.solve.effort = 0.02;
+  PlanOutcome alone = plan(g, recompute);
+  ASSERT_TRUE(alone.succeeded()) << alone.reason;
+  PlanRequest joint = recompute;
+  joint.offload = OffloadRequest{testLink(1e4), OffloadChoice::Joint};
+  PlanOutcome both = plan(g, joint);
+  ASSERT_TRUE(both.succeeded()) << both.reason;
+  EXPECT_GE(both.batch, alone.batch);
+  ASSERT_TRUE(both.onLink);
+  std::optional<Graph> at = scaleBatch(g, both.batch);
+  ASSERT_TRUE(at);
+  Simulation sim = simulate(*at, both.result.schedule, nullptr,
+                            &joint.offload->link);
+  ASSERT_TRUE(sim.valid()) << sim.error;
+  EXPECT_LE(sim.peakBytes, budget);
+  EXPECT_DOUBLE_EQ(sim.time, both.onLink->time);
+  // One sample over the budget: refused, naming the smallest budget at
+  // batch 1 offloading.
+  joint.budget = "1";
+  PlanOutcome none = plan(g, joint);
+  EXPECT_EQ(none.failure, PlanFailure::BelowOneSample);
+  EXPECT_NE(none.reason.find("even offloading over test"), std::string::npos)
+      << none.reason;
+  EXPECT_NE(none.reason.find("the smallest feasible budget at batch 1 is"),
+            std::string::npos)
+      << none.reason;
 }
 
 /// With the arena: the budget covers the resident bytes and one arena of
@@ -171,8 +216,8 @@ TEST(OffloadTest, ArenaWithOffloadsFitsTheBudget) {
   int64_t top = keepAllPeak(g);
   for (int percent : {80, 60}) {
     int64_t budget = top * percent / 100;
-    PlanRequest request = offloadRequest(std::to_string(budget),
-                                         kMaxTotalBytes);
+    PlanRequest request =
+        offloadRequest(std::to_string(budget), kMaxTotalBytes);
     request.arena = true;
     PlanOutcome out = plan(g, request);
     ASSERT_TRUE(out.succeeded()) << percent << ": " << out.reason;
@@ -182,8 +227,8 @@ TEST(OffloadTest, ArenaWithOffloadsFitsTheBudget) {
     EXPECT_GE(out.arena->totalBytes, g.residentBytes() + 1) << percent;
     ASSERT_TRUE(out.onLink);
     EXPECT_GT(out.onLink->copies, 0) << percent;
-    Simulation sim = simulate(g, out.result.schedule, nullptr,
-                              &request.offload->link);
+    Simulation sim =
+        simulate(g, out.result.schedule, nullptr, &request.offload->link);
     ASSERT_TRUE(sim.valid()) << sim.error;
     EXPECT_LE(sim.peakBytes, budget) << percent;
   }
@@ -192,8 +237,8 @@ TEST(OffloadTest, ArenaWithOffloadsFitsTheBudget) {
   PlanOutcome none = plan(g, low);
   ASSERT_EQ(none.failure, PlanFailure::NoSchedule) << none.reason;
   ASSERT_GT(none.smallestBudget, 0) << none.reason;
-  PlanRequest asked = offloadRequest(std::to_string(none.smallestBudget),
-                                     kMaxTotalBytes);
+  PlanRequest asked =
+      offloadRequest(std::to_string(none.smallestBudget), kMaxTotalBytes);
   asked.arena = true;
   PlanOutcome there = plan(g, asked);
   ASSERT_TRUE(there.succeeded()) << there.reason;
@@ -306,8 +351,8 @@ TEST(OffloadTest, MinPeakWithTheArena) {
   PlanRequest recomputeOnly = request("", false);
   PlanOutcome recompute = plan(g, recomputeOnly);
   ASSERT_TRUE(recompute.succeeded()) << recompute.reason;
-  ArenaFit recomputeArena = planRecordedArena(g, recompute.result, -1,
-                                              recomputeOnly.arenaAlignment);
+  ArenaFit recomputeArena =
+      planRecordedArena(g, recompute.result, -1, recomputeOnly.arenaAlignment);
   EXPECT_LE(out.arena->totalBytes, recomputeArena.totalBytes);
   int64_t least = std::max(out.arena->totalBytes, out.result.peakBytes);
   PlanOutcome below = plan(g, request(std::to_string(least - 1), true));
@@ -336,11 +381,10 @@ Graph withViews(const Graph &g) {
       dep = id[dep];
     id[n] = static_cast<int>(out.nodes.size());
     out.nodes.push_back(node);
-    bool backwardReads = std::any_of(users[n].begin(), users[n].end(),
-                                     [&](int user) {
-                                       return g.nodes[user].kind ==
-                                              NodeKind::Backward;
-                                     });
+    bool backwardReads =
+        std::any_of(users[n].begin(), users[n].end(), [&](int user) {
+          return g.nodes[user].kind == NodeKind::Backward;
+        });
     if (node.kind != NodeKind::Forward || node.isView() || !backwardReads)
       continue;
     Node view;
@@ -366,8 +410,7 @@ TEST(OffloadTest, PrefetchesHideWhereTheLinkKeepsUp) {
   int checked = 0;
   for (int percent = 90; percent >= 50; percent -= 10) {
     int64_t budget = keepAllPeak(g) * percent / 100;
-    OffloadedPlan plan =
-        addOffloads(g, checkpointAllSchedule(g), link, budget);
+    OffloadedPlan plan = addOffloads(g, checkpointAllSchedule(g), link, budget);
     if (!plan.result.feasible())
       continue;
     ++checked;
@@ -376,6 +419,54 @@ TEST(OffloadTest, PrefetchesHideWhereTheLinkKeepsUp) {
     EXPECT_EQ(plan.sim.stall, 0) << percent;
   }
   EXPECT_GE(checked, 2);
+}
+
+/// Every offload of a plan is waited for where its copy is done on the
+/// link (placeOffloadWaits), so the lowered program's lifetimes, which copy
+/// on an ideal link (arenaOfSchedule), end there too: no buffer is placed
+/// on an offloaded value's bytes while its copy may still read them.
+TEST(OffloadTest, PlansWaitWhereTheCopiesAreDone) {
+  Graph g = transformer();
+  HostLink link = testLink(8); // slow: copies span several computes
+  HostLink ideal = link;
+  ideal.bytesPerSecond = std::numeric_limits<double>::infinity();
+  int slow = 0;
+  for (int percent : {90, 70, 50}) {
+    int64_t budget = keepAllPeak(g) * percent / 100;
+    OffloadedPlan plan = addOffloads(g, checkpointAllSchedule(g), link, budget);
+    if (!plan.result.feasible() || plan.sim.copies == 0)
+      continue;
+    expectReplays(g, plan, link, budget, std::to_string(percent) + "%");
+    const std::vector<Step> &steps = plan.result.schedule.steps;
+    auto count = [&](Step::Kind kind) {
+      return std::count_if(steps.begin(), steps.end(),
+                           [&](const Step &s) { return s.kind == kind; });
+    };
+    ASSERT_EQ(count(Step::Kind::Wait), count(Step::Kind::Offload)) << percent;
+    Simulation onLink = simulate(g, plan.result.schedule, nullptr, &link);
+    Simulation asLowered = simulate(g, plan.result.schedule, nullptr, &ideal);
+    ASSERT_TRUE(asLowered.valid()) << asLowered.error;
+    ASSERT_EQ(asLowered.offloadEnds.size(), onLink.offloadEnds.size());
+    for (size_t k = 0; k < onLink.offloadEnds.size(); ++k) {
+      size_t lowered = asLowered.offloadEnds[k], real = onLink.offloadEnds[k];
+      // The lowered buffer ends at the wait: at the link's end, or before
+      // the prefetches issued right before it (and the wait is then
+      // after the offload's copy in its slot).
+      EXPECT_LE(lowered, real) << percent << "% offload " << k;
+      for (size_t i = lowered; i < real; ++i)
+        EXPECT_TRUE(steps[i].kind == Step::Kind::Prefetch ||
+                    steps[i].kind == Step::Kind::Wait)
+            << percent << "% offload " << k << " step " << i;
+      size_t offloadAt = 0;
+      for (size_t i = 0, seen = 0; i < steps.size(); ++i)
+        if (steps[i].kind == Step::Kind::Offload && seen++ == k)
+          offloadAt = i;
+      if (lowered > offloadAt + 2)
+        ++slow;
+    }
+  }
+  // Some copies outlast the next compute step: the waits matter.
+  EXPECT_GT(slow, 0);
 }
 
 /// Offloading alone is not bounded by what recomputing reaches: the

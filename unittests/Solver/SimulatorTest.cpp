@@ -223,15 +223,15 @@ TEST(SimulatorTest, OffloadFreesWhenTheCopyIsDone) {
   // still counts then; c starts at 20, after the copy: a is gone. The
   // prefetch at 30 takes to 31: d waits 1.
   std::vector<StorageLifetime> lifetimes;
-  Simulation sim = simulate(
-      g,
-      steps({Step::compute(1), Step::offload(1), Step::compute(2),
-             Step::compute(3), Step::free(2), Step::prefetch(1),
-             Step::compute(4), Step::free(1), Step::free(3)}),
-      &lifetimes, &link);
+  Simulation sim =
+      simulate(g,
+               steps({Step::compute(1), Step::offload(1), Step::compute(2),
+                      Step::compute(3), Step::free(2), Step::prefetch(1),
+                      Step::compute(4), Step::free(1), Step::free(3)}),
+               &lifetimes, &link);
   ASSERT_TRUE(sim.valid()) << sim.error;
-  EXPECT_EQ(sim.liveAfterStep, (std::vector<int64_t>{101, 101, 1101, 1011, 11,
-                                                     111, 112, 12, 2}));
+  EXPECT_EQ(sim.liveAfterStep,
+            (std::vector<int64_t>{101, 101, 1101, 1011, 11, 111, 112, 12, 2}));
   EXPECT_EQ(sim.peakBytes, 1101);
   EXPECT_EQ(sim.cost, 40);
   EXPECT_EQ(sim.stall, 1);
@@ -253,9 +253,9 @@ TEST(SimulatorTest, OffloadFreesWhenTheCopyIsDone) {
 TEST(SimulatorTest, WithoutCopiesTimeIsCost) {
   Graph g = chain4();
   HostLink link = slowLink();
-  Simulation sim = simulate(
-      g, steps({Step::compute(1), Step::compute(2), Step::compute(3)}),
-      nullptr, &link);
+  Simulation sim =
+      simulate(g, steps({Step::compute(1), Step::compute(2), Step::compute(3)}),
+               nullptr, &link);
   ASSERT_TRUE(sim.valid()) << sim.error;
   EXPECT_EQ(sim.time, sim.cost);
   EXPECT_EQ(sim.stall, 0);
@@ -266,8 +266,7 @@ TEST(SimulatorTest, OffloadViolations) {
   Graph g = offloadGraph();
   HostLink link = slowLink();
   auto error = [&](std::initializer_list<Step> list, bool withLink = true) {
-    return simulate(g, steps(list), nullptr, withLink ? &link : nullptr)
-        .error;
+    return simulate(g, steps(list), nullptr, withLink ? &link : nullptr).error;
   };
   EXPECT_NE(error({Step::compute(1), Step::offload(1)}, false)
                 .find("offloading needs a host link"),
@@ -296,23 +295,95 @@ TEST(SimulatorTest, OffloadNeedsTheStorageAlone) {
   // at freed memory.
   Graph g;
   g.nodes = {makeNode("x", 1, 0, {}, NodeKind::Input),
-             makeNode("a", 100, 1, {0}), makeNode("v", 0, 0, {1},
-                                                  NodeKind::Forward, 1),
+             makeNode("a", 100, 1, {0}),
+             makeNode("v", 0, 0, {1}, NodeKind::Forward, 1),
              makeNode("d", 1, 1, {2}, NodeKind::Backward)};
   g.outputs = {3};
   HostLink link = slowLink();
-  Simulation shared = simulate(
-      g, steps({Step::compute(1), Step::compute(2), Step::offload(1)}),
-      nullptr, &link);
+  Simulation shared =
+      simulate(g, steps({Step::compute(1), Step::compute(2), Step::offload(1)}),
+               nullptr, &link);
   EXPECT_NE(shared.error.find("no other live value may share it"),
             std::string::npos)
       << shared.error;
   // The view alone on it may go: its whole storage moves and comes back.
-  Simulation alone = simulate(
-      g,
-      steps({Step::compute(1), Step::compute(2), Step::free(1),
-             Step::offload(2), Step::prefetch(2), Step::compute(3)}),
-      nullptr, &link);
+  Simulation alone =
+      simulate(g,
+               steps({Step::compute(1), Step::compute(2), Step::free(1),
+                      Step::offload(2), Step::prefetch(2), Step::compute(3)}),
+               nullptr, &link);
   ASSERT_TRUE(alone.valid()) << alone.error;
   EXPECT_EQ(alone.bytesMoved, 200);
+}
+
+TEST(SimulatorTest, WaitHoldsTheBytesUntilItAndTheCopy) {
+  Graph g = offloadGraph();
+  HostLink link = slowLink();
+  // As in OffloadFreesWhenTheCopyIsDone, a's copy is done at 11. A wait
+  // right after the offload (clock 10) changes nothing: a still counts at b
+  // and goes at c, where the copy is done.
+  Simulation early =
+      simulate(g,
+               steps({Step::compute(1), Step::offload(1), Step::wait(1),
+                      Step::compute(2), Step::compute(3), Step::free(2),
+                      Step::prefetch(1), Step::compute(4), Step::free(1),
+                      Step::free(3)}),
+               nullptr, &link);
+  ASSERT_TRUE(early.valid()) << early.error;
+  EXPECT_EQ(early.peakBytes, 1101);
+  EXPECT_EQ(early.offloadEnds, (std::vector<size_t>{4}));
+  EXPECT_EQ(early.time, 41);
+  // A wait after c holds a's bytes through c, though the copy is done: they
+  // go at the wait, and the compute stream does not wait.
+  std::vector<StorageLifetime> lifetimes;
+  Simulation late = simulate(
+      g,
+      steps({Step::compute(1), Step::offload(1), Step::compute(2),
+             Step::compute(3), Step::wait(1), Step::free(2), Step::prefetch(1),
+             Step::compute(4), Step::free(1), Step::free(3)}),
+      &lifetimes, &link);
+  ASSERT_TRUE(late.valid()) << late.error;
+  EXPECT_EQ(
+      late.liveAfterStep,
+      (std::vector<int64_t>{101, 101, 1101, 1111, 1011, 11, 111, 112, 12, 2}));
+  EXPECT_EQ(late.offloadEnds, (std::vector<size_t>{4}));
+  EXPECT_EQ(lifetimes[0].end, 4u);
+  EXPECT_EQ(late.time, 41);
+  EXPECT_EQ(late.stall, 1);
+}
+
+TEST(SimulatorTest, WaitViolations) {
+  Graph g = offloadGraph();
+  HostLink link = slowLink();
+  auto error = [&](std::initializer_list<Step> list) {
+    return simulate(g, steps(list), nullptr, &link).error;
+  };
+  EXPECT_NE(error({Step::compute(1), Step::wait(1)})
+                .find("step 1 (wait 1 'a'): no offload of the value is "
+                      "waiting for it"),
+            std::string::npos);
+  // Two waits for one offload.
+  EXPECT_NE(
+      error({Step::compute(1), Step::offload(1), Step::wait(1), Step::wait(1)})
+          .find("no offload of the value is waiting for it"),
+      std::string::npos);
+}
+
+TEST(SimulatorTest, LastUseScheduleKeepsTheWaits) {
+  Graph g = offloadGraph();
+  std::string error;
+  Schedule lastUse = scheduleAtLastUse(
+      g,
+      {Step::compute(1), Step::offload(1), Step::compute(2), Step::compute(3),
+       Step::wait(1), Step::prefetch(1), Step::compute(4)},
+      &error);
+  ASSERT_TRUE(error.empty()) << error;
+  HostLink link = slowLink();
+  EXPECT_EQ(
+      lastUse.steps,
+      (std::vector<Step>{Step::compute(1), Step::offload(1), Step::compute(2),
+                         Step::compute(3), Step::free(2), Step::wait(1),
+                         Step::prefetch(1), Step::compute(4), Step::free(3),
+                         Step::free(1)}));
+  EXPECT_TRUE(simulate(g, lastUse, nullptr, &link).valid());
 }

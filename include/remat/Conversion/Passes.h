@@ -54,6 +54,10 @@ void overlapHostCopies(mlir::func::FuncOp func);
 /// buffer of unknown size.
 mlir::LogicalResult recordHostCopies(mlir::func::FuncOp func);
 
+/// Erases the `remat.wait` ops of the bufferized `func`: once its buffers
+/// are freed and placed, a wait reads nothing at run time (docs/Offload.md).
+void eraseCopyWaits(mlir::func::FuncOp func);
+
 /// Whether `value` is a buffer in host memory (a memref in the memory space
 /// `remat.offload` bufferizes to, getHostMemorySpace).
 bool isHostBuffer(mlir::Value value);

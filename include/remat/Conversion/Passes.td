@@ -47,7 +47,9 @@ def RematHostAllocToGPU : Pass<"remat-host-alloc-to-gpu", "::mlir::func::FuncOp"
       (`gpu.host_unregister` before the `memref.dealloc`). The copies to and
       from them become `gpu.memcpy`; what they cost is recorded as
       `remat.host_copies` (as remat-lower-host-memory does; the host peak is
-      the arena's bytes when there is one).
+      the arena's bytes when there is one), and the `remat.wait` ops, which
+      only kept the offloaded buffers live until their copies are done, are
+      erased.
 
     The new ops are synchronous (no async tokens); `gpu-async-region` turns
     them and the kernel launches into one stream-ordered chain later.
@@ -172,9 +174,10 @@ def RematLowerHostMemory
     `remat.host_copies = array<i64: host peak bytes, copies, bytes moved>`
     (the most bytes of host buffers live at once in program order, the
     copies between the two memories and the bytes they move; the runners
-    report them), then moves every host buffer to the default memory
-    space. A host buffer of dynamic size is an error at its allocation: its
-    bytes are not known.
+    report them), erases the `remat.wait` ops (their buffers are freed and
+    placed by now; copies are synchronous here), then moves every host
+    buffer to the default memory space. A host buffer of dynamic size is an
+    error at its allocation: its bytes are not known.
   }];
   let dependentDialects = ["::remat::RematDialect"];
 }

@@ -1,4 +1,5 @@
-//===- Rematerialize.h - apply rematerialization plans -----------*- C++ -*-===//
+//===- Rematerialize.h - apply rematerialization plans -----------*- C++
+//-*-===//
 //
 // Part of the remat-opt project.
 //
@@ -39,9 +40,10 @@ namespace remat {
 struct RematPlan {
   llvm::MapVector<mlir::Operation *, llvm::SmallVector<int64_t>> steps;
   /// The values the plan offloads to host memory (docs/Offload.md), as
-  /// `remat.offloads`: pairs (a, p) of compute steps, the value of the op
-  /// computed last at or before step a offloaded after it and prefetched
-  /// right before step p.
+  /// `remat.offloads`: triples (a, w, p) of compute steps, the value of the
+  /// op computed last at or before step a offloaded after it, waited for
+  /// right before step w (before w's prefetches) and prefetched right
+  /// before step p.
   llvm::MapVector<mlir::Operation *, llvm::SmallVector<int64_t>> offloads;
 };
 

@@ -384,7 +384,8 @@ static bool hasCopies(const Schedule &schedule) {
 /// `schedule` as the rematerialized program runs it (arenaOfSchedule) and
 /// its simulation with the storages' lifetimes; copies are simulated on an
 /// ideal link, since the program's buffer of an offloaded value dies at its
-/// copy and a prefetched one lives from its copy.
+/// wait (at its copy without one) and a prefetched one lives from its
+/// copy.
 static Simulation simulateAsLowered(const Graph &graph,
                                     const Schedule &schedule,
                                     std::vector<StorageLifetime> &lifetimes) {

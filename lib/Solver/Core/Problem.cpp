@@ -232,6 +232,8 @@ const char *remat::toString(Step::Kind kind) {
     return "offload";
   case Step::Kind::Prefetch:
     return "prefetch";
+  case Step::Kind::Wait:
+    return "wait";
   }
   return "?";
 }

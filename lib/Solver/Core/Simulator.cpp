@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <sstream>
 
 using namespace remat;
@@ -32,12 +33,21 @@ struct Instance {
 };
 
 /// A copy on one of the copy streams: when it is done, and what it
-/// releases then (a device instance after an offload, host bytes after a
-/// prefetch).
+/// releases then (an offload's device bytes, `offload` indexing
+/// Replay::offloads; host bytes after a prefetch).
 struct Copy {
   double done = 0;
-  int instance = -1;
+  int offload = -1;
   int64_t hostBytes = 0;
+};
+
+/// One offload step: the device instance it moved, when its copy is done,
+/// and whether a wait step names it (Step::Kind::Wait), was replayed, and
+/// its bytes were released.
+struct OffloadCopy {
+  int instance = -1;
+  double done = 0;
+  bool hasWait = false, waited = false, copied = false, released = false;
 };
 } // namespace
 
@@ -75,11 +85,13 @@ namespace {
 /// The state of one replay: what is live where, the streams' clocks.
 class Replay {
 public:
-  Replay(const Graph &graph, const HostLink *link, Simulation &sim)
+  Replay(const Graph &graph, const Schedule &schedule, const HostLink *link,
+         Simulation &sim)
       : graph(graph), link(link), sim(sim), instanceOf(graph.size(), -1),
         live(graph.size(), 0), computed(graph.size(), 0),
         onHost(graph.size(), 0), ready(graph.size(), 0),
-        offloadDone(graph.size(), 0), onHostBytes(graph.size(), 0) {
+        offloadDone(graph.size(), 0), onHostBytes(graph.size(), 0),
+        awaiting(graph.size()), waitedOffloads(findWaitedOffloads(schedule)) {
     for (int id = 0; id < graph.size(); ++id)
       live[id] = graph.nodes[id].isResident();
     liveBytes = sim.peakBytes = graph.residentBytes();
@@ -97,6 +109,8 @@ public:
       return offload(step.node);
     case Step::Kind::Prefetch:
       return prefetch(index, step.node);
+    case Step::Kind::Wait:
+      return wait(index, step.node);
     }
     return "unknown step kind";
   }
@@ -113,10 +127,13 @@ private:
   std::string free(size_t index, int id);
   std::string offload(int id);
   std::string prefetch(size_t index, int id);
+  std::string wait(size_t index, int id);
   std::string unreadable(int dep) const;
   void allocate(size_t index, int id, int64_t bytes);
   void release(int inst, size_t index);
+  void releaseOffload(OffloadCopy &copy, size_t index);
   void retire(double now, size_t index);
+  std::vector<char> findWaitedOffloads(const Schedule &schedule) const;
 
   const Graph &graph;
   const HostLink *link;
@@ -129,6 +146,12 @@ private:
   /// the bytes of the storage an offload moved (a view's is its base's).
   std::vector<double> ready, offloadDone;
   std::vector<int64_t> onHostBytes;
+  /// Every offload so far; per node, those a wait will name, not yet waited
+  /// for (oldest first); per offload step (in order), whether a wait names
+  /// it.
+  std::vector<OffloadCopy> offloads;
+  std::vector<std::deque<int>> awaiting;
+  std::vector<char> waitedOffloads;
   std::deque<Copy> toHost, toDevice;
   int64_t hostBytes = 0;
   double clock = 0, toHostFree = 0, toDeviceFree = 0;
@@ -149,11 +172,43 @@ void Replay::release(int inst, size_t index) {
   }
 }
 
-/// Ends the copies done by `now`: offloaded device bytes and prefetched
-/// host bytes stop counting (at step `index`).
+/// Whether a wait step names each offload step of `schedule`, in order: a
+/// wait names its node's oldest offload not yet waited for.
+std::vector<char> Replay::findWaitedOffloads(const Schedule &schedule) const {
+  std::vector<char> waited;
+  std::vector<std::deque<size_t>> open(graph.size());
+  for (const Step &step : schedule.steps) {
+    if (step.node < 0 || step.node >= graph.size())
+      continue;
+    if (step.kind == Step::Kind::Offload) {
+      open[step.node].push_back(waited.size());
+      waited.push_back(0);
+    } else if (step.kind == Step::Kind::Wait && !open[step.node].empty()) {
+      waited[open[step.node].front()] = 1;
+      open[step.node].pop_front();
+    }
+  }
+  return waited;
+}
+
+/// Releases the device bytes of `copy` (once), at step `index`.
+void Replay::releaseOffload(OffloadCopy &copy, size_t index) {
+  if (copy.released)
+    return;
+  copy.released = true;
+  release(copy.instance, index);
+  sim.offloadEnds[&copy - offloads.data()] = index;
+}
+
+/// Ends the copies done by `now`: offloaded device bytes (of an offload a
+/// wait names, once waited for) and prefetched host bytes stop counting (at
+/// step `index`).
 void Replay::retire(double now, size_t index) {
   while (!toHost.empty() && toHost.front().done <= now) {
-    release(toHost.front().instance, index);
+    OffloadCopy &copy = offloads[toHost.front().offload];
+    copy.copied = true;
+    if (!copy.hasWait || copy.waited)
+      releaseOffload(copy, index);
     toHost.pop_front();
   }
   while (!toDevice.empty() && toDevice.front().done <= now) {
@@ -236,7 +291,12 @@ std::string Replay::offload(int id) {
   int64_t bytes = onHostBytes[id] = instances[inst].bytes;
   double start = std::max(clock, toHostFree);
   toHostFree = offloadDone[id] = start + link->copyCost(bytes);
-  toHost.push_back({toHostFree, inst, 0});
+  bool hasWait = waitedOffloads[offloads.size()];
+  if (hasWait)
+    awaiting[id].push_back(static_cast<int>(offloads.size()));
+  toHost.push_back({toHostFree, static_cast<int>(offloads.size()), 0});
+  offloads.push_back({inst, toHostFree, hasWait});
+  sim.offloadEnds.push_back(std::numeric_limits<size_t>::max());
   hostBytes += bytes;
   sim.hostPeakBytes = std::max(sim.hostPeakBytes, hostBytes);
   ++sim.copies;
@@ -262,6 +322,17 @@ std::string Replay::prefetch(size_t index, int id) {
   sim.bytesMoved += bytes;
   onHost[id] = 0;
   live[id] = 1;
+  return "";
+}
+
+std::string Replay::wait(size_t index, int id) {
+  if (awaiting[id].empty())
+    return "no offload of the value is waiting for it";
+  OffloadCopy &copy = offloads[awaiting[id].front()];
+  awaiting[id].pop_front();
+  copy.waited = true;
+  if (copy.copied || copy.done <= clock)
+    releaseOffload(copy, index);
   return "";
 }
 
@@ -299,7 +370,7 @@ Simulation remat::simulate(const Graph &graph, const Schedule &schedule,
                            std::vector<StorageLifetime> *lifetimes,
                            const HostLink *link) {
   Simulation sim;
-  Replay replay(graph, link, sim);
+  Replay replay(graph, schedule, link, sim);
   const size_t steps = schedule.steps.size();
   replay.instances.reserve(steps);
   sim.liveAfterStep.reserve(steps);
@@ -321,6 +392,8 @@ Simulation remat::simulate(const Graph &graph, const Schedule &schedule,
     sim.liveAfterStep.push_back(replay.liveBytes);
   }
   sim.error = replay.finish();
+  for (size_t &end : sim.offloadEnds)
+    end = std::min(end, steps);
   if (sim.valid() && lifetimes)
     recordLifetimes(replay.instances, steps, *lifetimes);
   return sim;
@@ -373,6 +446,8 @@ Schedule remat::scheduleAtLastUse(const Graph &graph,
       current[id] = -1;
       continue;
     }
+    if (kind == Step::Kind::Wait)
+      continue;
     bool ok = true;
     if (computes)
       forEachRead(graph.nodes[id], [&](int dep) {
@@ -404,8 +479,9 @@ Schedule remat::scheduleAtLastUse(const Graph &graph,
   // `frees` (counted, then filled in position order).
   std::vector<int> freeStart(len + 1, 0);
   auto freed = [&](size_t pos) {
-    return events[pos].kind != Step::Kind::Offload && !offloaded[pos] &&
-           !(lastCopy[pos] && isOutput[events[pos].node]);
+    Step::Kind kind = events[pos].kind;
+    return kind != Step::Kind::Offload && kind != Step::Kind::Wait &&
+           !offloaded[pos] && !(lastCopy[pos] && isOutput[events[pos].node]);
   };
   for (size_t pos = 0; pos < len; ++pos)
     if (freed(pos))

@@ -99,8 +99,9 @@ bool fromJSON(const json::Value &value, StatsFields &out, json::Path path) {
 
 /// The step kind a result's "op" names.
 std::optional<Step::Kind> parseStepKind(llvm::StringRef op) {
-  for (Step::Kind kind : {Step::Kind::Compute, Step::Kind::Free,
-                          Step::Kind::Offload, Step::Kind::Prefetch})
+  for (Step::Kind kind :
+       {Step::Kind::Compute, Step::Kind::Free, Step::Kind::Offload,
+        Step::Kind::Prefetch, Step::Kind::Wait})
     if (op == toString(kind))
       return kind;
   return std::nullopt;
@@ -177,10 +178,10 @@ private:
         !fromJSON(value, fields, path))
       return false;
     if (fields.id && fields.id->value != static_cast<int64_t>(id))
-      return errors.fail(path.field("id"),
-                         "is " + llvm::Twine(fields.id->value) +
-                             "; ids must equal positions (" + llvm::Twine(id) +
-                             ")");
+      return errors.fail(path.field("id"), "is " +
+                                               llvm::Twine(fields.id->value) +
+                                               "; ids must equal positions (" +
+                                               llvm::Twine(id) + ")");
     Node node;
     node.name = fields.name.value_or("");
     node.module = fields.path.value_or("");
@@ -421,8 +422,8 @@ private:
     return true;
   }
 
-  bool readSteps(const json::Value &stepsValue, json::Path path, int64_t numNodes,
-                 Schedule &schedule) {
+  bool readSteps(const json::Value &stepsValue, json::Path path,
+                 int64_t numNodes, Schedule &schedule) {
     const json::Array *steps = stepsValue.getAsArray();
     if (!steps)
       return errors.fail(path, "expected an array");
@@ -673,8 +674,7 @@ std::string remat::printResultJSON(const SolveResult &result,
   bool first = true;
   if (result.feasible())
     for (const Step &step : result.schedule.steps) {
-      os << (first ? "\n" : ",\n") << "    {\"op\": \""
-         << toString(step.kind)
+      os << (first ? "\n" : ",\n") << "    {\"op\": \"" << toString(step.kind)
          << "\", \"node\": " << step.node << "}";
       first = false;
     }

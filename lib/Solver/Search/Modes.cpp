@@ -89,15 +89,17 @@ static std::string describe(const SolveResult &result) {
   return os.str();
 }
 
-/// `solver` under options.budget, or Infeasible at once when the budget is
-/// below `peakBound`, which no schedule beats: a heuristic would otherwise
-/// search its whole time limit for a plan that does not exist.
+/// `solver` (or `planBatch`) under options.budget, or Infeasible at once
+/// when the budget is below `peakBound`, which no schedule beats, offloading
+/// or not: a heuristic would otherwise search its whole time limit for a
+/// plan that does not exist.
 static SolveResult solveUnderBudget(const Graph &graph,
                                     const SolverInfo &solver,
-                                    const SolveOptions &options) {
+                                    const SolveOptions &options,
+                                    const BatchPlanner &planBatch = nullptr) {
   PeakBound bound = peakBound(graph);
   if (options.budget >= bound.bytes)
-    return solver.solve(graph, options);
+    return planBatch ? planBatch(graph, options) : solver.solve(graph, options);
   return failSolve(solver.name, SolveStatus::Infeasible,
                    "proven: the budget of " + std::to_string(options.budget) +
                        " bytes is below " + std::to_string(bound.bytes) +
@@ -430,7 +432,8 @@ BudgetSearch remat::findSmallestBudget(const Graph &graph,
 }
 
 BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
-                                const SolveOptions &options, int64_t maxBatch) {
+                                const SolveOptions &options, int64_t maxBatch,
+                                const BatchPlanner &planBatch) {
   WorkMeter meter(options);
   BatchSearch search;
   std::string problem = batchScalingProblem(graph);
@@ -449,7 +452,7 @@ BatchSearch remat::findMaxBatch(const Graph &graph, const SolverInfo &solver,
     ++search.probes;
     std::optional<Graph> scaled = scaleBatch(graph, batch);
     SolveResult out =
-        scaled ? solveUnderBudget(*scaled, solver, probe)
+        scaled ? solveUnderBudget(*scaled, solver, probe, planBatch)
                : failSolve(solver.name, SolveStatus::Infeasible,
                            "the sizes at batch " + std::to_string(batch) +
                                " exceed the graph limits (Problem.h)",

@@ -152,8 +152,7 @@ static std::optional<Gap> makeGap(const Graph &graph, const Storage &storage,
 }
 
 /// The gaps of `schedule`'s storages (Gap) of at least one compute step.
-static std::vector<Gap> findGaps(const Graph &graph,
-                                 const Schedule &schedule) {
+static std::vector<Gap> findGaps(const Graph &graph, const Schedule &schedule) {
   std::vector<Gap> gaps;
   std::vector<Storage> storages;
   std::vector<int> storageOf(graph.size(), -1);
@@ -177,9 +176,9 @@ static std::vector<Gap> findGaps(const Graph &graph,
       if (int s = storageOf[id]; s >= 0 && storages[s].owner == id)
         storages[s].ownerLive = false;
       else if (s >= 0)
-        storages[s].views.erase(std::remove(storages[s].views.begin(),
-                                            storages[s].views.end(), id),
-                                storages[s].views.end());
+        storages[s].views.erase(
+            std::remove(storages[s].views.begin(), storages[s].views.end(), id),
+            storages[s].views.end());
       storageOf[id] = -1;
       continue;
     }
@@ -202,8 +201,8 @@ public:
   OffloadSearch(const Graph &graph, const Schedule &schedule,
                 const HostLink &link)
       : graph(graph), base(holdSharersTogether(graph, schedule)), link(link),
-        gaps(findGaps(graph, base)),
-        taken(gaps.size(), 0), tried(gaps.size(), 0) {}
+        gaps(findGaps(graph, base)), taken(gaps.size(), 0),
+        tried(gaps.size(), 0) {}
 
   OffloadedPlan run(int64_t budget);
 
@@ -253,8 +252,7 @@ Schedule OffloadSearch::merge(const std::vector<Transfer> &list,
   merged.steps.reserve(n + 2 * list.size());
   at.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
-    merged.steps.insert(merged.steps.end(), before[i].begin(),
-                        before[i].end());
+    merged.steps.insert(merged.steps.end(), before[i].begin(), before[i].end());
     at[i] = merged.steps.size();
     merged.steps.push_back(base.steps[i]);
     merged.steps.insert(merged.steps.end(), after[i].begin(), after[i].end());
@@ -273,10 +271,9 @@ bool OffloadSearch::simulateWith(const std::vector<Transfer> &list,
   Simulation nextSim = simulate(graph, next, nullptr, &link);
   if (!nextSim.valid() || nextSim.hostPeakBytes > link.hostBudget)
     return false;
-  bool accepted = fasterWithin >= 0
-                      ? nextSim.time < sim.time &&
-                            nextSim.peakBytes <= fasterWithin
-                      : schedule.steps.empty() || better(nextSim);
+  bool accepted = fasterWithin >= 0 ? nextSim.time < sim.time &&
+                                          nextSim.peakBytes <= fasterWithin
+                                    : schedule.steps.empty() || better(nextSim);
   if (!accepted)
     return false;
   schedule = std::move(next);
@@ -353,9 +350,9 @@ std::vector<size_t> OffloadSearch::latestPrefetches() const {
   std::vector<double> clock(base.steps.size() + 1, 0);
   for (size_t i = 0; i < base.steps.size(); ++i) {
     const Step &step = base.steps[i];
-    clock[i + 1] = clock[i] + (step.kind == Step::Kind::Compute
-                                   ? graph.nodes[step.node].cost
-                                   : 0);
+    clock[i + 1] =
+        clock[i] +
+        (step.kind == Step::Kind::Compute ? graph.nodes[step.node].cost : 0);
   }
   std::vector<size_t> order(transfers.size());
   for (size_t t = 0; t < order.size(); ++t)
@@ -458,7 +455,46 @@ OffloadedPlan OffloadSearch::run(int64_t budget) {
 
 OffloadedPlan remat::addOffloads(const Graph &graph, const Schedule &schedule,
                                  const HostLink &link, int64_t budget) {
-  return OffloadSearch(graph, schedule, link).run(budget);
+  OffloadedPlan plan = OffloadSearch(graph, schedule, link).run(budget);
+  if (plan.sim.copies == 0)
+    return plan;
+  plan.result.schedule = placeOffloadWaits(graph, plan.result.schedule, link);
+  plan.sim = simulate(graph, plan.result.schedule, nullptr, &link);
+  plan.result.peakBytes = plan.sim.peakBytes;
+  return plan;
+}
+
+Schedule remat::placeOffloadWaits(const Graph &graph, const Schedule &schedule,
+                                  const HostLink &link) {
+  const std::vector<Step> &steps = schedule.steps;
+  auto isKind = [](Step::Kind kind) {
+    return [kind](const Step &step) { return step.kind == kind; };
+  };
+  if (std::any_of(steps.begin(), steps.end(), isKind(Step::Kind::Wait)))
+    return schedule;
+  Simulation sim = simulate(graph, schedule, nullptr, &link);
+  if (!sim.valid() || sim.offloadEnds.empty())
+    return schedule;
+  // waitsBefore[i]: the nodes whose waits go right before step i.
+  std::vector<std::vector<int>> waitsBefore(steps.size() + 1);
+  size_t ordinal = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].kind != Step::Kind::Offload)
+      continue;
+    size_t at = sim.offloadEnds[ordinal++];
+    while (at > i + 1 && steps[at - 1].kind == Step::Kind::Prefetch)
+      --at;
+    waitsBefore[at].push_back(steps[i].node);
+  }
+  Schedule waited;
+  waited.steps.reserve(steps.size() + ordinal);
+  for (size_t i = 0; i <= steps.size(); ++i) {
+    for (int node : waitsBefore[i])
+      waited.steps.push_back(Step::wait(node));
+    if (i < steps.size())
+      waited.steps.push_back(steps[i]);
+  }
+  return waited;
 }
 
 /// The recompute-only plan at `budget` brought down to `options.budget` by
@@ -595,9 +631,9 @@ OffloadedPlan remat::planWithOffloads(const Graph &graph,
       plan.hostNeeded = wider.sim.hostPeakBytes;
   }
   plan.result.solver = solver.name;
-  plan.result.seconds = std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - start)
-                            .count();
+  plan.result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return plan;
 }
 
@@ -608,12 +644,10 @@ static bool meetsLimit(const OffloadedPlan &plan, double limit) {
 
 /// The budgets the bisection's probes met below `top`, in increasing order
 /// (Offload.h).
-static std::vector<int64_t> probeBudgets(const Graph &graph,
-                                         const SolverInfo &solver,
-                                         const SolveOptions &options,
-                                         const OffloadRequest &request,
-                                         double limit, int64_t top,
-                                         int64_t resolution) {
+static std::vector<int64_t>
+probeBudgets(const Graph &graph, const SolverInfo &solver,
+             const SolveOptions &options, const OffloadRequest &request,
+             double limit, int64_t top, int64_t resolution) {
   WorkMeter meter(options);
   std::vector<int64_t> met;
   SolveOptions probe = options;
@@ -626,8 +660,7 @@ static std::vector<int64_t> probeBudgets(const Graph &graph,
   for (int k = 0; k < kSearchProbes && hi - lo > resolution && !meter.timeUp();
        ++k) {
     probe.budget = lo + (hi - lo) / 2;
-    if (meetsLimit(searchLadder(graph, solver, probe, request, rungs),
-                   limit)) {
+    if (meetsLimit(searchLadder(graph, solver, probe, request, rungs), limit)) {
       hi = probe.budget;
       met.push_back(hi);
     } else {

@@ -80,6 +80,7 @@ private:
   bool fail(PlanFailure failure, std::string reason);
   void planAtSmallestBudget();
   void planMaxBatch();
+  int64_t smallestBudgetAtOneSample(const Graph &one);
   void planAtBudget();
   void planOffloaded();
   void planOffloadedAtBudget();
@@ -288,27 +289,54 @@ void Planner::planMaxBatch() {
              problem);
     return;
   }
-  BatchSearch search = findMaxBatch(graph, *solver, options, request.maxBatch);
+  // With offloading, each batch gets the joint plan; probes that fit come
+  // in increasing batch order, so the last one that fit is the answer.
+  BatchPlanner planBatch;
+  std::optional<Simulation> lastOnLink;
+  if (request.offload)
+    planBatch = [&](const Graph &scaled, const SolveOptions &at) {
+      OffloadedPlan plan =
+          planWithOffloads(scaled, *solver, at, *request.offload);
+      if (plan.result.feasible())
+        lastOnLink = std::move(plan.sim);
+      return std::move(plan.result);
+    };
+  BatchSearch search =
+      findMaxBatch(graph, *solver, options, request.maxBatch, planBatch);
   out.result = std::move(search.result);
   out.budget = options.budget;
   if (search.batch > 0) {
     out.batch = search.batch;
+    out.onLink = std::move(lastOnLink);
     return;
   }
   std::string reason = "mode=max-batch: the budget of " +
                        std::to_string(options.budget) +
                        " bytes does not fit one sample with solver '" +
-                       solver->name + "' (" + toString(out.result.status) +
+                       solver->name + "'" +
+                       (request.offload ? " even offloading over " +
+                                              request.offload->link.name
+                                        : "") +
+                       " (" + toString(out.result.status) +
                        (out.result.message.empty() ? "" : ": ") +
                        out.result.message + ")";
   if (out.result.status != SolveStatus::Unsupported)
-    if (std::optional<Graph> one = scaleBatch(graph, 1)) {
-      BudgetSearch atOne = findSmallestBudget(*one, *solver, options);
-      if (atOne.smallestBudget >= 0)
+    if (std::optional<Graph> one = scaleBatch(graph, 1))
+      if (int64_t smallest = smallestBudgetAtOneSample(*one); smallest >= 0)
         reason += "; the smallest feasible budget at batch 1 is " +
-                  std::to_string(atOne.smallestBudget) + " bytes";
-    }
+                  std::to_string(smallest) + " bytes";
   fail(PlanFailure::BelowOneSample, reason);
+}
+
+/// The smallest budget the solver meets on `one` (the graph at one
+/// sample), offloading when the request does; -1 when none.
+int64_t Planner::smallestBudgetAtOneSample(const Graph &one) {
+  if (!request.offload)
+    return findSmallestBudget(one, *solver, options).smallestBudget;
+  SolveOptions asked = options;
+  asked.objective = Objective::MinComputeUnderBudget;
+  return findSmallestOffloadedBudget(one, *solver, asked, *request.offload, -1)
+      .budget;
 }
 
 /// With parameter gathers that no pin fixes (gather-policy=plan), the plans
@@ -472,10 +500,9 @@ void Planner::planAtBudget() {
 void Planner::planOffloaded() {
   Mode mode = request.mode;
   bool atBudget = mode == Mode::MinCompute && request.budget != "min";
-  if (mode == Mode::MaxBatch || (atBudget && request.budget.empty())) {
+  if (atBudget && request.budget.empty()) {
     fail(PlanFailure::BadRequest,
-         "offloading plans in modes min-compute (a budget given or "
-         "budget=min), min-budget and min-peak; not in mode max-batch");
+         "offloading in mode min-compute needs a budget (or budget=min)");
     return;
   }
   if (atBudget)
@@ -704,12 +731,12 @@ void Planner::addTrivialBound() {
 PlanOutcome Planner::run() {
   auto start = std::chrono::steady_clock::now();
   if (prepare()) {
-    if (request.offload)
+    if (request.mode == Mode::MaxBatch)
+      planMaxBatch();
+    else if (request.offload)
       planOffloaded();
     else if (request.budget == "min")
       planAtSmallestBudget();
-    else if (request.mode == Mode::MaxBatch)
-      planMaxBatch();
     else
       planAtBudget();
   }

@@ -231,8 +231,9 @@ ArenaPlan planArena(const ArenaProblem &problem, const ArenaOptions &options);
 /// that computes it to the last step before its last reference is dropped.
 /// A schedule with copies (Offload.h) keeps its steps, every value freed
 /// right after its last read: an offloaded copy's buffer lives until its
-/// copy, a prefetched one from its copy (the copies simulated on an ideal
-/// link, as the lowered program's buffers live); host copies are not
+/// wait step (placeOffloadWaits), or its copy without one, a prefetched one
+/// from its copy (the copies simulated on an ideal link, as the lowered
+/// program's buffers live); host copies are not
 /// buffers. Resident bytes (Graph::residentBytes) are not buffers. Returns an
 /// empty problem with `error` set when the schedule does not simulate.
 ArenaProblem arenaOfSchedule(const Graph &graph, const Schedule &schedule,

@@ -208,6 +208,12 @@ struct Step {
     /// Starts copying an offloaded value back: its device bytes count from
     /// here, and a step reading it waits until the copy is done.
     Prefetch,
+    /// Marks where the device bytes of the node's oldest offload not yet
+    /// waited for may go: they stop counting here, or when that copy is
+    /// done if it is later (Simulator.h). An offload without a wait frees
+    /// its bytes when its copy is done. Waits make the lifetimes a program
+    /// gives its buffers those the link times give (placeOffloadWaits).
+    Wait,
   };
   Kind kind;
   int node;
@@ -216,20 +222,21 @@ struct Step {
   static Step free(int node) { return {Kind::Free, node}; }
   static Step offload(int node) { return {Kind::Offload, node}; }
   static Step prefetch(int node) { return {Kind::Prefetch, node}; }
+  static Step wait(int node) { return {Kind::Wait, node}; }
   bool operator==(const Step &other) const {
     return kind == other.kind && node == other.node;
   }
 };
 
-/// A sequence of compute and free steps (and offload and prefetch steps). A
-/// node may be computed more than once (that is rematerialization); it must
-/// be freed before it is computed again.
+/// A sequence of compute and free steps (and offload, prefetch and wait
+/// steps). A node may be computed more than once (that is
+/// rematerialization); it must be freed before it is computed again.
 struct Schedule {
   std::vector<Step> steps;
 };
 
 /// The name of a step kind as the result JSON writes it: "compute", "free",
-/// "offload", "prefetch".
+/// "offload", "prefetch", "wait".
 const char *toString(Step::Kind kind);
 
 /// Sets the pins `policy` gives the nodes of `graph` with a gather role.

@@ -48,6 +48,9 @@ struct Simulation {
   int64_t hostPeakBytes = 0;
   int64_t copies = 0;
   int64_t bytesMoved = 0;
+  /// For each offload step, in order: the step at which its device bytes
+  /// stopped counting (the number of steps when they count to the end).
+  std::vector<size_t> offloadEnds;
 
   bool valid() const { return error.empty(); }
 };
@@ -77,9 +80,14 @@ struct StorageLifetime {
 /// step issued after the copy is done (its lifetime ends at that step). A
 /// prefetch starts no earlier than its value's offload is done, allocates
 /// at once, and a compute step reading the value starts no earlier than the
-/// copy is done: the wait is a stall. Invalid as well: reading, freeing or
-/// recomputing a value while it is on the host (an offloaded value is
-/// prefetched, never computed again), offloading a value not live or one
+/// copy is done: the wait is a stall. A wait step (Step::Kind::Wait) names
+/// its node's oldest offload not yet waited for: that offload's device
+/// bytes stop counting at the wait, or at the first compute or prefetch
+/// step issued after its copy is done if that is later; a wait never holds
+/// the compute stream (a lowering joins the copy where its bytes are next
+/// written), and names an offload issued before it. Invalid as well: reading,
+/// freeing or recomputing a value while it is on the host (an offloaded value
+/// is prefetched, never computed again), offloading a value not live or one
 /// sharing its storage with another live value, and a value still on the
 /// host at the end. Offloading a view moves its whole storage; its prefetch
 /// brings back a storage of its own.
@@ -100,7 +108,8 @@ Schedule scheduleFromComputeOrder(const Graph &graph,
 /// `scheduleFromComputeOrder` for `steps` that also move values to the host
 /// and back (their frees dropped): a prefetch makes a copy as a compute
 /// does; an offload ends the copy it moves without a free (the copy takes
-/// its bytes), so an offloaded value is freed by no step.
+/// its bytes), so an offloaded value is freed by no step; waits stay where
+/// they are.
 Schedule scheduleAtLastUse(const Graph &graph, const std::vector<Step> &steps,
                            std::string *error = nullptr);
 

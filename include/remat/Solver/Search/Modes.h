@@ -152,15 +152,21 @@ struct BatchSearch {
   int probes = 0;
 };
 
-/// Largest batch in [1, maxBatch] samples that `solver` fits under
-/// options.budget: the traced batch first, then doubling up from it or
-/// bisection below it, each probe a whole solve (the same effort as a solve
-/// at that batch), until the time limit at most. A batch beyond the graph
-/// limits does not fit, nor one whose `peakBound` passes the budget (the
-/// solver is not asked).
+/// How max-batch plans the graph at one batch under options.budget (with
+/// offloading: the joint plan, Offload.h); `solver` itself when empty.
+using BatchPlanner =
+    std::function<SolveResult(const Graph &, const SolveOptions &)>;
+
+/// Largest batch in [1, maxBatch] samples that `solver` (or `planBatch`)
+/// fits under options.budget: the traced batch first, then doubling up from
+/// it or bisection below it, each probe a whole solve (the same effort as a
+/// solve at that batch), until the time limit at most. A batch beyond the
+/// graph limits does not fit, nor one whose `peakBound` passes the budget
+/// (the solver is not asked).
 BatchSearch findMaxBatch(const Graph &graph, const SolverInfo &solver,
                          const SolveOptions &options,
-                         int64_t maxBatch = int64_t(1) << 20);
+                         int64_t maxBatch = int64_t(1) << 20,
+                         const BatchPlanner &planBatch = nullptr);
 
 /// One point of a Pareto curve.
 struct ParetoPoint {

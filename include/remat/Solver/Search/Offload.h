@@ -79,6 +79,17 @@ struct OffloadedPlan {
 OffloadedPlan addOffloads(const Graph &graph, const Schedule &schedule,
                           const HostLink &link, int64_t budget);
 
+/// `schedule` with a wait step (Step::Kind::Wait) for each offload, where
+/// the simulator over `link` stops counting its device bytes, moved before
+/// the prefetches issued right before that step (where the IR places a
+/// step's waits): it simulates the same, and the lifetimes of the program's
+/// buffers (arenaOfSchedule, which copies on an ideal link) become those of
+/// the copies on `link`, so that no buffer is placed on an offloaded
+/// value's bytes before its copy is done. `schedule` itself when it has a
+/// wait already or does not simulate. addOffloads' plans have their waits.
+Schedule placeOffloadWaits(const Graph &graph, const Schedule &schedule,
+                           const HostLink &link);
+
 /// The plan of least predicted time within `options.budget` on the device
 /// (file comment), `solver` planning the recomputation.
 OffloadedPlan planWithOffloads(const Graph &graph, const SolverInfo &solver,

@@ -143,12 +143,11 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "\"feasible\" (a plan is only recorded when the "
                           "solver found one), got \""
                        << status << "\"";
-  for (auto [name, value] :
-       {std::pair<StringRef, int64_t>{"budget", budget},
-        {"predicted_peak", predictedPeak},
-        {"baseline_peak", baselinePeak},
-        {"cost", cost},
-        {"baseline_cost", baselineCost}})
+  for (auto [name, value] : {std::pair<StringRef, int64_t>{"budget", budget},
+                             {"predicted_peak", predictedPeak},
+                             {"baseline_peak", baselinePeak},
+                             {"cost", cost},
+                             {"baseline_cost", baselineCost}})
     if (value < 0)
       return emitError() << "remat.plan: " << name
                          << " must be non-negative, got " << value;
@@ -171,38 +170,38 @@ static const llvm::StringRef kDeviceNames[] = {
     REMAT_DEVICES(REMAT_DEVICE_NAME)};
 #undef REMAT_DEVICE_NAME
 
-LogicalResult remat::verifyOffloadSteps(Operation *op, ArrayRef<int64_t> pairs,
+LogicalResult remat::verifyOffloadSteps(Operation *op,
+                                        ArrayRef<int64_t> triples,
                                         ArrayRef<int64_t> steps) {
   StringRef name = RematDialect::kOffloadsAttrName;
-  if (pairs.empty() || pairs.size() % 2)
+  if (triples.empty() || triples.size() % 3)
     return op->emitError() << "'" << name
                            << "' must be a non-empty array<i64> of step "
-                              "pairs (offload after, prefetch before)";
+                              "triples (offload after, wait before, prefetch "
+                              "before)";
   if (op->getNumResults() != 1 ||
       !isa<RankedTensorType>(op->getResult(0).getType()))
     return op->emitError() << "'" << name
                            << "' is on an op without one ranked tensor result";
   int64_t previous = -1;
-  for (size_t i = 0; i < pairs.size(); i += 2) {
-    int64_t after = pairs[i], before = pairs[i + 1];
-    if (after < previous || before <= after)
+  for (size_t i = 0; i < triples.size(); i += 3) {
+    int64_t after = triples[i], wait = triples[i + 1], before = triples[i + 2];
+    if (after < previous || before <= after || wait <= after)
       return op->emitError() << "'" << name
-                             << "' must hold pairs a < p, each after the "
-                                "last";
+                             << "' must hold triples (a, w, p) with a < w and "
+                                "a < p, each after the last";
     previous = before;
     if (steps.empty() || steps.front() > after)
-      return op->emitError() << "'" << name << "' offloads after step "
-                             << after << ", before '"
-                             << RematDialect::kStepsAttrName
-                             << "' computes the op";
+      return op->emitError()
+             << "'" << name << "' offloads after step " << after << ", before '"
+             << RematDialect::kStepsAttrName << "' computes the op";
     for (int64_t step : steps)
       if (step > after && step < before)
         return op->emitError()
                << "'" << name << "' offloads the value after step " << after
-               << " and prefetches it before step " << before
-               << ", but '" << RematDialect::kStepsAttrName
-               << "' computes it again at step " << step
-               << ": an offloaded value is prefetched, not recomputed";
+               << " and prefetches it before step " << before << ", but '"
+               << RematDialect::kStepsAttrName << "' computes it again at step "
+               << step << ": an offloaded value is prefetched, not recomputed";
   }
   return success();
 }
@@ -214,9 +213,9 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
   if (name == kCostAttrName) {
     auto cost = dyn_cast<CostAttr>(value);
     if (!cost)
-      return op->emitError() << "'" << name
-                             << "' must be a #remat.cost attribute, got "
-                             << value;
+      return op->emitError()
+             << "'" << name << "' must be a #remat.cost attribute, got "
+             << value;
     if (cost.getBytes().size() != op->getNumResults())
       return op->emitError()
              << "'" << name << "' lists " << cost.getBytes().size()
@@ -226,23 +225,23 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kPhaseAttrName) {
     if (!isa<PhaseAttr>(value))
-      return op->emitError() << "'" << name
-                             << "' must be a #remat.phase attribute, got "
-                             << value;
+      return op->emitError()
+             << "'" << name << "' must be a #remat.phase attribute, got "
+             << value;
     return success();
   }
   if (name == kKeepAttrName) {
     if (!isa<KeepAttr>(value))
-      return op->emitError() << "'" << name
-                             << "' must be a #remat.keep attribute, got "
-                             << value;
+      return op->emitError()
+             << "'" << name << "' must be a #remat.keep attribute, got "
+             << value;
     return success();
   }
   if (name == kPlanAttrName) {
     if (!isa<PlanAttr>(value))
-      return op->emitError() << "'" << name
-                             << "' must be a #remat.plan attribute, got "
-                             << value;
+      return op->emitError()
+             << "'" << name << "' must be a #remat.plan attribute, got "
+             << value;
     return success();
   }
   if (name == kStepsAttrName) {
@@ -267,17 +266,17 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
   if (name == kOffloadsAttrName) {
     auto pairs = dyn_cast<DenseI64ArrayAttr>(value);
     if (!pairs)
-      return op->emitError() << "'" << name
-                             << "' must be an array<i64> of step pairs, got "
-                             << value;
+      return op->emitError()
+             << "'" << name << "' must be an array<i64> of step triples, got "
+             << value;
     auto steps = op->getAttrOfType<DenseI64ArrayAttr>(kStepsAttrName);
     return verifyOffloadSteps(op, pairs.asArrayRef(),
                               steps ? steps.asArrayRef() : ArrayRef<int64_t>());
   }
   if (name == kRecomputedAttrName || name == kPinnedHostAttrName) {
     if (!isa<UnitAttr>(value))
-      return op->emitError() << "'" << name
-                             << "' must be a unit attribute, got " << value;
+      return op->emitError()
+             << "'" << name << "' must be a unit attribute, got " << value;
     return success();
   }
   if (name == kDynamicSizeHintAttrName || name == kBatchAttrName) {
@@ -314,8 +313,7 @@ LogicalResult RematDialect::verifyOperationAttribute(Operation *op,
              << value;
     return success();
   }
-  return op->emitError() << "unknown remat dialect attribute '" << name
-                         << "'";
+  return op->emitError() << "unknown remat dialect attribute '" << name << "'";
 }
 
 /// The largest `remat.high` of an argument of element type `type`: the
@@ -339,8 +337,7 @@ LogicalResult RematDialect::verifyRegionArgAttribute(Operation *op,
     return success();
   auto func = dyn_cast<FunctionOpInterface>(op);
   if (!func)
-    return op->emitError() << "'" << name
-                           << "' must be on a function argument";
+    return op->emitError() << "'" << name << "' must be on a function argument";
   Type argType = func.getArgumentTypes()[argIndex];
   auto elementType = dyn_cast<IntegerType>(getElementTypeOrSelf(argType));
   if (!elementType)
@@ -354,10 +351,10 @@ LogicalResult RematDialect::verifyRegionArgAttribute(Operation *op,
                            << attr.getValue();
   int64_t largest = getLargestHigh(elementType);
   if (high.getInt() > largest)
-    return op->emitError()
-           << "'" << name << "' = " << high.getInt() << " of argument #"
-           << argIndex << " does not fit " << argType
-           << ": its values [0, high) need high <= " << largest;
+    return op->emitError() << "'" << name << "' = " << high.getInt()
+                           << " of argument #" << argIndex << " does not fit "
+                           << argType
+                           << ": its values [0, high) need high <= " << largest;
   return success();
 }
 
@@ -389,6 +386,45 @@ LogicalResult PrefetchOp::verify() {
   return success();
 }
 
+namespace {
+/// What `remat.wait` writes: nothing at run time; the write only keeps
+/// upstream passes from dropping, merging or moving the op.
+struct HostCopyResource : public SideEffects::Resource::Base<HostCopyResource> {
+  StringRef getName() final { return "remat::HostCopy"; }
+};
+} // namespace
+
+LogicalResult WaitOp::verify() {
+  Value input = getInput();
+  if (!isa<TensorType>(input.getType()))
+    return success(); // Bufferized: the offload is a copy by now.
+  auto isOffload = [&](Operation *user) {
+    return isa<OffloadOp>(user) &&
+           user->getBlock() == getOperation()->getBlock() &&
+           user->isBeforeInBlock(getOperation());
+  };
+  if (llvm::none_of(input.getUsers(), isOffload))
+    return emitOpError() << "operand must be a value that a 'remat.offload' "
+                            "earlier in the same block copies to the host";
+  auto isEarlierWait = [&](Operation *user) {
+    return isa<WaitOp>(user) && user != getOperation() &&
+           user->getBlock() == getOperation()->getBlock() &&
+           user->isBeforeInBlock(getOperation());
+  };
+  if (llvm::any_of(input.getUsers(), isEarlierWait))
+    return emitOpError() << "operand is waited for already: one "
+                            "'remat.wait' per offloaded value";
+  return success();
+}
+
+void WaitOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (isa<BaseMemRefType>(getInput().getType()))
+    effects.emplace_back(MemoryEffects::Read::get(), &getInputMutable());
+  effects.emplace_back(MemoryEffects::Write::get(), HostCopyResource::get());
+}
+
 //===----------------------------------------------------------------------===//
 // Bufferization of the host copies
 //===----------------------------------------------------------------------===//
@@ -404,8 +440,8 @@ Attribute remat::getHostMemorySpace(MLIRContext *context) {
 }
 
 bool remat::isHostMemorySpace(Attribute memorySpace) {
-  return memorySpace && memorySpace == getHostMemorySpace(
-                                           memorySpace.getContext());
+  return memorySpace &&
+         memorySpace == getHostMemorySpace(memorySpace.getContext());
 }
 
 using namespace mlir::bufferization;
@@ -431,9 +467,10 @@ struct CopyOpInterface
     return {};
   }
 
-  FailureOr<BufferLikeType>
-  getBufferType(Operation *op, Value value, const BufferizationOptions &,
-                const BufferizationState &, SmallVector<Value> &) const {
+  FailureOr<BufferLikeType> getBufferType(Operation *op, Value value,
+                                          const BufferizationOptions &,
+                                          const BufferizationState &,
+                                          SmallVector<Value> &) const {
     Attribute space = Host ? getHostMemorySpace(op->getContext()) : nullptr;
     return cast<BufferLikeType>(getMemRefTypeWithStaticIdentityLayout(
         cast<TensorType>(value.getType()), space));
@@ -451,23 +488,52 @@ struct CopyOpInterface
     auto sourceType = cast<MemRefType>(source->getType());
     for (int64_t dim = 0; dim < sourceType.getRank(); ++dim)
       if (sourceType.isDynamicDim(dim))
-        dynamicSizes.push_back(memref::DimOp::create(rewriter, loc, *source,
-                                                     dim));
+        dynamicSizes.push_back(
+            memref::DimOp::create(rewriter, loc, *source, dim));
     SmallVector<Value> stack;
     FailureOr<BufferLikeType> type =
         getBufferType(op, op->getResult(0), options, state, stack);
-    auto copy = memref::AllocOp::create(rewriter, loc,
-                                        cast<MemRefType>(*type), dynamicSizes);
+    auto copy = memref::AllocOp::create(rewriter, loc, cast<MemRefType>(*type),
+                                        dynamicSizes);
     memref::CopyOp::create(rewriter, loc, *source, copy);
     replaceOpWithBufferizedValues(rewriter, op, copy.getResult());
+    return success();
+  }
+};
+
+/// `remat.wait` on the operand's buffer: it reads it (so that the buffer
+/// is freed after it), writes nothing and aliases nothing.
+struct WaitOpInterface
+    : public BufferizableOpInterface::ExternalModel<WaitOpInterface, WaitOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                      const AnalysisState &) const {
+    return {};
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    FailureOr<Value> buffer =
+        getBuffer(rewriter, op->getOperand(0), options, state);
+    if (failed(buffer))
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] { op->setOperand(0, *buffer); });
     return success();
   }
 };
 } // namespace
 
 void RematDialect::registerBufferizationModels() {
-  OffloadOp::attachInterface<CopyOpInterface<OffloadOp, true>>(
-      *getContext());
+  OffloadOp::attachInterface<CopyOpInterface<OffloadOp, true>>(*getContext());
   PrefetchOp::attachInterface<CopyOpInterface<PrefetchOp, false>>(
       *getContext());
+  WaitOp::attachInterface<WaitOpInterface>(*getContext());
 }

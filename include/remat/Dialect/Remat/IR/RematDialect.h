@@ -30,13 +30,15 @@
 #include "remat/Dialect/Remat/IR/RematOps.h.inc"
 
 namespace remat {
-/// Checks the offloads `pairs` of `op` (`remat.offloads`: pairs (a, p) of
-/// schedule steps, a < p, each pair after the last) against the steps that
-/// compute it (`remat.steps`, empty when none): `op` has one ranked tensor
-/// result, is computed at or before each a and never between a and p (an
-/// offloaded value is prefetched, not recomputed). Emits a located error.
+/// Checks the offloads `triples` of `op` (`remat.offloads`: triples (a, w,
+/// p) of schedule steps: offloaded after step a, its device buffer waited
+/// for right before step w, prefetched right before step p; a < w, a < p,
+/// each triple after the last) against the steps that compute it
+/// (`remat.steps`, empty when none): `op` has one ranked tensor result, is
+/// computed at or before each a and never between a and p (an offloaded
+/// value is prefetched, not recomputed). Emits a located error.
 mlir::LogicalResult verifyOffloadSteps(mlir::Operation *op,
-                                       llvm::ArrayRef<int64_t> pairs,
+                                       llvm::ArrayRef<int64_t> triples,
                                        llvm::ArrayRef<int64_t> steps);
 
 /// The memref memory space of host memory, where `remat.offload` copies go

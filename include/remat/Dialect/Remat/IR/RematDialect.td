@@ -62,8 +62,9 @@ def Remat_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kStepsAttrName = "remat.steps";
     static constexpr ::llvm::StringLiteral kRecomputedAttrName =
         "remat.recomputed";
-    /// Beside `remat.steps`: pairs (a, p) of steps, the op's value offloaded
-    /// after step a and prefetched before step p (docs/Offload.md).
+    /// Beside `remat.steps`: triples (a, w, p) of steps, the op's value
+    /// offloaded after step a, waited for before step w and prefetched
+    /// before step p (docs/Offload.md).
     static constexpr ::llvm::StringLiteral kOffloadsAttrName =
         "remat.offloads";
     /// On a function: the size (i64, positive) its costs and plan assume for

@@ -54,10 +54,10 @@ def Remat_OffloadOp : Remat_Op<"offload",
     Starts copying its operand to host memory (docs/Offload.md). The result
     is the host copy: it owns no device memory, and the only thing that may
     read it is one `remat.prefetch` later in the same block, which brings a
-    device copy back. The operand's device buffer is free once the copy is
-    done (after this op, its last use, on a CPU, where copies are
-    synchronous; at the `remat.wait` the GPU lowering places otherwise).
-    `--remat-rematerialize` inserts the pair where the plan offloads a
+    device copy back. The operand's device buffer lives on until its last
+    use: the `remat.wait` that names it, where the planner's link model has
+    the copy done (on a GPU the copy runs on a stream of its own meanwhile).
+    `--remat-rematerialize` inserts the three ops where the plan offloads a
     value; the data is copied bit for bit, so results do not change.
 
     Like `remat.barrier`, the op declares no memory effects: upstream passes
@@ -65,6 +65,8 @@ def Remat_OffloadOp : Remat_Op<"offload",
 
     ```mlir
     %h = remat.offload %act : tensor<64x128xf32>
+    ...
+    remat.wait %act : tensor<64x128xf32>
     ...
     %back = remat.prefetch %h : tensor<64x128xf32>
     ```
@@ -86,6 +88,39 @@ def Remat_PrefetchOp : Remat_Op<"prefetch",
   let arguments = (ins AnyRankedTensor:$host);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$host attr-dict `:` type($host)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// WaitOp
+//===----------------------------------------------------------------------===//
+
+def Remat_WaitOp : Remat_Op<"wait",
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Marks where a value's copy to the host is done";
+  let description = [{
+    Names a value that one `remat.offload` earlier in the same block copies
+    to host memory: the copy is done here, so the value's device buffer,
+    which this op keeps live, may be reused after it. `--remat-rematerialize`
+    places it where the plan's simulator, with the copy's time on the link,
+    stops counting the device bytes (docs/Offload.md), so that a static
+    arena places no other buffer on them while the copy may still read
+    them. It reads nothing at run time: the CPU and GPU lowerings erase it
+    once buffers are freed and placed (on a GPU the compute stream joins the
+    copy before the first op that touches its bytes).
+
+    It declares a write to a resource of its own, so that upstream passes
+    never drop, merge or move it. One-shot bufferization makes it the same
+    op on the operand's buffer.
+
+    ```mlir
+    %h = remat.offload %act : tensor<64x128xf32>
+    ...
+    remat.wait %act : tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[AnyRankedTensor, AnyMemRef]>:$input);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
 }
 
