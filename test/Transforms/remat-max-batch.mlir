@@ -33,6 +33,17 @@
 // RUN: remat-opt %s --remat-pipeline="mode=max-batch budget=300" -o /dev/null 2>&1 | FileCheck %s --check-prefix=AUTO
 // AUTO: remark: remat plan: solver 'auto' (max-batch) {{.*}}; predicted peak {{[0-9]+}} bytes (budget 300, checkpoint-all {{[0-9]+}}); recomputes {{[1-9][0-9]*}} op(s)
 // AUTO: remark: max-batch: {{[234]}} samples is the largest batch that solver 'auto' fits in the budget of 300 bytes
+// With a host link, each batch gets the joint plan (docs/Offload.md): over
+// `ideal` it offloads instead of recomputing, at the same batch; the IR gets
+// the copies and the wait.
+// RUN: remat-opt %s --remat-pipeline="mode=max-batch budget=300 host-link=ideal" -o %t.offload.mlir 2>&1 | FileCheck %s --check-prefix=OFFLOAD
+// RUN: FileCheck %s --check-prefix=OFFLOADOPS --input-file=%t.offload.mlir
+// OFFLOAD: remark: remat plan: solver 'auto' (max-batch) {{.*}}; offloads {{[1-9][0-9]*}} value(s) over ideal
+// OFFLOAD: remark: max-batch: 3 samples is the largest batch that solver 'auto' fits in the budget of 300 bytes
+// OFFLOADOPS: remat.batch = 3
+// OFFLOADOPS: remat.offload
+// OFFLOADOPS: remat.wait
+// OFFLOADOPS: remat.prefetch
 func.func @chain(%x: tensor<?x4xf32>, %w: tensor<4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c0 : tensor<?x4xf32>
