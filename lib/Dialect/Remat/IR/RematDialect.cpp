@@ -447,13 +447,10 @@ bool remat::isHostMemorySpace(Attribute memorySpace) {
 using namespace mlir::bufferization;
 
 namespace {
-/// A copy into a new buffer of the operand's shape, in host memory (`Host`)
-/// or the default one.
-template <typename OpTy, bool Host>
-struct CopyOpInterface
-    : public BufferizableOpInterface::ExternalModel<CopyOpInterface<OpTy, Host>,
-                                                    OpTy> {
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+/// An op that reads its operand, writes none and aliases none.
+template <typename ConcreteModel, typename OpTy>
+struct ReadsOperandModel
+    : public BufferizableOpInterface::ExternalModel<ConcreteModel, OpTy> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
@@ -466,6 +463,14 @@ struct CopyOpInterface
                                       const AnalysisState &) const {
     return {};
   }
+};
+
+/// A copy into a new buffer of the operand's shape, in host memory (`Host`)
+/// or the default one.
+template <typename OpTy, bool Host>
+struct CopyOpInterface
+    : public ReadsOperandModel<CopyOpInterface<OpTy, Host>, OpTy> {
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
 
   FailureOr<BufferLikeType> getBufferType(Operation *op, Value value,
                                           const BufferizationOptions &,
@@ -503,20 +508,7 @@ struct CopyOpInterface
 
 /// `remat.wait` on the operand's buffer: it reads it (so that the buffer
 /// is freed after it), writes nothing and aliases nothing.
-struct WaitOpInterface
-    : public BufferizableOpInterface::ExternalModel<WaitOpInterface, WaitOp> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const AnalysisState &) const {
-    return false;
-  }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                      const AnalysisState &) const {
-    return {};
-  }
+struct WaitOpInterface : public ReadsOperandModel<WaitOpInterface, WaitOp> {
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
