@@ -91,7 +91,8 @@ public:
         live(graph.size(), 0), computed(graph.size(), 0),
         onHost(graph.size(), 0), ready(graph.size(), 0),
         offloadDone(graph.size(), 0), onHostBytes(graph.size(), 0),
-        awaiting(graph.size()), waitedOffloads(findWaitedOffloads(schedule)) {
+        waitedOffloads(findWaitedOffloads(schedule)),
+        awaiting(waitedOffloads.empty() ? 0 : graph.size()) {
     for (int id = 0; id < graph.size(); ++id)
       live[id] = graph.nodes[id].isResident();
     liveBytes = sim.peakBytes = graph.residentBytes();
@@ -146,12 +147,12 @@ private:
   /// the bytes of the storage an offload moved (a view's is its base's).
   std::vector<double> ready, offloadDone;
   std::vector<int64_t> onHostBytes;
-  /// Every offload so far; per node, those a wait will name, not yet waited
-  /// for (oldest first); per offload step (in order), whether a wait names
-  /// it.
+  /// Every offload so far; per offload step (in order), whether a wait
+  /// names it (empty without waits); per node (only with waits), the
+  /// offloads a wait will name, not yet waited for (oldest first).
   std::vector<OffloadCopy> offloads;
-  std::vector<std::deque<int>> awaiting;
   std::vector<char> waitedOffloads;
+  std::vector<std::vector<int>> awaiting;
   std::deque<Copy> toHost, toDevice;
   int64_t hostBytes = 0;
   double clock = 0, toHostFree = 0, toDeviceFree = 0;
@@ -176,16 +177,21 @@ void Replay::release(int inst, size_t index) {
 /// wait names its node's oldest offload not yet waited for.
 std::vector<char> Replay::findWaitedOffloads(const Schedule &schedule) const {
   std::vector<char> waited;
-  std::vector<std::deque<size_t>> open(graph.size());
+  if (std::none_of(
+          schedule.steps.begin(), schedule.steps.end(),
+          [](const Step &step) { return step.kind == Step::Kind::Wait; }))
+    return waited; // Most schedules: no copies at all.
+  std::vector<std::vector<size_t>> open(graph.size());
   for (const Step &step : schedule.steps) {
     if (step.node < 0 || step.node >= graph.size())
       continue;
+    std::vector<size_t> &queue = open[step.node];
     if (step.kind == Step::Kind::Offload) {
-      open[step.node].push_back(waited.size());
+      queue.push_back(waited.size());
       waited.push_back(0);
-    } else if (step.kind == Step::Kind::Wait && !open[step.node].empty()) {
-      waited[open[step.node].front()] = 1;
-      open[step.node].pop_front();
+    } else if (step.kind == Step::Kind::Wait && !queue.empty()) {
+      waited[queue.front()] = 1;
+      queue.erase(queue.begin());
     }
   }
   return waited;
@@ -291,7 +297,8 @@ std::string Replay::offload(int id) {
   int64_t bytes = onHostBytes[id] = instances[inst].bytes;
   double start = std::max(clock, toHostFree);
   toHostFree = offloadDone[id] = start + link->copyCost(bytes);
-  bool hasWait = waitedOffloads[offloads.size()];
+  bool hasWait = offloads.size() < waitedOffloads.size() &&
+                 waitedOffloads[offloads.size()];
   if (hasWait)
     awaiting[id].push_back(static_cast<int>(offloads.size()));
   toHost.push_back({toHostFree, static_cast<int>(offloads.size()), 0});
@@ -326,10 +333,10 @@ std::string Replay::prefetch(size_t index, int id) {
 }
 
 std::string Replay::wait(size_t index, int id) {
-  if (awaiting[id].empty())
+  if (awaiting.empty() || awaiting[id].empty())
     return "no offload of the value is waiting for it";
   OffloadCopy &copy = offloads[awaiting[id].front()];
-  awaiting[id].pop_front();
+  awaiting[id].erase(awaiting[id].begin());
   copy.waited = true;
   if (copy.copied || copy.done <= clock)
     releaseOffload(copy, index);
