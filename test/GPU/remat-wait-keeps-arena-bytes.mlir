@@ -1,4 +1,4 @@
-// RUN: remat-opt %s --remat-lower-to-nvvm --mlir-print-ir-after=remat-overlap-host-copies -o /dev/null 2>&1 | FileCheck %s
+// RUN: remat-opt %s --remat-lower-to-nvvm --mlir-disable-threading --mlir-print-ir-after=remat-overlap-host-copies -o /dev/null 2>&1 | FileCheck %s
 
 // A `remat.wait` keeps the offloaded value's bytes in the device arena until
 // the copy is done (docs/Offload.md): no buffer is placed on them before the
