@@ -57,11 +57,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Algorithms/BlockOptions.h"
+#include "remat/Solver/Algorithms/Blocks.h"
+#include "remat/Solver/Algorithms/Solvers.h"
 #include "remat/Solver/Core/ScheduleBuilder.h"
 #include "remat/Solver/Core/Simulator.h"
 #include "remat/Solver/Core/SolverSupport.h"
-#include "remat/Solver/Algorithms/Blocks.h"
-#include "remat/Solver/Algorithms/Solvers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -86,30 +87,6 @@ static constexpr int kBisectProbes = 7;
 static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 namespace {
-/// One way to run a block, as the local model sees it.
-struct BlockOption {
-  std::vector<int> kept;  ///< Free nodes kept across the boundary.
-  int subset = -1;        ///< The keep subset scored (filled `kept` later).
-  int64_t keptBytes = 0;  ///< Kept bytes, pinned and output nodes included.
-  int64_t workBytes = 0;  ///< Recomputed values held during its backward.
-  double recompute = 0;   ///< Cost of the recomputed forward nodes.
-  bool keepsExit = false; ///< Its exit is kept.
-  bool exitRecomputed = false; ///< Scored with its dropped exit recomputed.
-  bool needsEntry = false;     ///< Its recomputation reads the dropped entry.
-
-  /// Whether the next block may recompute from this block's exit.
-  bool exitAvailable() const { return keepsExit || exitRecomputed; }
-};
-
-struct DpBlock {
-  std::vector<int> nodes;    ///< Its forward nodes, ascending.
-  int entry = -1, exit = -1; ///< Previous block's exit; its own.
-  int64_t backwardBytes = 0; ///< Gradients' footprint in its backward.
-  std::vector<BlockOption> options;
-};
-} // namespace
-
-namespace {
 /// A block's nodes seen locally, for scoring keep subsets.
 struct LocalBlock {
   std::vector<std::vector<int>> users; ///< Readers within the block (indices).
@@ -122,7 +99,8 @@ struct LocalBlock {
 class Decomposition {
 public:
   /// `sweep` bounds the min-cut sweep of `globalSets` (and counts it).
-  Decomposition(const Graph &graph, WorkMeter &sweep);
+  /// Blocks merge articulation segments up to `blockNodes` free nodes.
+  Decomposition(const Graph &graph, WorkMeter &sweep, int blockNodes);
 
   std::vector<DpBlock> blocks;
 
@@ -144,6 +122,7 @@ private:
 
   const Graph &graph;
   const int n;
+  const int blockNodes;
   WorkMeter &sweep;
   std::vector<char> free, forced, demand;
   std::vector<int> blockOf;
@@ -156,9 +135,10 @@ private:
 };
 } // namespace
 
-Decomposition::Decomposition(const Graph &graph, WorkMeter &sweep)
-    : graph(graph), n(graph.size()), sweep(sweep), free(n, 0), forced(n, 0),
-      demand(n, 0), blockOf(n, -1) {
+Decomposition::Decomposition(const Graph &graph, WorkMeter &sweep,
+                             int blockNodes)
+    : graph(graph), n(graph.size()), blockNodes(blockNodes), sweep(sweep),
+      free(n, 0), forced(n, 0), demand(n, 0), blockOf(n, -1) {
   std::vector<char> isOutput(n, 0);
   for (int out : graph.outputs)
     isOutput[out] = 1;
@@ -178,7 +158,7 @@ Decomposition::Decomposition(const Graph &graph, WorkMeter &sweep)
 }
 
 /// Segments end at articulation points; consecutive segments merge while
-/// the block has at most kExactNodes free nodes.
+/// the block has at most `blockNodes` free nodes.
 void Decomposition::formBlocks() {
   std::vector<char> isAp(n, 0);
   for (int id : articulationPoints(graph))
@@ -197,7 +177,7 @@ void Decomposition::formBlocks() {
   for (size_t s = 0; s < exits.size(); ++s) {
     int size = std::count_if(members[s].begin(), members[s].end(),
                              [&](int id) { return free[id] != 0; });
-    if (blocks.empty() || freeInBlock + size > kExactNodes) {
+    if (blocks.empty() || freeInBlock + size > blockNodes) {
       int entry = blocks.empty() ? -1 : blocks.back().exit;
       blocks.emplace_back();
       blocks.back().entry = entry;
@@ -737,11 +717,11 @@ static void searchBudget(BudgetSearch &search, const SolveOptions &options) {
     search.minimizeCompute();
 }
 
-/// The blocks of `graph` and their options, the min-cut sweep taking at
-/// most kSweepShare of `meter`'s allowance.
-static std::vector<DpBlock> decompose(const Graph &graph, WorkMeter &meter) {
+std::vector<DpBlock> remat::blockOptions(const Graph &graph, WorkMeter &meter,
+                                         int blockNodes) {
   WorkMeter sweep(meter, meter.part(kSweepShare));
-  std::vector<DpBlock> blocks = Decomposition(graph, sweep).blocks;
+  std::vector<DpBlock> blocks =
+      Decomposition(graph, sweep, std::max(1, blockNodes)).blocks;
   meter.charge(sweep);
   return blocks;
 }
@@ -749,7 +729,7 @@ static std::vector<DpBlock> decompose(const Graph &graph, WorkMeter &meter) {
 std::vector<char> remat::hierarchicalKeep(const Graph &graph,
                                           const SolveOptions &options,
                                           WorkMeter &meter) {
-  std::vector<DpBlock> blocks = decompose(graph, meter);
+  std::vector<DpBlock> blocks = blockOptions(graph, meter, kExactNodes);
   if (blocks.empty())
     return {};
   BudgetSearch search(graph, options, blocks, meter);
@@ -761,7 +741,7 @@ SolveResult remat::solveHierarchical(const Graph &graph,
                                      const SolveOptions &options) {
   WorkMeter meter(options);
   const char *name = "hierarchical";
-  std::vector<DpBlock> blocks = decompose(graph, meter);
+  std::vector<DpBlock> blocks = blockOptions(graph, meter, kExactNodes);
   if (blocks.empty())
     return finishSolve(graph, options, name, checkpointAllSchedule(graph),
                        SolveStatus::Feasible, meter,

@@ -139,8 +139,8 @@ private:
               solveChen<ChenRule::Greedy, ChenCandidates::ArticulationPoints>),
           SolverFn(
               solveChen<ChenRule::Greedy, ChenCandidates::TopologicalOrder>),
-          SolverFn(solveFengHuang), SolverFn(solveRevolve), SolverFn(solveDtr),
-          SolverFn(solveMinCut)}) {
+          SolverFn(solveFengHuang), SolverFn(solveRevolve),
+          SolverFn(solveRotor), SolverFn(solveDtr), SolverFn(solveMinCut)}) {
       if (done() || outOfWork())
         break;
       consider(solveOn(nullptr, fn,

@@ -70,6 +70,10 @@ const std::vector<SolverInfo> &remat::allSolvers() {
       heuristic("revolve",
                 "Griewank-Walther binomial checkpointing (chains only)",
                 solveRevolve),
+      heuristic("rotor",
+                "ours: multi-level re-forwarding over the chain of segments "
+                "(Rotor's DP)",
+                solveRotor),
       heuristic("feng-huang-linear",
                 "Feng & Huang optimal checkpoints (chains only)",
                 solveFengHuangLinear),

@@ -73,6 +73,15 @@ SolveResult solveChen(const Graph &graph, const SolveOptions &options) {
 /// reverse; optimal in forward recomputations only for unit costs.
 SolveResult solveRevolve(const Graph &graph, const SolveOptions &options);
 
+/// The Rotor DP (Beaumont et al. 2019, optimal checkpointing of
+/// heterogeneous chains) over the segments between the forward graph's
+/// articulation points: each segment either keeps what its backward reads
+/// or only its exit, re-forwarded on as many levels as pays. One table for
+/// every memory level; the levels are searched until the simulated plan
+/// meets the constraints. No lower bound (the model is approximate).
+/// Infeasible when no level's plan meets the constraints.
+SolveResult solveRotor(const Graph &graph, const SolveOptions &options);
+
 /// Revolve's compute order for a given number of checkpoint slots (for
 /// scheduleFromComputeOrder); empty with `error` set when revolve does not
 /// apply.

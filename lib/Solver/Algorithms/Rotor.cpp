@@ -1,0 +1,627 @@
+//===- Rotor.cpp - multi-level re-forwarding over a chain of segments -----===//
+//
+// Part of the remat-opt project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The optimal checkpointing of heterogeneous chains (Beaumont, Eyraud-Dubois,
+// Herrmann, Joly, Shilova, "Optimal checkpointing for heterogeneous chains:
+// how to train deep neural networks with limited memory", 2019, the "Rotor"
+// DP) with per-block options, as Rockmate combines them (Zhao et al., ICML
+// 2023), on any training graph whose forward pass has articulation points:
+//
+//   * Chain. The blocks of BlockOptions.h: the forward graph cut at its
+//     articulation points, so that block s reads only block s-1's exit among
+//     forward values, each with a Pareto set of keep options scored by the
+//     local model (kept bytes, recomputed bytes held in its backward,
+//     recompute cost). Backward nodes form groups: a node joins the latest
+//     block it reads, or an earlier group when a backward node it depends
+//     on runs there (groups run from the last block to the first).
+//   * DP. cost(s, t, m): the least forward cost that runs the backward of
+//     blocks s..t from s's entry within m memory levels. Either block s runs
+//     with one of its options (what it keeps stays for its backward, which
+//     recomputes the rest; then s+1..t, then group s), or s..s'-1 run keeping
+//     only the exit of s'-1 (then s'..t, then s..s'-1 again from the entry):
+//     re-forwarding on as many levels as pays. One table serves every memory
+//     level. Its space holds the single-level plans (every block with an
+//     option: full and selective checkpointing among them) and revolve's.
+//   * Plans. Each distinct top-level cost gives a compute order (the forward
+//     blocks as the DP runs them; before each backward group, the dropped
+//     values it reads, closed under reads within the block); the shared
+//     builder adds the frees, `bestOrder` moves each recomputation next to
+//     its use, and the simulator measures it. The model is not the
+//     simulator, so the levels are searched: for the compute objective the
+//     largest level whose plan meets the budget (by bisection, then its
+//     neighbours), for the peak objective the smallest levels within the
+//     cost limit.
+//
+// No lower bound: the model is exact only for plans that respect the
+// blocks. Fails (Infeasible) when no level's plan meets the constraints.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Solver/Algorithms/BlockOptions.h"
+#include "remat/Solver/Algorithms/Solvers.h"
+#include "remat/Solver/Core/Ordering.h"
+#include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/SolverSupport.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+using namespace remat;
+
+/// About this many blocks at most (the DP is cubic in them, its table
+/// quadratic): articulation segments merge into blocks of up to forward
+/// nodes / kBlocks free nodes.
+static constexpr int kBlocks = 100;
+/// Memory levels of the DP.
+static constexpr int kLevels = 200;
+/// Levels tried above the bisection's answer (the simulated peak is not
+/// monotone in the model's level), and above the peak objective's.
+static constexpr int kNeighbours = 4;
+/// The smallest levels tried for a plan that fits (their plans' simulated
+/// peaks are not in the levels' order either).
+static constexpr size_t kLowSteps = 8;
+
+static constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+namespace {
+/// One option of a block as this DP runs it: the option's kept nodes stay
+/// from the forward pass; the group recomputes the other values of the
+/// block it reads, and what they read likewise (`recomputedFor`).
+struct Way {
+  std::vector<int> kept;
+  int64_t keptBytes = 0; ///< The option's, pinned and output nodes included.
+  int64_t workBytes = 0; ///< Bytes the group recomputes.
+  double recompute = 0;  ///< Cost of what the group recomputes.
+  bool keepsExit = false;
+};
+
+/// The blocks as a chain, indexed 1..size() (index 0 is the resident input
+/// side), with their backward groups and what a recomputation may run.
+struct BlockChain {
+  std::vector<DpBlock> blocks;
+  /// Forward nodes each block's forward runs (its nodes; the last block
+  /// also the forward nodes after the last articulation point).
+  std::vector<std::vector<int>> forward, groups;
+  std::vector<int64_t> exitBytes;
+  /// The gradients' footprint while each group runs (`measureBackward`).
+  std::vector<int64_t> backwardBytes;
+  /// The most bytes one node of the block holds with its operands of the
+  /// chain while the forward runs it.
+  std::vector<int64_t> forwardBytes;
+  std::vector<double> cost;
+  /// Forward nodes a recomputation runs again (not outputs, not pinned).
+  std::vector<char> recompute;
+  std::vector<int> blockOf;
+  /// Each block's options, rescored for its group (`scoreWays`).
+  std::vector<std::vector<Way>> ways;
+
+  int size() const { return static_cast<int>(blocks.size()); }
+  const DpBlock &block(int s) const { return blocks[s - 1]; }
+};
+} // namespace
+
+/// The storage a value keeps alive: a view's base.
+static int storageOf(const Graph &graph, int id) {
+  while (graph.nodes[id].isView())
+    id = graph.nodes[id].aliasOf;
+  return id;
+}
+
+/// Assigns each needed backward node to the latest block it reads (a block's
+/// exit counts as the next block's), or earlier when a backward node it
+/// depends on (or must follow) runs there; nodes reading no forward value
+/// run with their earliest-running consumer.
+static void groupBackward(const Graph &graph, BlockChain &chain) {
+  const int none = chain.size() + 1;
+  std::vector<char> needed = neededNodes(graph);
+  std::vector<int> group(graph.size(), none), pending(graph.size(), 1);
+  auto isBackward = [&](int id) {
+    return needed[id] && graph.nodes[id].kind == NodeKind::Backward;
+  };
+  auto forEachEarlier = [&](int id, auto fn) {
+    for (const std::vector<int> *edges :
+         {&graph.nodes[id].deps, &graph.nodes[id].after})
+      for (int dep : *edges)
+        if (isBackward(dep))
+          fn(dep);
+  };
+  for (int id = 0; id < graph.size(); ++id) {
+    if (!isBackward(id))
+      continue;
+    int top = 0;
+    forEachRead(graph.nodes[id], [&](int dep) {
+      // An exit is the next block's entry, held while that block's group runs.
+      int s = chain.blockOf[dep];
+      bool exit = s > 0 && s < chain.size() && chain.block(s).exit == dep;
+      top = std::max(top, exit ? s + 1 : s);
+    });
+    group[id] = top > 0 ? top : none;
+    forEachEarlier(
+        id, [&](int dep) { group[id] = std::min(group[id], group[dep]); });
+  }
+  chain.groups.assign(chain.size() + 1, {});
+  for (int id = graph.size() - 1; id >= 0; --id) {
+    if (!isBackward(id))
+      continue;
+    if (group[id] == none)
+      group[id] = pending[id];
+    forEachEarlier(id, [&](int dep) {
+      if (group[dep] == none)
+        pending[dep] = std::max(pending[dep], group[id]);
+    });
+  }
+  for (int id = 0; id < graph.size(); ++id)
+    if (isBackward(id))
+      chain.groups[group[id]].push_back(id);
+}
+
+/// The values of block s that group s reads and `kept` (indexed by node)
+/// does not keep, and the values of block s they read likewise, ascending.
+static std::vector<int> recomputedFor(const Graph &graph,
+                                      const BlockChain &chain, int s,
+                                      const std::vector<char> &kept) {
+  std::vector<char> seen(graph.size(), 0);
+  std::vector<int> stack, result;
+  auto need = [&](int id) {
+    if (chain.blockOf[id] == s && !kept[id] && !seen[id] &&
+        chain.recompute[id]) {
+      seen[id] = 1;
+      stack.push_back(id);
+    }
+  };
+  for (int id : chain.groups[s])
+    forEachRead(graph.nodes[id], need);
+  while (!stack.empty()) {
+    int id = stack.back();
+    stack.pop_back();
+    result.push_back(id);
+    forEachRead(graph.nodes[id], need);
+  }
+  std::sort(result.begin(), result.end());
+  return result;
+}
+
+/// The backward's footprint while each group runs: with the groups run in
+/// order (the last block's first), each backward value held from its
+/// computation to its last use there (outputs to the end, a view keeping its
+/// base's storage), the most bytes live while one of the group's nodes is
+/// computed, with the forward pass's outputs.
+static void measureBackward(const Graph &graph, BlockChain &chain) {
+  std::vector<int> order, position(graph.size(), -1);
+  for (int s = chain.size(); s >= 1; --s)
+    for (int id : chain.groups[s]) {
+      position[id] = order.size();
+      order.push_back(id);
+    }
+  const int end = order.size();
+  std::vector<int> lastUse(graph.size(), -1);
+  for (int out : graph.outputs)
+    lastUse[storageOf(graph, out)] = end;
+  for (int at = 0; at < end; ++at)
+    forEachRead(graph.nodes[order[at]], [&](int dep) {
+      int root = storageOf(graph, dep);
+      if (position[root] >= 0)
+        lastUse[root] = std::max(lastUse[root], at);
+    });
+  std::vector<std::vector<int>> freedAfter(end);
+  for (int id : order)
+    if (!graph.nodes[id].isView() && lastUse[id] < end)
+      freedAfter[std::max(lastUse[id], position[id])].push_back(id);
+  chain.backwardBytes.assign(chain.size() + 1, 0);
+  // Forward outputs (the loss) stay to the end too.
+  int64_t live = 0;
+  for (int out : graph.outputs)
+    if (graph.nodes[out].kind == NodeKind::Forward)
+      live += ownedBytes(graph, out);
+  for (int s = chain.size(), at = 0; s >= 1; --s)
+    for (size_t i = 0; i < chain.groups[s].size(); ++i, ++at) {
+      live += ownedBytes(graph, order[at]);
+      chain.backwardBytes[s] = std::max(chain.backwardBytes[s], live);
+      for (int id : freedAfter[at])
+        live -= ownedBytes(graph, id);
+    }
+}
+
+/// The ways of each block: its options, with what its group recomputes.
+static void scoreWays(const Graph &graph, BlockChain &chain) {
+  chain.ways.assign(chain.size() + 1, {});
+  std::vector<char> kept(graph.size(), 0);
+  for (int s = 1; s <= chain.size(); ++s)
+    for (const BlockOption &option : chain.block(s).options) {
+      Way way{option.kept, option.keptBytes, 0, 0, option.keepsExit};
+      for (int id : way.kept)
+        kept[id] = 1;
+      for (int id : recomputedFor(graph, chain, s, kept)) {
+        way.workBytes += ownedBytes(graph, id);
+        way.recompute += graph.nodes[id].cost;
+      }
+      for (int id : way.kept)
+        kept[id] = 0;
+      chain.ways[s].push_back(std::move(way));
+    }
+}
+
+/// Each block's exit bytes, forward cost (what a recomputation runs) and the
+/// most bytes one of its nodes holds with its operands.
+static void measureForward(const Graph &graph, BlockChain &chain) {
+  const int n = chain.size();
+  chain.exitBytes.assign(n + 1, 0);
+  chain.forwardBytes.assign(n + 1, 0);
+  chain.cost.assign(n + 1, 0);
+  for (int s = 1; s <= n; ++s) {
+    chain.exitBytes[s] =
+        ownedBytes(graph, storageOf(graph, chain.block(s).exit));
+    for (int id : chain.forward[s]) {
+      if (chain.recompute[id])
+        chain.cost[s] += graph.nodes[id].cost;
+      int64_t bytes = ownedBytes(graph, id);
+      forEachRead(graph.nodes[id], [&](int dep) {
+        if (chain.blockOf[dep] > 0)
+          bytes += ownedBytes(graph, dep);
+      });
+      chain.forwardBytes[s] = std::max(chain.forwardBytes[s], bytes);
+    }
+  }
+}
+
+static BlockChain buildChain(const Graph &graph, std::vector<DpBlock> blocks) {
+  BlockChain chain;
+  chain.blocks = std::move(blocks);
+  const int n = chain.size();
+  chain.blockOf.assign(graph.size(), 0);
+  chain.forward.assign(n + 1, {});
+  for (int s = 1; s <= n; ++s)
+    for (int id : chain.block(s).nodes)
+      chain.blockOf[id] = s;
+  for (int id : forwardOrder(graph)) {
+    if (chain.blockOf[id] == 0)
+      chain.blockOf[id] = n; // after the last articulation point
+    chain.forward[chain.blockOf[id]].push_back(id);
+  }
+  chain.recompute.assign(graph.size(), 1);
+  for (int out : graph.outputs)
+    chain.recompute[out] = 0;
+  for (int id = 0; id < graph.size(); ++id)
+    if (graph.nodes[id].keep == KeepPolicy::Always)
+      chain.recompute[id] = 0;
+  measureForward(graph, chain);
+  groupBackward(graph, chain);
+  measureBackward(graph, chain);
+  scoreWays(graph, chain);
+  return chain;
+}
+
+namespace {
+/// The DP's table over (s, t, memory level); see the file comment.
+class RotorTable {
+public:
+  explicit RotorTable(const BlockChain &chain);
+
+  /// Fills the table; returns the inner iterations it took.
+  int64_t fill();
+  double cost(int s, int t, int m) const { return costs[index(s, t, m)]; }
+  /// What block s does in the best plan of (s, t, m): run with option
+  /// `option`, or keep only the exit of `next` - 1; neither: no plan.
+  struct Choice {
+    int option = -1, next = -1;
+  };
+  Choice choice(int s, int t, int m) const {
+    int16_t c = choices[index(s, t, m)];
+    return c >= 0 ? Choice{c, -1} : Choice{-1, c == kNone ? -1 : -c};
+  }
+  /// The levels `bytes` takes, rounded up.
+  int level(int64_t bytes) const {
+    return static_cast<int>(std::ceil(static_cast<double>(bytes) / unit));
+  }
+  int levels() const { return kLevels; }
+
+private:
+  static constexpr int16_t kNone = std::numeric_limits<int16_t>::min();
+  /// The entries of (s, t), 1 <= s <= t <= n, one per level.
+  size_t index(int s, int t, int m) const {
+    size_t pair = static_cast<size_t>(t) * (t - 1) / 2 + (s - 1);
+    return pair * (kLevels + 1) + m;
+  }
+  void fillEntry(int s, int t, int m);
+
+  const BlockChain &chain;
+  const int n;
+  double unit = 1;
+  std::vector<double> costs;
+  std::vector<int16_t> choices;
+  std::vector<double> prefixCost;
+};
+} // namespace
+
+RotorTable::RotorTable(const BlockChain &chain)
+    : chain(chain), n(chain.size()) {
+  int64_t top = 0, kept = 0;
+  for (int s = 1; s <= n; ++s) {
+    int64_t most = 0;
+    for (const Way &way : chain.ways[s]) {
+      most = std::max(most, way.keptBytes);
+      top = std::max(top, way.keptBytes + way.workBytes);
+    }
+    kept += most + chain.exitBytes[s];
+    top = std::max(top, chain.backwardBytes[s]);
+  }
+  unit = std::max(1.0, static_cast<double>(kept + top) / kLevels);
+  const size_t size = static_cast<size_t>(n) * (n + 1) / 2 * (kLevels + 1);
+  costs.assign(size, kInfinity);
+  choices.assign(size, kNone);
+  prefixCost.assign(n + 1, 0);
+  for (int s = 1; s <= n; ++s)
+    prefixCost[s] = prefixCost[s - 1] + chain.cost[s];
+}
+
+void RotorTable::fillEntry(int s, int t, int m) {
+  double best = kInfinity;
+  int16_t pick = kNone;
+  const int64_t backward = chain.backwardBytes[s];
+  for (size_t o = 0; o < chain.ways[s].size(); ++o) {
+    const Way &way = chain.ways[s][o];
+    // Before s's group runs, what it keeps (and its exit, the next block's
+    // entry, while the later blocks run) is held.
+    const int kept = level(way.keptBytes +
+                           (s < t && !way.keepsExit ? chain.exitBytes[s] : 0));
+    if (kept > m || level(way.keptBytes + way.workBytes + backward) > m ||
+        level(chain.forwardBytes[s]) > m)
+      continue;
+    // The last block of a range needs no forward for a way that keeps
+    // nothing: its group recomputes what it reads (the first forward pass
+    // runs each block once whatever the plan).
+    double forward = s == t && way.kept.empty() ? 0 : chain.cost[s];
+    double c =
+        forward + way.recompute + (s == t ? 0 : cost(s + 1, t, m - kept));
+    if (c < best) {
+      best = c;
+      pick = static_cast<int16_t>(o);
+    }
+  }
+  int64_t transient = 0;
+  for (int next = s + 1; next <= t; ++next) {
+    transient = std::max(transient, chain.forwardBytes[next - 1]);
+    const int exit = level(chain.exitBytes[next - 1]);
+    if (exit > m || level(transient) > m)
+      continue;
+    double c = prefixCost[next - 1] - prefixCost[s - 1] +
+               cost(next, t, m - exit) + cost(s, next - 1, m);
+    if (c < best) {
+      best = c;
+      pick = static_cast<int16_t>(-next);
+    }
+  }
+  costs[index(s, t, m)] = best;
+  choices[index(s, t, m)] = pick;
+}
+
+int64_t RotorTable::fill() {
+  int64_t iterations = 0;
+  for (int len = 0; len < n; ++len)
+    for (int s = 1; s + len <= n; ++s)
+      for (int m = 0; m <= kLevels; ++m) {
+        fillEntry(s, s + len, m);
+        iterations += len + chain.ways[s].size();
+      }
+  return iterations;
+}
+
+namespace {
+/// The compute order of the DP's plan at one top-level memory level.
+class OrderEmitter {
+public:
+  OrderEmitter(const Graph &graph, const BlockChain &chain,
+               const RotorTable &table)
+      : graph(graph), chain(chain), table(table) {}
+
+  std::vector<int> run(int m) {
+    order.clear();
+    computed.assign(graph.size(), 0);
+    reverse(1, chain.size(), m);
+    return order;
+  }
+
+private:
+  /// Runs block s forward: every node the first time, then the ones a
+  /// recomputation may run again.
+  void forward(int s) {
+    for (int id : chain.forward[s])
+      if (!computed[id] || chain.recompute[id]) {
+        order.push_back(id);
+        computed[id] = 1;
+      }
+  }
+  void backward(int s, const Way &way);
+
+  void reverse(int s, int t, int m) {
+    RotorTable::Choice c = table.choice(s, t, m);
+    if (c.option >= 0) {
+      const Way &way = chain.ways[s][c.option];
+      if (s < t || !way.kept.empty() || !computed[chain.block(s).exit])
+        forward(s);
+      if (s < t)
+        reverse(s + 1, t,
+                m - table.level(way.keptBytes +
+                                (way.keepsExit ? 0 : chain.exitBytes[s])));
+      backward(s, way);
+      return;
+    }
+    for (int k = s; k < c.next; ++k)
+      forward(k);
+    reverse(c.next, t, m - table.level(chain.exitBytes[c.next - 1]));
+    reverse(s, c.next - 1, m);
+  }
+
+  const Graph &graph;
+  const BlockChain &chain;
+  const RotorTable &table;
+  std::vector<int> order;
+  std::vector<char> computed, kept;
+};
+} // namespace
+
+/// Runs group s after recomputing the values of block s it reads that
+/// `way` does not keep (`recomputedFor`; `bestOrder` then moves each next to
+/// its first use).
+void OrderEmitter::backward(int s, const Way &way) {
+  kept.assign(graph.size(), 0);
+  for (int id : way.kept)
+    kept[id] = 1;
+  std::vector<int> redo = recomputedFor(graph, chain, s, kept);
+  order.insert(order.end(), redo.begin(), redo.end());
+  order.insert(order.end(), chain.groups[s].begin(), chain.groups[s].end());
+}
+
+namespace {
+/// One level's plan, as the simulator measured it.
+struct Candidate {
+  int64_t peak = std::numeric_limits<int64_t>::max();
+  double cost = kInfinity;
+  Schedule schedule;
+};
+
+/// The search over the table's top-level memory levels (see the file
+/// comment), keeping the best verified plan.
+class LevelSearch {
+public:
+  LevelSearch(const Graph &graph, const SolveOptions &options,
+              const BlockChain &chain, const RotorTable &table,
+              WorkMeter &meter);
+
+  void run() {
+    if (steps.empty())
+      return;
+    if (options.objective == Objective::MinPeakUnderOverhead)
+      minimizePeak();
+    else
+      minimizeCompute();
+  }
+
+  std::optional<Candidate> best;
+  int evaluations = 0;
+
+private:
+  bool meets(const Candidate &c) const {
+    return c.peak <= options.budget && c.cost <= limit * (1 + 1e-9);
+  }
+  const Candidate &evaluate(size_t step);
+  void minimizeCompute();
+  void minimizePeak();
+
+  const Graph &graph;
+  const SolveOptions &options;
+  OrderEmitter emitter;
+  const double limit;
+  WorkMeter &meter;
+  /// The smallest level of each distinct top-level cost, cheapest last.
+  std::vector<int> steps;
+  std::vector<std::optional<Candidate>> seen;
+};
+} // namespace
+
+LevelSearch::LevelSearch(const Graph &graph, const SolveOptions &options,
+                         const BlockChain &chain, const RotorTable &table,
+                         WorkMeter &meter)
+    : graph(graph), options(options), emitter(graph, chain, table),
+      limit(costLimit(graph, options)), meter(meter) {
+  double last = kInfinity;
+  for (int m = 0; m <= table.levels(); ++m) {
+    double c = table.cost(1, chain.size(), m);
+    if (std::isfinite(c) && c < last) {
+      steps.push_back(m);
+      last = c;
+    }
+  }
+  seen.resize(steps.size());
+}
+
+/// Builds, reorders and simulates the plan of `steps[step]`; keeps the best.
+const Candidate &LevelSearch::evaluate(size_t step) {
+  if (seen[step])
+    return *seen[step];
+  std::vector<int> order = emitter.run(steps[step]);
+  Candidate c;
+  c.schedule = scheduleFromComputeOrder(graph, bestOrder(graph, order));
+  Simulation sim = simulate(graph, c.schedule);
+  meter.charge(orderWork(OrderPolicy::Best, 2 * order.size()));
+  ++evaluations;
+  if (sim.valid()) {
+    c.peak = sim.peakBytes;
+    c.cost = sim.cost;
+  }
+  if (!best || isBetter(options, limit, c.peak, c.cost, best->peak, best->cost))
+    best = c;
+  seen[step] = std::move(c);
+  return *seen[step];
+}
+
+/// The cheapest plan that meets the budget: the first of the smallest
+/// levels whose plan fits, bisection above it for the largest whose plan
+/// fits, then the next few above that.
+void LevelSearch::minimizeCompute() {
+  size_t fit = 0, miss = steps.size() - 1;
+  if (meets(evaluate(miss)))
+    return;
+  while (!meets(evaluate(fit)))
+    if (++fit >= std::min(miss, kLowSteps) || meter.exhausted())
+      return;
+  while (miss - fit > 1 && !meter.exhausted()) {
+    size_t mid = (fit + miss) / 2;
+    (meets(evaluate(mid)) ? fit : miss) = mid;
+  }
+  for (size_t i = miss + 1;
+       i < steps.size() && i <= miss + kNeighbours && !meter.exhausted(); ++i)
+    evaluate(i);
+}
+
+/// The least peak within the cost limit: the smallest level whose plan's
+/// cost meets it (bisected on the orders' costs, which need no simulation),
+/// and the next few above.
+void LevelSearch::minimizePeak() {
+  auto withinLimit = [&](size_t step) {
+    double cost = 0;
+    for (int id : emitter.run(steps[step]))
+      cost += graph.nodes[id].cost;
+    return cost <= limit * (1 + 1e-9);
+  };
+  size_t miss = 0, fit = steps.size() - 1;
+  if (withinLimit(miss))
+    fit = miss;
+  while (fit - miss > 1) {
+    size_t mid = (fit + miss) / 2;
+    (withinLimit(mid) ? fit : miss) = mid;
+  }
+  for (size_t i = fit; i < steps.size() && i <= fit + kNeighbours; ++i)
+    if (i == fit || !meter.exhausted())
+      evaluate(i);
+}
+
+SolveResult remat::solveRotor(const Graph &graph, const SolveOptions &options) {
+  WorkMeter meter(options);
+  const char *name = "rotor";
+  std::vector<DpBlock> blocks = blockOptions(
+      graph, meter, (forwardOrder(graph).size() + kBlocks - 1) / kBlocks);
+  if (blocks.empty())
+    return finishSolve(graph, options, name, checkpointAllSchedule(graph),
+                       SolveStatus::Feasible, meter,
+                       "no forward node to recompute");
+  BlockChain chain = buildChain(graph, std::move(blocks));
+  RotorTable table(chain);
+  meter.charge(table.fill());
+
+  LevelSearch search(graph, options, chain, table, meter);
+  search.run();
+  std::string summary = std::to_string(chain.size()) + " blocks, " +
+                        std::to_string(search.evaluations) + " plans";
+  if (!search.best)
+    return failSolve(name, SolveStatus::Infeasible,
+                     "the chain model has no plan (" + summary + ")", meter);
+  return finishSolve(graph, options, name, std::move(search.best->schedule),
+                     SolveStatus::Feasible, meter, summary);
+}
