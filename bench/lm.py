@@ -61,7 +61,7 @@ MODELS = {
                   "Llama-style (8 layers, d=512, SwiGLU, RMSNorm, rotary, "
                   "58 M parameters), batch 4, sequence 512"),
 }
-SOLVERS = ["auto", "min-cut", "hierarchical", "dtr", "chen-greedy",
+SOLVERS = ["auto", "min-cut", "hierarchical", "rotor", "dtr", "chen-greedy",
            "feng-huang"]
 # A transformer block: the module path up to its first numbered part
 # (`transformer.h.3`, `layers.3`).

@@ -211,11 +211,12 @@ TEST(ModesTest, SmallestBudgetCountsTheWorkItsProbesUse) {
                       return r;
                     }};
   BudgetSearch search = findSmallestBudget(g, costly, SolveOptions());
-  // The top, the quick probe below it, the confirmation of what it met.
-  EXPECT_EQ(search.probes, 3);
+  // The top, the quick probe below it, the min-peak solve, the
+  // confirmation of what they met.
+  EXPECT_EQ(search.probes, 4);
   EXPECT_LT(search.smallestBudget,
             simulate(g, checkpointAllSchedule(g)).peakBytes);
-  EXPECT_EQ(search.best.work, 12 * kWorkPerEffort);
+  EXPECT_EQ(search.best.work, 16 * kWorkPerEffort);
 }
 
 /// The smallest-budget search on a 30-block ResNet with a solver that needs

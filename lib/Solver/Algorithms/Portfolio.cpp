@@ -6,7 +6,7 @@
 //
 // Runs the solvers whose families complement each other — the policies,
 // hierarchical, checkpoint-all, Chen greedy (both candidate rules), Feng &
-// Huang, revolve (chains), DTR, min-cut, local search, the exhaustive
+// Huang, revolve (chains), rotor, DTR, min-cut, local search, the exhaustive
 // solver on tiny graphs and Checkmate's LP rounding on small ones
 // (min-compute) — and returns the best verified answer for the objective
 // (`isBetter`). When no member meets the budget the local search leaves 40 % of

@@ -320,35 +320,32 @@ bool BudgetSearcher::metBelowTop(int64_t topMemory) {
   return false;
 }
 
-/// A min-peak solve without a cost limit, with a cheap probe's share of the
-/// work: its plan, recorded as met at the memory it needs, narrows the
-/// bracket before the bisection and puts that memory among the budgets the
-/// confirmation asks at. Minimizing the peak, a search heuristic may reach
-/// lower than any min-compute probe of the bisection meets (on the
-/// decomposed mobilenet_v2 `auto`'s min-peak plan needs 137.0 MiB where the
-/// bisection met 151.7).
+/// A min-peak solve without a cost limit, with a whole solve's work (the
+/// bisection keeps its probes' work and its bracket: its path is the same
+/// with or without this probe). The
+/// memory its plan needs is recorded as met there, so that the
+/// confirmation asks at it like at the bisection's budgets. Minimizing the
+/// peak, a search heuristic may reach lower than any min-compute probe of
+/// the bisection meets (on the decomposed mobilenet_v2 `auto`'s min-peak
+/// plan needs 137.0 MiB where the bisection met 151.7).
 void BudgetSearcher::probeLeastPeak() {
-  if (probeWork <= 0 || !mayStart())
+  if (!mayStart())
     return;
   SolveOptions least = probeOptions;
   least.objective = Objective::MinPeakUnderOverhead;
   least.maxOverhead = std::numeric_limits<double>::infinity();
   least.budget = hi;
-  const int64_t units = probeWork / (1 + bisectionSteps(lo, hi));
-  least.allowance = meter.allowance(units);
+  least.allowance = meter.allowance(meter.total());
   search.answers.push_back({hi, solver.solve(graph, least)});
   ++search.probes;
   BudgetProbe &answer = search.answers.back();
   meter.charge(answer.result);
-  probeWork -= answer.result.work;
   if (answer.result.feasible()) {
     const SolveResult &result = answer.result;
     answer.memory = memory ? memory(result.peakBytes, answer.result, false)
                            : result.peakBytes;
     if (answer.memory >= 0)
       answer.budget = answer.memory;
-    if (isMet(answer))
-      hi = std::min(hi, answer.memory);
   }
   report(answer.result, "for the least peak");
 }

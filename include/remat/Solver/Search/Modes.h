@@ -130,10 +130,9 @@ struct BudgetSearch {
 /// with a fifth of a solve's work, the search ends with the peak (budgets
 /// that cannot be met are often met nowhere below it, and every probe of a
 /// bisection would spend its whole share failing); a timeout there proves
-/// nothing. Then one min-peak probe without a cost limit (a bisection
-/// step's share of the probes' work): the memory its plan needs becomes the
-/// bracket's top and a candidate to confirm. Past the time limit no probe
-/// starts. `best` carries the
+/// nothing. Then one min-peak solve without a cost limit (a whole solve's
+/// work, on top of the probes'): the memory its plan needs is a candidate
+/// to confirm. Past the time limit no probe starts. `best` carries the
 /// search's seconds and work. With `memory`, every "met" above reads "the
 /// plan's memory is within the budget", and the candidates are the plans'
 /// memories instead of their peaks: one search for the smallest budget
