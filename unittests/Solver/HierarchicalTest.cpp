@@ -25,18 +25,6 @@ using namespace remat::test;
 
 namespace {
 
-/// Re-simulates a feasible result and checks it against the budget.
-void expectVerified(const Graph &g, const SolveOptions &opts,
-                    const SolveResult &r, const std::string &what) {
-  ASSERT_TRUE(r.feasible()) << what << ": " << r.message;
-  Simulation sim = simulate(g, r.schedule);
-  ASSERT_TRUE(sim.valid()) << what << ": " << sim.error;
-  EXPECT_EQ(sim.peakBytes, r.peakBytes) << what;
-  EXPECT_DOUBLE_EQ(sim.cost, r.cost) << what;
-  EXPECT_LE(r.peakBytes, opts.budget) << what;
-  EXPECT_EQ(r.lowerBound, -1) << what << ": the model bounds nothing";
-}
-
 /// Budgets from the checkpoint-all peak down to the peak lower bound.
 std::vector<int64_t> budgetLadder(const Graph &g) {
   int64_t top = simulate(g, checkpointAllSchedule(g)).peakBytes;
@@ -68,7 +56,7 @@ TEST(HierarchicalTest, GeneratedGraphsAgainstBruteForce) {
       std::string what = g.name + " budget " + std::to_string(budget);
       if (!r.feasible())
         continue;
-      expectVerified(g, opts, r, what);
+      expectVerifiedPlan(g, opts, r, what);
       ASSERT_TRUE(exact.feasible()) << what << " beat the exact solver";
       EXPECT_GE(r.cost, exact.cost - 1e-9) << what;
       ++compared;
@@ -90,7 +78,7 @@ TEST(HierarchicalTest, MatchesTheOptimumOnChains) {
       SolveResult exact = solveBruteForce(g, opts);
       ASSERT_TRUE(exact.feasible()) << g.name << ": " << exact.message;
       SolveResult r = solveHierarchical(g, opts);
-      expectVerified(g, opts, r, g.name);
+      expectVerifiedPlan(g, opts, r, g.name);
       EXPECT_DOUBLE_EQ(r.cost, exact.cost) << g.name << " budget " << budget;
     }
   }
@@ -103,7 +91,7 @@ TEST(HierarchicalTest, MinPeakOnALongChain) {
   SolveOptions opts;
   opts.objective = Objective::MinPeakUnderOverhead;
   SolveResult r = solveHierarchical(g, opts);
-  expectVerified(g, opts, r, g.name);
+  expectVerifiedPlan(g, opts, r, g.name);
   EXPECT_LE(r.cost, costLimit(g, opts) + 1e-9);
   EXPECT_LT(r.peakBytes, simulate(g, checkpointAllSchedule(g)).peakBytes / 2);
 }
@@ -116,7 +104,7 @@ TEST(HierarchicalTest, ScalesToGeneratedFamilies) {
     SolveOptions opts;
     opts.budget = simulate(g, checkpointAllSchedule(g)).peakBytes * 6 / 10;
     SolveResult r = solveHierarchical(g, opts);
-    expectVerified(g, opts, r, family);
+    expectVerifiedPlan(g, opts, r, family);
     EXPECT_LT(r.seconds, 10) << family;
   }
 }

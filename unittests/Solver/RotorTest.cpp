@@ -31,25 +31,13 @@ using namespace remat::test;
 
 namespace {
 
-/// Re-simulates a feasible result and checks it against the budget.
-void expectVerified(const Graph &g, const SolveOptions &opts,
-                    const SolveResult &r, const std::string &what) {
-  ASSERT_TRUE(r.feasible()) << what << ": " << r.message;
-  Simulation sim = simulate(g, r.schedule);
-  ASSERT_TRUE(sim.valid()) << what << ": " << sim.error;
-  EXPECT_EQ(sim.peakBytes, r.peakBytes) << what;
-  EXPECT_DOUBLE_EQ(sim.cost, r.cost) << what;
-  EXPECT_LE(r.peakBytes, opts.budget) << what;
-}
-
 /// The smallest budget `name` meets (remat-solve --mode=min-budget).
 int64_t smallestBudget(const Graph &g, const std::string &name) {
   SolveResult r = solveInMode(g, *findSolver(name), Mode::MinBudget, {});
   return r.feasible() ? r.peakBytes : -1;
 }
 
-} // namespace
-
+/// The most times the schedule computes one node.
 int maxComputes(const Schedule &s) {
   std::map<int, int> count;
   int most = 0;
@@ -58,6 +46,8 @@ int maxComputes(const Schedule &s) {
       most = std::max(most, ++count[step.node]);
   return most;
 }
+
+} // namespace
 
 // On a uniform chain every block is one node and the DP's space holds
 // revolve's schedules (binomial checkpointing, optimal in forward steps on
@@ -78,7 +68,7 @@ TEST(RotorTest, MatchesRevolveOnChains) {
       opts.budget = base.peakBytes;
       SolveResult r = solveRotor(g, opts);
       std::string what = "n=" + std::to_string(n) + " c=" + std::to_string(c);
-      expectVerified(g, opts, r, what);
+      expectVerifiedPlan(g, opts, r, what);
       EXPECT_LE(r.cost, base.cost + 1e-9) << what;
     }
     int64_t least = smallestBudget(g, "revolve");
@@ -86,7 +76,7 @@ TEST(RotorTest, MatchesRevolveOnChains) {
     opts.budget = smallestBudget(g, "rotor");
     EXPECT_LE(opts.budget, least * 1.05) << n;
     SolveResult r = solveRotor(g, opts);
-    expectVerified(g, opts, r, "n=" + std::to_string(n));
+    expectVerifiedPlan(g, opts, r, "n=" + std::to_string(n));
     EXPECT_GE(maxComputes(r.schedule), 3) << n;
   }
 }
@@ -116,7 +106,7 @@ TEST(RotorTest, BudgetSweepIsVerifiedAndMonotone) {
     SolveOptions opts;
     opts.budget = top - (top - low) * i / 8;
     SolveResult r = solveRotor(g, opts);
-    expectVerified(g, opts, r, "budget " + std::to_string(opts.budget));
+    expectVerifiedPlan(g, opts, r, "budget " + std::to_string(opts.budget));
     EXPECT_GE(r.cost, previous - 1e-9) << opts.budget;
     previous = r.cost;
   }

@@ -7,14 +7,32 @@
 #ifndef REMAT_UNITTESTS_SOLVER_TESTGRAPHS_H
 #define REMAT_UNITTESTS_SOLVER_TESTGRAPHS_H
 
-#include "remat/Solver/Testing/Generators.h"
 #include "remat/Solver/Core/Problem.h"
+#include "remat/Solver/Core/Simulator.h"
+#include "remat/Solver/Core/Solver.h"
+#include "remat/Solver/Testing/Generators.h"
+
+#include "gtest/gtest.h"
 
 #include <string>
 #include <vector>
 
 namespace remat {
 namespace test {
+
+/// Checks a feasible result as a user would: re-simulated, the same peak and
+/// cost, within the budget, and no lower bound claimed (`model` solvers: the
+/// model bounds nothing).
+inline void expectVerifiedPlan(const Graph &g, const SolveOptions &opts,
+                               const SolveResult &r, const std::string &what) {
+  ASSERT_TRUE(r.feasible()) << what << ": " << r.message;
+  Simulation sim = simulate(g, r.schedule);
+  ASSERT_TRUE(sim.valid()) << what << ": " << sim.error;
+  EXPECT_EQ(sim.peakBytes, r.peakBytes) << what;
+  EXPECT_DOUBLE_EQ(sim.cost, r.cost) << what;
+  EXPECT_LE(r.peakBytes, opts.budget) << what;
+  EXPECT_EQ(r.lowerBound, -1) << what << ": the model bounds nothing";
+}
 
 /// Generator options for unit-size graphs without parameters.
 inline GeneratorOptions unitOptions() {
