@@ -74,11 +74,9 @@ namespace {
 /// from the forward pass; the group recomputes the other values of the
 /// block it reads, and what they read likewise (`recomputedFor`).
 struct Way {
-  std::vector<int> kept;
-  int64_t keptBytes = 0; ///< The option's, pinned and output nodes included.
+  const BlockOption *option = nullptr;
   int64_t workBytes = 0; ///< Bytes the group recomputes.
   double recompute = 0;  ///< Cost of what the group recomputes.
-  bool keepsExit = false;
 };
 
 /// The blocks as a chain, indexed 1..size() (index 0 is the resident input
@@ -103,15 +101,13 @@ struct BlockChain {
 
   int size() const { return static_cast<int>(blocks.size()); }
   const DpBlock &block(int s) const { return blocks[s - 1]; }
+  /// What block s run with `way` holds while blocks s+1.. run: what it
+  /// keeps, and its exit (their entry).
+  int64_t heldBytes(int s, const Way &way) const {
+    return way.option->keptBytes + (way.option->keepsExit ? 0 : exitBytes[s]);
+  }
 };
 } // namespace
-
-/// The storage a value keeps alive: a view's base.
-static int storageOf(const Graph &graph, int id) {
-  while (graph.nodes[id].isView())
-    id = graph.nodes[id].aliasOf;
-  return id;
-}
 
 /// Assigns each needed backward node to the latest block it reads (a block's
 /// exit counts as the next block's), or earlier when a backward node it
@@ -161,17 +157,19 @@ static void groupBackward(const Graph &graph, BlockChain &chain) {
       chain.groups[group[id]].push_back(id);
 }
 
-/// The values of block s that group s reads and `kept` (indexed by node)
-/// does not keep, and the values of block s they read likewise, ascending.
+/// The values of block s that group s reads and `kept` does not hold, and
+/// the values of block s they read likewise, ascending. `marks` (one per
+/// node) is all zero before and after.
 static std::vector<int> recomputedFor(const Graph &graph,
                                       const BlockChain &chain, int s,
-                                      const std::vector<char> &kept) {
-  std::vector<char> seen(graph.size(), 0);
+                                      const std::vector<int> &kept,
+                                      std::vector<char> &marks) {
+  for (int id : kept)
+    marks[id] = 1;
   std::vector<int> stack, result;
   auto need = [&](int id) {
-    if (chain.blockOf[id] == s && !kept[id] && !seen[id] &&
-        chain.recompute[id]) {
-      seen[id] = 1;
+    if (chain.blockOf[id] == s && !marks[id] && chain.recompute[id]) {
+      marks[id] = 1;
       stack.push_back(id);
     }
   };
@@ -183,6 +181,10 @@ static std::vector<int> recomputedFor(const Graph &graph,
     result.push_back(id);
     forEachRead(graph.nodes[id], need);
   }
+  for (int id : kept)
+    marks[id] = 0;
+  for (int id : result)
+    marks[id] = 0;
   std::sort(result.begin(), result.end());
   return result;
 }
@@ -202,10 +204,10 @@ static void measureBackward(const Graph &graph, BlockChain &chain) {
   const int end = order.size();
   std::vector<int> lastUse(graph.size(), -1);
   for (int out : graph.outputs)
-    lastUse[storageOf(graph, out)] = end;
+    lastUse[graph.storageOf(out)] = end;
   for (int at = 0; at < end; ++at)
     forEachRead(graph.nodes[order[at]], [&](int dep) {
-      int root = storageOf(graph, dep);
+      int root = graph.storageOf(dep);
       if (position[root] >= 0)
         lastUse[root] = std::max(lastUse[root], at);
     });
@@ -231,19 +233,15 @@ static void measureBackward(const Graph &graph, BlockChain &chain) {
 /// The ways of each block: its options, with what its group recomputes.
 static void scoreWays(const Graph &graph, BlockChain &chain) {
   chain.ways.assign(chain.size() + 1, {});
-  std::vector<char> kept(graph.size(), 0);
+  std::vector<char> marks(graph.size(), 0);
   for (int s = 1; s <= chain.size(); ++s)
     for (const BlockOption &option : chain.block(s).options) {
-      Way way{option.kept, option.keptBytes, 0, 0, option.keepsExit};
-      for (int id : way.kept)
-        kept[id] = 1;
-      for (int id : recomputedFor(graph, chain, s, kept)) {
+      Way way{&option, 0, 0};
+      for (int id : recomputedFor(graph, chain, s, option.kept, marks)) {
         way.workBytes += ownedBytes(graph, id);
         way.recompute += graph.nodes[id].cost;
       }
-      for (int id : way.kept)
-        kept[id] = 0;
-      chain.ways[s].push_back(std::move(way));
+      chain.ways[s].push_back(way);
     }
 }
 
@@ -256,7 +254,7 @@ static void measureForward(const Graph &graph, BlockChain &chain) {
   chain.cost.assign(n + 1, 0);
   for (int s = 1; s <= n; ++s) {
     chain.exitBytes[s] =
-        ownedBytes(graph, storageOf(graph, chain.block(s).exit));
+        ownedBytes(graph, graph.storageOf(chain.block(s).exit));
     for (int id : chain.forward[s]) {
       if (chain.recompute[id])
         chain.cost[s] += graph.nodes[id].cost;
@@ -345,8 +343,8 @@ RotorTable::RotorTable(const BlockChain &chain)
   for (int s = 1; s <= n; ++s) {
     int64_t most = 0;
     for (const Way &way : chain.ways[s]) {
-      most = std::max(most, way.keptBytes);
-      top = std::max(top, way.keptBytes + way.workBytes);
+      most = std::max(most, way.option->keptBytes);
+      top = std::max(top, way.option->keptBytes + way.workBytes);
     }
     kept += most + chain.exitBytes[s];
     top = std::max(top, chain.backwardBytes[s]);
@@ -368,15 +366,16 @@ void RotorTable::fillEntry(int s, int t, int m) {
     const Way &way = chain.ways[s][o];
     // Before s's group runs, what it keeps (and its exit, the next block's
     // entry, while the later blocks run) is held.
-    const int kept = level(way.keptBytes +
-                           (s < t && !way.keepsExit ? chain.exitBytes[s] : 0));
-    if (kept > m || level(way.keptBytes + way.workBytes + backward) > m ||
+    const int kept =
+        level(s < t ? chain.heldBytes(s, way) : way.option->keptBytes);
+    if (kept > m ||
+        level(way.option->keptBytes + way.workBytes + backward) > m ||
         level(chain.forwardBytes[s]) > m)
       continue;
     // The last block of a range needs no forward for a way that keeps
     // nothing: its group recomputes what it reads (the first forward pass
     // runs each block once whatever the plan).
-    double forward = s == t && way.kept.empty() ? 0 : chain.cost[s];
+    double forward = s == t && way.option->kept.empty() ? 0 : chain.cost[s];
     double c =
         forward + way.recompute + (s == t ? 0 : cost(s + 1, t, m - kept));
     if (c < best) {
@@ -423,6 +422,7 @@ public:
   std::vector<int> run(int m) {
     order.clear();
     computed.assign(graph.size(), 0);
+    marks.assign(graph.size(), 0);
     reverse(1, chain.size(), m);
     return order;
   }
@@ -443,12 +443,10 @@ private:
     RotorTable::Choice c = table.choice(s, t, m);
     if (c.option >= 0) {
       const Way &way = chain.ways[s][c.option];
-      if (s < t || !way.kept.empty() || !computed[chain.block(s).exit])
+      if (s < t || !way.option->kept.empty() || !computed[chain.block(s).exit])
         forward(s);
       if (s < t)
-        reverse(s + 1, t,
-                m - table.level(way.keptBytes +
-                                (way.keepsExit ? 0 : chain.exitBytes[s])));
+        reverse(s + 1, t, m - table.level(chain.heldBytes(s, way)));
       backward(s, way);
       return;
     }
@@ -462,7 +460,7 @@ private:
   const BlockChain &chain;
   const RotorTable &table;
   std::vector<int> order;
-  std::vector<char> computed, kept;
+  std::vector<char> computed, marks;
 };
 } // namespace
 
@@ -470,10 +468,8 @@ private:
 /// `way` does not keep (`recomputedFor`; `bestOrder` then moves each next to
 /// its first use).
 void OrderEmitter::backward(int s, const Way &way) {
-  kept.assign(graph.size(), 0);
-  for (int id : way.kept)
-    kept[id] = 1;
-  std::vector<int> redo = recomputedFor(graph, chain, s, kept);
+  std::vector<int> redo =
+      recomputedFor(graph, chain, s, way.option->kept, marks);
   order.insert(order.end(), redo.begin(), redo.end());
   order.insert(order.end(), chain.groups[s].begin(), chain.groups[s].end());
 }

@@ -152,7 +152,7 @@ static int bisectionSteps(int64_t lo, int64_t hi) {
 
 namespace {
 /// The smallest-budget search (`findSmallestBudget`): the top of the range,
-/// one quick probe a resolution step below it, a min-peak probe and a
+/// one quick probe a resolution step below it, a whole min-peak solve, a
 /// bisection of cheap probes sharing kProbeSolves solves' work, then full
 /// solves that confirm the smallest budgets the probes met and bisect below
 /// the smallest confirmed.
@@ -169,6 +169,8 @@ public:
   BudgetSearch run();
 
 private:
+  BudgetProbe &ask(SolveOptions asked, int64_t units);
+  int64_t memoryOf(SolveResult &result, int64_t budget, bool whole) const;
   const BudgetProbe &probe(int64_t budget, int64_t units);
   const BudgetProbe &probeCheaply(int64_t budget, int64_t units);
   const BudgetProbe &solveFully(int64_t budget);
@@ -226,22 +228,35 @@ static bool isMet(const BudgetProbe &answer) {
          answer.memory <= answer.budget;
 }
 
+/// Runs the solver with `asked` and `units` of work; records the answer at
+/// `asked.budget` and charges its work.
+BudgetProbe &BudgetSearcher::ask(SolveOptions asked, int64_t units) {
+  asked.allowance = meter.allowance(units);
+  search.answers.push_back({asked.budget, solver.solve(graph, asked)});
+  ++search.probes;
+  meter.charge(search.answers.back().result);
+  return search.answers.back();
+}
+
+/// The bytes a feasible `result` found at `budget` needs (`PlanMemory`);
+/// -1 without a plan.
+int64_t BudgetSearcher::memoryOf(SolveResult &result, int64_t budget,
+                                 bool whole) const {
+  if (!result.feasible())
+    return -1;
+  return memory ? memory(budget, result, whole) : result.peakBytes;
+}
+
 /// Asks the solver at `budget` with `units` of work.
 const BudgetProbe &BudgetSearcher::probe(int64_t budget, int64_t units) {
   probeOptions.budget = budget;
-  probeOptions.allowance = meter.allowance(units);
-  search.answers.push_back({budget, solver.solve(graph, probeOptions)});
-  ++search.probes;
-  BudgetProbe &answer = search.answers.back();
+  BudgetProbe &answer = ask(probeOptions, units);
   SolveResult &result = answer.result;
-  meter.charge(result);
   // An answer that counted no work did not depend on its allowance: it is
   // the answer of a whole solve (brute force, checkpoint-all).
   bool whole = units >= meter.total() ||
                (units > 0 && result.work == 0 && !result.stoppedByTimeLimit);
-  if (result.feasible())
-    answer.memory =
-        memory ? memory(budget, result, whole) : result.peakBytes;
+  answer.memory = memoryOf(result, budget, whole);
   if (isMet(answer)) {
     hi = std::min(hi, answer.memory);
     if (whole && (confirmed < 0 || budget < confirmed)) {
@@ -322,9 +337,9 @@ bool BudgetSearcher::metBelowTop(int64_t topMemory) {
 
 /// A min-peak solve without a cost limit, with a whole solve's work (the
 /// bisection keeps its probes' work and its bracket: its path is the same
-/// with or without this probe). The
-/// memory its plan needs is recorded as met there, so that the
-/// confirmation asks at it like at the bisection's budgets. Minimizing the
+/// with or without this probe). The memory its plan needs is recorded as
+/// met there, so that the confirmation asks at it like at the bisection's
+/// budgets. Minimizing the
 /// peak, a search heuristic may reach lower than any min-compute probe of
 /// the bisection meets (on the decomposed mobilenet_v2 `auto`'s min-peak
 /// plan needs 137.0 MiB where the bisection met 151.7).
@@ -335,18 +350,11 @@ void BudgetSearcher::probeLeastPeak() {
   least.objective = Objective::MinPeakUnderOverhead;
   least.maxOverhead = std::numeric_limits<double>::infinity();
   least.budget = hi;
-  least.allowance = meter.allowance(meter.total());
-  search.answers.push_back({hi, solver.solve(graph, least)});
-  ++search.probes;
-  BudgetProbe &answer = search.answers.back();
-  meter.charge(answer.result);
-  if (answer.result.feasible()) {
-    const SolveResult &result = answer.result;
-    answer.memory = memory ? memory(result.peakBytes, answer.result, false)
-                           : result.peakBytes;
-    if (answer.memory >= 0)
-      answer.budget = answer.memory;
-  }
+  BudgetProbe &answer = ask(least, meter.total());
+  answer.memory =
+      memoryOf(answer.result, answer.result.peakBytes, /*whole=*/false);
+  if (answer.memory >= 0)
+    answer.budget = answer.memory;
   report(answer.result, "for the least peak");
 }
 
