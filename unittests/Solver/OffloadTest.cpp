@@ -12,6 +12,7 @@
 
 #include "remat/Solver/Search/Offload.h"
 
+#include "remat/Solver/Algorithms/Solvers.h"
 #include "remat/Solver/Core/ScheduleBuilder.h"
 #include "remat/Solver/Core/SolverSupport.h"
 #include "remat/Solver/Search/Modes.h"
@@ -115,7 +116,7 @@ TEST(OffloadTest, JointIsNeverSlowerThanEitherAlone) {
 
 TEST(OffloadTest, AFastLinkReplacesRecomputation) {
   Graph g = transformer();
-  HostLink fast = testLink(1e9);
+  HostLink fast = testLink(getenv("LS") ? atof(getenv("LS")) : 1e9);
   int64_t budget = keepAllPeak(g) * 6 / 10;
   OffloadedPlan recompute =
       planAt(g, OffloadChoice::RecomputeOnly, budget, fast);
@@ -481,6 +482,54 @@ TEST(OffloadTest, OffloadOnlyNamesItsOwnSmallestBudget) {
       g, offloadRequest(std::to_string(low.smallestBudget), kMaxTotalBytes));
   ASSERT_TRUE(asked.succeeded()) << asked.reason;
   EXPECT_LE(asked.result.peakBytes, low.smallestBudget);
+}
+
+/// The most values one plan of the chain DP with offloading
+/// (searchRotorOffloads) chose to offload at `budget`.
+size_t mostChosen(const Graph &g, const HostLink &link, int64_t budget) {
+  SolveOptions options;
+  options.budget = budget;
+  options.effort = 0.05;
+  size_t most = 0;
+  searchRotorOffloads(
+      g, options, link,
+      [&](const Schedule &schedule, const std::vector<int> &offloaded) {
+        most = std::max(most, offloaded.size());
+        OffloadedPlan plan = addOffloads(g, schedule, link, budget, offloaded);
+        return ChainPlanVerdict{plan.sim.valid() ? plan.sim.peakBytes
+                                                 : kMaxTotalBytes,
+                                plan.sim.time, 0};
+      });
+  return most;
+}
+
+// Where a block's kept values copy out while the next block runs forward
+// and back while its backward runs, the chain DP keeps them by offloading
+// instead of recomputing them: its plan recomputes nothing and predicts
+// less time than rotor's recompute-only plan at the same budget. On a link
+// too slow for that, the stalls it prices keep it from offloading at all,
+// and its plan is no slower than recomputing.
+TEST(OffloadTest, ChainDpOffloadsWhatTheLinkHides) {
+  Graph g = transformer(8);
+  SolveOptions options;
+  options.budget = keepAllPeak(g) / 2;
+  options.effort = 0.05;
+  SolveResult recompute = solveRotor(g, options);
+  ASSERT_TRUE(recompute.feasible()) << recompute.message;
+  ASSERT_GT(recompute.cost, checkpointAllCost(g));
+
+  HostLink fast = testLink();
+  OffloadedPlan hidden = planOnChain(g, options, fast);
+  expectReplays(g, hidden, fast, options.budget, "fast");
+  EXPECT_GT(hidden.sim.copies, 0);
+  EXPECT_DOUBLE_EQ(hidden.sim.time, checkpointAllCost(g));
+  EXPECT_GT(mostChosen(g, fast, options.budget), 0u);
+
+  HostLink slow = testLink(1e-3);
+  EXPECT_EQ(mostChosen(g, slow, options.budget), 0u);
+  OffloadedPlan stalled = planOnChain(g, options, slow);
+  expectReplays(g, stalled, slow, options.budget, "slow");
+  EXPECT_LE(stalled.sim.time, recompute.cost);
 }
 
 TEST(OffloadTest, HostLinkPresets) {

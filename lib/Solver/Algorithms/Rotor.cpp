@@ -58,14 +58,24 @@ using namespace remat;
 /// quadratic): articulation segments merge into blocks of up to forward
 /// nodes / kBlocks free nodes.
 static constexpr int kBlocks = 100;
-/// Memory levels of the DP.
+/// Memory levels of the DP: as many as fit in about kCells entries of the
+/// table, at least kLevels (short chains get finer levels: a block's exit
+/// rounds up to one level, and on 33 blocks of an 8B-shaped model 200
+/// levels of 0.4 GB made every option that keeps under 0.4 GB look free).
 static constexpr int kLevels = 200;
+static constexpr size_t kCells = 1'000'000;
+static constexpr int kMostLevels = 4000;
 /// Levels tried above the bisection's answer (the simulated peak is not
 /// monotone in the model's level), and above the peak objective's.
 static constexpr int kNeighbours = 4;
 /// The smallest levels tried for a plan that fits (their plans' simulated
 /// peaks are not in the levels' order either).
 static constexpr size_t kLowSteps = 8;
+/// Inner iterations of the DP per work unit: one takes about 6 ns (30 M on
+/// the 8B-shaped Llama's chain in 0.18 s), a unit about 36 ns (Solver.h).
+static constexpr int64_t kIterationsPerUnit = 4;
+/// Levels of the grid the time search (with offloading) starts from.
+static constexpr size_t kTimeGrid = 8;
 
 static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
@@ -77,6 +87,11 @@ struct Way {
   const BlockOption *option = nullptr;
   int64_t workBytes = 0; ///< Bytes the group recomputes.
   double recompute = 0;  ///< Cost of what the group recomputes.
+  /// What offloading the kept values (not the exit, not outputs) moves:
+  /// their storages, bytes, and the copies' time on the chain's link.
+  std::vector<int> offloadable;
+  int64_t offloadBytes = 0;
+  double copyCost = 0;
 };
 
 /// The blocks as a chain, indexed 1..size() (index 0 is the resident input
@@ -93,6 +108,11 @@ struct BlockChain {
   /// chain while the forward runs it.
   std::vector<int64_t> forwardBytes;
   std::vector<double> cost;
+  /// Each group's own cost (its backward nodes).
+  std::vector<double> groupCost;
+  /// The link a block's kept values may be offloaded over; none: keep or
+  /// recompute only.
+  const HostLink *link = nullptr;
   /// Forward nodes a recomputation runs again (not outputs, not pinned).
   std::vector<char> recompute;
   std::vector<int> blockOf;
@@ -103,8 +123,22 @@ struct BlockChain {
   const DpBlock &block(int s) const { return blocks[s - 1]; }
   /// What block s run with `way` holds while blocks s+1.. run: what it
   /// keeps, and its exit (their entry).
-  int64_t heldBytes(int s, const Way &way) const {
-    return way.option->keptBytes + (way.option->keepsExit ? 0 : exitBytes[s]);
+  int64_t heldBytes(int s, const Way &way, bool offload = false) const {
+    return way.option->keptBytes + (way.option->keepsExit ? 0 : exitBytes[s]) -
+           (offload ? way.offloadBytes : 0);
+  }
+  /// Whether block s of a range ending at t may offload with `way`: a block
+  /// follows whose forward and group the copies run beside.
+  bool canOffload(int s, int t, const Way &way) const {
+    return link && s < t && way.offloadBytes > 0;
+  }
+  /// The time block s's offloaded values stall the step: what their copies
+  /// take beyond the next block's forward (the copies out) and beyond its
+  /// group (the copies back). The copies queue on one stream per direction,
+  /// so blocks that each keep within their windows keep the queue short.
+  double stall(int s, const Way &way) const {
+    return std::max(0.0, way.copyCost - cost[s + 1]) +
+           std::max(0.0, way.copyCost - groupCost[s + 1]);
   }
 };
 } // namespace
@@ -230,18 +264,39 @@ static void measureBackward(const Graph &graph, BlockChain &chain) {
     }
 }
 
-/// The ways of each block: its options, with what its group recomputes.
+/// The storages of block s that `way` keeps and may offload: not the exit's
+/// (the next block reads it at once), owned by the block and recomputable
+/// (not outputs, not pinned); with
+/// their bytes and the copies' time on the chain's link.
+static void scoreOffload(const Graph &graph, const BlockChain &chain, int s,
+                         Way &way) {
+  int exit = graph.storageOf(chain.block(s).exit);
+  for (int id : way.option->kept) {
+    int root = graph.storageOf(id);
+    if (root == exit || chain.blockOf[root] != s || !chain.recompute[root] ||
+        std::count(way.offloadable.begin(), way.offloadable.end(), root))
+      continue;
+    way.offloadable.push_back(root);
+    way.offloadBytes += ownedBytes(graph, root);
+    way.copyCost += chain.link->copyCost(ownedBytes(graph, root));
+  }
+}
+
+/// The ways of each block: its options, with what its group recomputes and,
+/// with a link, what offloading would move.
 static void scoreWays(const Graph &graph, BlockChain &chain) {
   chain.ways.assign(chain.size() + 1, {});
   std::vector<char> marks(graph.size(), 0);
   for (int s = 1; s <= chain.size(); ++s)
     for (const BlockOption &option : chain.block(s).options) {
-      Way way{&option, 0, 0};
+      Way way{&option};
       for (int id : recomputedFor(graph, chain, s, option.kept, marks)) {
         way.workBytes += ownedBytes(graph, id);
         way.recompute += graph.nodes[id].cost;
       }
-      chain.ways[s].push_back(way);
+      if (chain.link)
+        scoreOffload(graph, chain, s, way);
+      chain.ways[s].push_back(std::move(way));
     }
 }
 
@@ -268,9 +323,11 @@ static void measureForward(const Graph &graph, BlockChain &chain) {
   }
 }
 
-static BlockChain buildChain(const Graph &graph, std::vector<DpBlock> blocks) {
+static BlockChain buildChain(const Graph &graph, std::vector<DpBlock> blocks,
+                             const HostLink *link) {
   BlockChain chain;
   chain.blocks = std::move(blocks);
+  chain.link = link;
   const int n = chain.size();
   chain.blockOf.assign(graph.size(), 0);
   chain.forward.assign(n + 1, {});
@@ -291,6 +348,10 @@ static BlockChain buildChain(const Graph &graph, std::vector<DpBlock> blocks) {
   measureForward(graph, chain);
   groupBackward(graph, chain);
   measureBackward(graph, chain);
+  chain.groupCost.assign(n + 1, 0);
+  for (int s = 1; s <= n; ++s)
+    for (int id : chain.groups[s])
+      chain.groupCost[s] += graph.nodes[id].cost;
   scoreWays(graph, chain);
   return chain;
 }
@@ -301,35 +362,42 @@ class RotorTable {
 public:
   explicit RotorTable(const BlockChain &chain);
 
-  /// Fills the table; returns the inner iterations it took.
+  /// Fills the table; returns the work units it took.
   int64_t fill();
   double cost(int s, int t, int m) const { return costs[index(s, t, m)]; }
   /// What block s does in the best plan of (s, t, m): run with option
-  /// `option`, or keep only the exit of `next` - 1; neither: no plan.
+  /// `option` (its kept values offloaded or not), or keep only the exit of
+  /// `next` - 1; neither: no plan.
   struct Choice {
     int option = -1, next = -1;
+    bool offload = false;
   };
   Choice choice(int s, int t, int m) const {
     int16_t c = choices[index(s, t, m)];
-    return c >= 0 ? Choice{c, -1} : Choice{-1, c == kNone ? -1 : -c};
+    if (c >= 0)
+      return Choice{c & ~kOffloaded, -1, (c & kOffloaded) != 0};
+    return Choice{-1, c == kNone ? -1 : -c};
   }
   /// The levels `bytes` takes, rounded up.
   int level(int64_t bytes) const {
     return static_cast<int>(std::ceil(static_cast<double>(bytes) / unit));
   }
-  int levels() const { return kLevels; }
+  int levels() const { return numLevels; }
 
 private:
   static constexpr int16_t kNone = std::numeric_limits<int16_t>::min();
+  /// The flag of an option choice that offloads (options are fewer).
+  static constexpr int16_t kOffloaded = 1 << 14;
   /// The entries of (s, t), 1 <= s <= t <= n, one per level.
   size_t index(int s, int t, int m) const {
     size_t pair = static_cast<size_t>(t) * (t - 1) / 2 + (s - 1);
-    return pair * (kLevels + 1) + m;
+    return pair * (numLevels + 1) + m;
   }
   void fillEntry(int s, int t, int m);
 
   const BlockChain &chain;
   const int n;
+  int numLevels = kLevels;
   double unit = 1;
   std::vector<double> costs;
   std::vector<int16_t> choices;
@@ -349,8 +417,11 @@ RotorTable::RotorTable(const BlockChain &chain)
     kept += most + chain.exitBytes[s];
     top = std::max(top, chain.backwardBytes[s]);
   }
-  unit = std::max(1.0, static_cast<double>(kept + top) / kLevels);
-  const size_t size = static_cast<size_t>(n) * (n + 1) / 2 * (kLevels + 1);
+  const size_t pairs = static_cast<size_t>(n) * (n + 1) / 2;
+  numLevels = static_cast<int>(
+      std::clamp<size_t>(kCells / pairs, kLevels, kMostLevels));
+  unit = std::max(1.0, static_cast<double>(kept + top) / numLevels);
+  const size_t size = pairs * (numLevels + 1);
   costs.assign(size, kInfinity);
   choices.assign(size, kNone);
   prefixCost.assign(n + 1, 0);
@@ -362,26 +433,38 @@ void RotorTable::fillEntry(int s, int t, int m) {
   double best = kInfinity;
   int16_t pick = kNone;
   const int64_t backward = chain.backwardBytes[s];
+  auto consider = [&](double c, int pickIf) {
+    if (c < best) {
+      best = c;
+      pick = static_cast<int16_t>(pickIf);
+    }
+  };
   for (size_t o = 0; o < chain.ways[s].size(); ++o) {
     const Way &way = chain.ways[s][o];
-    // Before s's group runs, what it keeps (and its exit, the next block's
-    // entry, while the later blocks run) is held.
-    const int kept =
-        level(s < t ? chain.heldBytes(s, way) : way.option->keptBytes);
-    if (kept > m ||
-        level(way.option->keptBytes + way.workBytes + backward) > m ||
+    if (level(way.option->keptBytes + way.workBytes + backward) > m ||
         level(chain.forwardBytes[s]) > m)
       continue;
     // The last block of a range needs no forward for a way that keeps
     // nothing: its group recomputes what it reads (the first forward pass
     // runs each block once whatever the plan).
     double forward = s == t && way.option->kept.empty() ? 0 : chain.cost[s];
-    double c =
-        forward + way.recompute + (s == t ? 0 : cost(s + 1, t, m - kept));
-    if (c < best) {
-      best = c;
-      pick = static_cast<int16_t>(o);
-    }
+    // Before s's group runs, what it keeps (and its exit, the next block's
+    // entry, while the later blocks run) is held.
+    const int kept =
+        level(s < t ? chain.heldBytes(s, way) : way.option->keptBytes);
+    if (kept <= m)
+      consider(forward + way.recompute +
+                   (s == t ? 0 : cost(s + 1, t, m - kept)),
+               static_cast<int>(o));
+    // Offloaded, the kept values leave the device while the next block
+    // runs forward, and come back while its group runs.
+    if (!chain.canOffload(s, t, way) ||
+        level(way.option->keptBytes + chain.forwardBytes[s + 1]) > m)
+      continue;
+    const int held = level(chain.heldBytes(s, way, true));
+    consider(forward + way.recompute + chain.stall(s, way) +
+                 cost(s + 1, t, m - held),
+             static_cast<int>(o) | kOffloaded);
   }
   int64_t transient = 0;
   for (int next = s + 1; next <= t; ++next) {
@@ -404,11 +487,11 @@ int64_t RotorTable::fill() {
   int64_t iterations = 0;
   for (int len = 0; len < n; ++len)
     for (int s = 1; s + len <= n; ++s)
-      for (int m = 0; m <= kLevels; ++m) {
+      for (int m = 0; m <= numLevels; ++m) {
         fillEntry(s, s + len, m);
         iterations += len + chain.ways[s].size();
       }
-  return iterations;
+  return iterations / kIterationsPerUnit;
 }
 
 namespace {
@@ -421,11 +504,15 @@ public:
 
   std::vector<int> run(int m) {
     order.clear();
+    offloaded.clear();
     computed.assign(graph.size(), 0);
     marks.assign(graph.size(), 0);
     reverse(1, chain.size(), m);
     return order;
   }
+  /// The storages the last plan run offloads, in the order their blocks
+  /// chose to.
+  const std::vector<int> &offloads() const { return offloaded; }
 
 private:
   /// Runs block s forward: every node the first time, then the ones a
@@ -445,8 +532,11 @@ private:
       const Way &way = chain.ways[s][c.option];
       if (s < t || !way.option->kept.empty() || !computed[chain.block(s).exit])
         forward(s);
+      if (c.offload)
+        offloaded.insert(offloaded.end(), way.offloadable.begin(),
+                         way.offloadable.end());
       if (s < t)
-        reverse(s + 1, t, m - table.level(chain.heldBytes(s, way)));
+        reverse(s + 1, t, m - table.level(chain.heldBytes(s, way, c.offload)));
       backward(s, way);
       return;
     }
@@ -461,6 +551,8 @@ private:
   const RotorTable &table;
   std::vector<int> order;
   std::vector<char> computed, marks;
+
+  std::vector<int> offloaded;
 };
 } // namespace
 
@@ -486,14 +578,18 @@ struct Candidate {
 /// comment), keeping the best verified plan.
 class LevelSearch {
 public:
+  /// Each plan is simulated, or judged by `judge` when given (its cost is
+  /// then the time it predicts).
   LevelSearch(const Graph &graph, const SolveOptions &options,
               const BlockChain &chain, const RotorTable &table,
-              WorkMeter &meter);
+              WorkMeter &meter, const ChainPlanJudge *judge = nullptr);
 
   void run() {
     if (steps.empty())
       return;
-    if (options.objective == Objective::MinPeakUnderOverhead)
+    if (judge)
+      minimizeTime();
+    else if (options.objective == Objective::MinPeakUnderOverhead)
       minimizePeak();
     else
       minimizeCompute();
@@ -509,12 +605,14 @@ private:
   const Candidate &evaluate(size_t step);
   void minimizeCompute();
   void minimizePeak();
+  void minimizeTime();
 
   const Graph &graph;
   const SolveOptions &options;
   OrderEmitter emitter;
   const double limit;
   WorkMeter &meter;
+  const ChainPlanJudge *judge;
   /// The smallest level of each distinct top-level cost, cheapest last.
   std::vector<int> steps;
   std::vector<std::optional<Candidate>> seen;
@@ -523,9 +621,9 @@ private:
 
 LevelSearch::LevelSearch(const Graph &graph, const SolveOptions &options,
                          const BlockChain &chain, const RotorTable &table,
-                         WorkMeter &meter)
+                         WorkMeter &meter, const ChainPlanJudge *judge)
     : graph(graph), options(options), emitter(graph, chain, table),
-      limit(costLimit(graph, options)), meter(meter) {
+      limit(costLimit(graph, options)), meter(meter), judge(judge) {
   double last = kInfinity;
   for (int m = 0; m <= table.levels(); ++m) {
     double c = table.cost(1, chain.size(), m);
@@ -544,10 +642,14 @@ const Candidate &LevelSearch::evaluate(size_t step) {
   std::vector<int> order = emitter.run(steps[step]);
   Candidate c;
   c.schedule = scheduleFromComputeOrder(graph, bestOrder(graph, order));
-  Simulation sim = simulate(graph, c.schedule);
   meter.charge(orderWork(OrderPolicy::Best, 2 * order.size()));
   ++evaluations;
-  if (sim.valid()) {
+  if (judge) {
+    ChainPlanVerdict verdict = (*judge)(c.schedule, emitter.offloads());
+    meter.charge(verdict.work);
+    c.peak = verdict.peak;
+    c.cost = verdict.time;
+  } else if (Simulation sim = simulate(graph, c.schedule); sim.valid()) {
     c.peak = sim.peakBytes;
     c.cost = sim.cost;
   }
@@ -576,6 +678,44 @@ void LevelSearch::minimizeCompute() {
     evaluate(i);
 }
 
+/// The fastest judged plan that meets the budget. Copies added to bring a
+/// plan down may stall it, so its time is not monotone in the level: an even
+/// grid of levels, then a ternary search between the grid's neighbours of
+/// the fastest (a level whose plan misses counts as infinitely slow, and
+/// the search moves up from it).
+void LevelSearch::minimizeTime() {
+  auto time = [&](size_t step) {
+    const Candidate &c = evaluate(step);
+    return meets(c) ? c.cost : kInfinity;
+  };
+  const size_t last = steps.size() - 1;
+  size_t fastest = last;
+  std::vector<size_t> grid;
+  for (size_t i = 0; i < kTimeGrid; ++i)
+    grid.push_back(last * i / (kTimeGrid - 1));
+  for (size_t step : grid) {
+    if (time(step) < time(fastest))
+      fastest = step;
+    if (meter.exhausted())
+      break;
+  }
+  size_t at = std::find(grid.begin(), grid.end(), fastest) - grid.begin();
+  size_t lo = at > 0 ? grid[at - 1] : 0;
+  size_t hi = at + 1 < grid.size() ? grid[at + 1] : last;
+  while (hi - lo > 2 && !meter.exhausted()) {
+    size_t a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
+    double ta = time(a), tb = time(b);
+    if (!std::isfinite(ta) && !std::isfinite(tb))
+      lo = b;
+    else if (ta <= tb)
+      hi = b;
+    else
+      lo = a;
+  }
+  for (size_t step = lo; step <= hi && !meter.exhausted(); ++step)
+    evaluate(step);
+}
+
 /// The least peak within the cost limit: the smallest level whose plan's
 /// cost meets it (bisected on the orders' costs, which need no simulation),
 /// and the next few above.
@@ -598,26 +738,52 @@ void LevelSearch::minimizePeak() {
       evaluate(i);
 }
 
-SolveResult remat::solveRotor(const Graph &graph, const SolveOptions &options) {
-  WorkMeter meter(options);
-  const char *name = "rotor";
+/// The chain of `graph`'s blocks and their ways (over `link` when given);
+/// none when no forward node can be recomputed.
+static std::optional<BlockChain> chainOf(const Graph &graph, WorkMeter &meter,
+                                         const HostLink *link) {
   std::vector<DpBlock> blocks = blockOptions(
       graph, meter, (forwardOrder(graph).size() + kBlocks - 1) / kBlocks);
   if (blocks.empty())
+    return std::nullopt;
+  return buildChain(graph, std::move(blocks), link);
+}
+
+SolveResult remat::solveRotor(const Graph &graph, const SolveOptions &options) {
+  WorkMeter meter(options);
+  const char *name = "rotor";
+  std::optional<BlockChain> chain = chainOf(graph, meter, nullptr);
+  if (!chain)
     return finishSolve(graph, options, name, checkpointAllSchedule(graph),
                        SolveStatus::Feasible, meter,
                        "no forward node to recompute");
-  BlockChain chain = buildChain(graph, std::move(blocks));
-  RotorTable table(chain);
+  RotorTable table(*chain);
   meter.charge(table.fill());
 
-  LevelSearch search(graph, options, chain, table, meter);
+  LevelSearch search(graph, options, *chain, table, meter);
   search.run();
-  std::string summary = std::to_string(chain.size()) + " blocks, " +
+  std::string summary = std::to_string(chain->size()) + " blocks, " +
                         std::to_string(search.evaluations) + " plans";
   if (!search.best)
     return failSolve(name, SolveStatus::Infeasible,
                      "the chain model has no plan (" + summary + ")", meter);
   return finishSolve(graph, options, name, std::move(search.best->schedule),
                      SolveStatus::Feasible, meter, summary);
+}
+
+int64_t remat::searchRotorOffloads(const Graph &graph,
+                                   const SolveOptions &options,
+                                   const HostLink &link,
+                                   const ChainPlanJudge &judge) {
+  WorkMeter meter(options);
+  std::optional<BlockChain> chain = chainOf(graph, meter, &link);
+  if (!chain)
+    return meter.used();
+  RotorTable table(*chain);
+  meter.charge(table.fill());
+  SolveOptions asked = options;
+  asked.objective = Objective::MinComputeUnderBudget;
+  LevelSearch search(graph, asked, *chain, table, meter, &judge);
+  search.run();
+  return meter.used();
 }

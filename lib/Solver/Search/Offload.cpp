@@ -6,6 +6,7 @@
 
 #include "remat/Solver/Search/Offload.h"
 
+#include "remat/Solver/Algorithms/Solvers.h"
 #include "remat/Solver/Core/ScheduleBuilder.h"
 #include "remat/Solver/Core/SolverSupport.h"
 #include "remat/Solver/Core/WorkMeter.h"
@@ -204,13 +205,14 @@ public:
         gaps(findGaps(graph, base)), taken(gaps.size(), 0),
         tried(gaps.size(), 0) {}
 
-  OffloadedPlan run(int64_t budget);
+  OffloadedPlan run(int64_t budget, const std::vector<int> &first);
 
 private:
   Schedule merge(const std::vector<Transfer> &list,
                  std::vector<size_t> &baseAt) const;
   bool simulateWith(const std::vector<Transfer> &list,
-                    int64_t fasterWithin = -1);
+                    int64_t fasterWithin = -1, int64_t peakWithin = -1);
+  void takeFirst(const std::vector<int> &nodes);
   std::vector<size_t> latestPrefetches() const;
   void queuePrefetches(int64_t budget);
   void advancePrefetches(int64_t budget);
@@ -263,17 +265,19 @@ Schedule OffloadSearch::merge(const std::vector<Transfer> &list,
 /// Simulates the base with `list`; true (and it becomes the current plan)
 /// when it is valid, within the host budget and better than the current:
 /// of a lower peak (`better`), or with `fasterWithin` >= 0, faster and of a
-/// peak within it.
+/// peak within it, or with `peakWithin` >= 0, of a peak within that.
 bool OffloadSearch::simulateWith(const std::vector<Transfer> &list,
-                                 int64_t fasterWithin) {
+                                 int64_t fasterWithin, int64_t peakWithin) {
   std::vector<size_t> at;
   Schedule next = merge(list, at);
   Simulation nextSim = simulate(graph, next, nullptr, &link);
   if (!nextSim.valid() || nextSim.hostPeakBytes > link.hostBudget)
     return false;
-  bool accepted = fasterWithin >= 0 ? nextSim.time < sim.time &&
-                                          nextSim.peakBytes <= fasterWithin
-                                    : schedule.steps.empty() || better(nextSim);
+  bool accepted = schedule.steps.empty() || better(nextSim);
+  if (fasterWithin >= 0)
+    accepted = nextSim.time < sim.time && nextSim.peakBytes <= fasterWithin;
+  else if (peakWithin >= 0)
+    accepted = nextSim.peakBytes <= peakWithin;
   if (!accepted)
     return false;
   schedule = std::move(next);
@@ -422,8 +426,39 @@ void OffloadSearch::advancePrefetches(int64_t budget) {
   }
 }
 
-OffloadedPlan OffloadSearch::run(int64_t budget) {
+/// Offloads `nodes` across the longest gap of each (a value kept from the
+/// forward pass for the backward), their prefetches placed for the queue
+/// (`latestPrefetches`), kept when the peak is no higher.
+void OffloadSearch::takeFirst(const std::vector<int> &nodes) {
+  std::vector<Transfer> list;
+  for (int node : nodes) {
+    std::optional<size_t> longest;
+    for (size_t g = 0; g < gaps.size(); ++g)
+      if (gaps[g].node == node &&
+          (!longest || gaps[g].before - gaps[g].after >
+                           gaps[*longest].before - gaps[*longest].after))
+        longest = g;
+    if (longest)
+      list.push_back(Transfer{*longest, gaps[*longest].before});
+  }
+  if (list.empty())
+    return;
+  transfers = std::move(list);
+  std::vector<size_t> at = latestPrefetches();
+  for (size_t t = 0; t < transfers.size(); ++t)
+    transfers[t].prefetchAt = at[t];
+  if (!simulateWith(transfers, -1, sim.peakBytes)) {
+    transfers.clear();
+    return;
+  }
+  for (const Transfer &t : transfers)
+    taken[t.gap] = 1;
+}
+
+OffloadedPlan OffloadSearch::run(int64_t budget,
+                                 const std::vector<int> &first) {
   simulateWith({});
+  takeFirst(first);
   for (size_t round = 0; round <= gaps.size() && sim.peakBytes > budget;
        ++round) {
     std::optional<Transfer> pick = choose(peakBaseStep());
@@ -454,8 +489,9 @@ OffloadedPlan OffloadSearch::run(int64_t budget) {
 }
 
 OffloadedPlan remat::addOffloads(const Graph &graph, const Schedule &schedule,
-                                 const HostLink &link, int64_t budget) {
-  OffloadedPlan plan = OffloadSearch(graph, schedule, link).run(budget);
+                                 const HostLink &link, int64_t budget,
+                                 const std::vector<int> &first) {
+  OffloadedPlan plan = OffloadSearch(graph, schedule, link).run(budget, first);
   if (plan.sim.copies == 0)
     return plan;
   plan.result.schedule = placeOffloadWaits(graph, plan.result.schedule, link);
@@ -518,7 +554,7 @@ static OffloadedPlan planRung(const Graph &graph, const SolverInfo &solver,
 
 /// Whether `a` is the better plan: feasible, then faster, then smaller; of
 /// two infeasible ones, the one with a schedule of the smaller peak.
-static bool isBetter(const OffloadedPlan &a, const OffloadedPlan &b) {
+static bool isBetterPlan(const OffloadedPlan &a, const OffloadedPlan &b) {
   if (a.result.feasible() != b.result.feasible())
     return a.result.feasible();
   if (!a.result.feasible()) {
@@ -561,15 +597,37 @@ static OffloadedPlan bringDown(const Graph &graph,
                                OffloadedPlan best) {
   for (const Schedule &schedule : schedules) {
     OffloadedPlan plan = addOffloads(graph, schedule, link, budget);
-    if (isBetter(plan, best))
+    if (isBetterPlan(plan, best))
       best = std::move(plan);
   }
   return best;
 }
 
+OffloadedPlan remat::planOnChain(const Graph &graph,
+                                 const SolveOptions &options,
+                                 const HostLink &link) {
+  OffloadedPlan best;
+  auto judge = [&](const Schedule &schedule,
+                   const std::vector<int> &offloaded) {
+    OffloadedPlan plan =
+        addOffloads(graph, schedule, link, options.budget, offloaded);
+    ChainPlanVerdict verdict{std::numeric_limits<int64_t>::max(), plan.sim.time,
+                             static_cast<int64_t>(schedule.steps.size()) *
+                                 (plan.sim.copies + 1)};
+    if (plan.sim.valid())
+      verdict.peak = plan.sim.peakBytes;
+    if (isBetterPlan(plan, best))
+      best = std::move(plan);
+    return verdict;
+  };
+  best.result.work = searchRotorOffloads(graph, options, link, judge);
+  return best;
+}
+
 /// The plans of `request.choice` (Offload.h) at `options.budget`, the best
-/// of them: the solver's plan at the budget, without the last resort, and
-/// `rungs` (for Joint; the keep-all order last) brought down to it; the
+/// of them: the solver's plan at the budget, without the last resort,
+/// `rungs` (for Joint; the keep-all order last) brought down to it, and the
+/// chain DP's plans with offloading (`planOnChain`); the
 /// last resort (auto's MILP) only when none plans, since offloading often
 /// meets a budget below the recompute-only plans'.
 static OffloadedPlan searchLadder(const Graph &graph, const SolverInfo &solver,
@@ -586,10 +644,14 @@ static OffloadedPlan searchLadder(const Graph &graph, const SolverInfo &solver,
   OffloadedPlan best = planRung(graph, solver, bottom, options.budget, link);
   int64_t work = best.result.work;
   best = bringDown(graph, rungs, link, options.budget, std::move(best));
+  OffloadedPlan chained = planOnChain(graph, bottom, link);
+  work += chained.result.work;
+  if (isBetterPlan(chained, best))
+    best = std::move(chained);
   if (!best.result.feasible() && options.lastResort) {
     OffloadedPlan last = planRung(graph, solver, options, options.budget, link);
     work += last.result.work;
-    if (isBetter(last, best))
+    if (isBetterPlan(last, best))
       best = std::move(last);
   }
   best.result.work = work;

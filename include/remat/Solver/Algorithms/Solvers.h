@@ -16,9 +16,11 @@
 #ifndef REMAT_SOLVER_ALGORITHMS_SOLVERS_H
 #define REMAT_SOLVER_ALGORITHMS_SOLVERS_H
 
+#include "remat/Solver/Core/HostLink.h"
 #include "remat/Solver/Core/Solver.h"
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -81,6 +83,33 @@ SolveResult solveRevolve(const Graph &graph, const SolveOptions &options);
 /// meets the constraints. No lower bound (the model is approximate).
 /// Infeasible when no level's plan meets the constraints.
 SolveResult solveRotor(const Graph &graph, const SolveOptions &options);
+
+/// What the caller of `searchRotorOffloads` makes of one of its plans: the
+/// device peak (the largest int64_t when it has none), the predicted time,
+/// and the work that took.
+struct ChainPlanVerdict {
+  int64_t peak = 0;
+  double time = 0;
+  int64_t work = 0;
+};
+
+/// Judges one plan of `searchRotorOffloads`: its compute schedule (compute
+/// and free steps) and the storages it keeps by offloading them, each from
+/// its block's forward to its block's backward group.
+using ChainPlanJudge = std::function<ChainPlanVerdict(
+    const Schedule &schedule, const std::vector<int> &offloaded)>;
+
+/// The Rotor DP of `solveRotor` with offloading as a third choice per block
+/// (Beaumont et al. 2021, docs/Offload.md): what a block's option keeps,
+/// but its exit, may leave the device over `link` while the next block
+/// runs forward and come back while that block's group runs, priced by the
+/// copies' time beyond those windows. Searches the levels as `solveRotor`
+/// does for MinComputeUnderBudget within `options.budget`, each plan judged
+/// by `judge`, which places the copies (the caller keeps the best plan).
+/// Returns the work it used; judges nothing when no forward node can be
+/// recomputed.
+int64_t searchRotorOffloads(const Graph &graph, const SolveOptions &options,
+                            const HostLink &link, const ChainPlanJudge &judge);
 
 /// Revolve's compute order for a given number of checkpoint slots (for
 /// scheduleFromComputeOrder); empty with `error` set when revolve does not

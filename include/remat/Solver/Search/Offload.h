@@ -75,9 +75,12 @@ struct OffloadedPlan {
 /// `schedule` (compute and free steps) with offloads and prefetches added
 /// until its device peak is within `budget` (file comment), keeping the
 /// host peak within `link.hostBudget`; the best it reached when no value
-/// helps any more.
+/// helps any more. The storages `first` (a plan's choice, such as the chain
+/// DP's) are offloaded first, across the longest stretch each is idle,
+/// where that leaves the peak no higher.
 OffloadedPlan addOffloads(const Graph &graph, const Schedule &schedule,
-                          const HostLink &link, int64_t budget);
+                          const HostLink &link, int64_t budget,
+                          const std::vector<int> &first = {});
 
 /// `schedule` with a wait step (Step::Kind::Wait) for each offload, where
 /// the simulator over `link` stops counting its device bytes, moved before
@@ -89,6 +92,13 @@ OffloadedPlan addOffloads(const Graph &graph, const Schedule &schedule,
 /// wait already or does not simulate. addOffloads' plans have their waits.
 Schedule placeOffloadWaits(const Graph &graph, const Schedule &schedule,
                            const HostLink &link);
+
+/// The best plan of the chain DP with offloading (`searchRotorOffloads`,
+/// Solvers.h) at `options.budget`: each plan it visits brought down to the
+/// budget by `addOffloads` with the values the DP chose offloaded first, the
+/// fastest kept. `planWithOffloads` offers it beside the ladder.
+OffloadedPlan planOnChain(const Graph &graph, const SolveOptions &options,
+                          const HostLink &link);
 
 /// The plan of least predicted time within `options.budget` on the device
 /// (file comment), `solver` planning the recomputation.
