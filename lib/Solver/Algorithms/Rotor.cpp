@@ -68,8 +68,9 @@ static constexpr int kMostLevels = 4000;
 /// Levels tried above the bisection's answer (the simulated peak is not
 /// monotone in the model's level), and above the peak objective's.
 static constexpr int kNeighbours = 4;
-/// The smallest levels tried for a plan that fits (their plans' simulated
-/// peaks are not in the levels' order either).
+/// The smallest levels tried for a plan that fits, spaced as kLevels levels
+/// would be (their plans' simulated peaks are not in the levels' order
+/// either).
 static constexpr size_t kLowSteps = 8;
 /// Inner iterations of the DP per work unit: one takes about 6 ns (30 M on
 /// the 8B-shaped Llama's chain in 0.18 s), a unit about 36 ns (Solver.h).
@@ -613,6 +614,8 @@ private:
   const double limit;
   WorkMeter &meter;
   const ChainPlanJudge *judge;
+  /// Levels between the smallest ones tried first (`minimizeCompute`).
+  const int stride;
   /// The smallest level of each distinct top-level cost, cheapest last.
   std::vector<int> steps;
   std::vector<std::optional<Candidate>> seen;
@@ -623,7 +626,8 @@ LevelSearch::LevelSearch(const Graph &graph, const SolveOptions &options,
                          const BlockChain &chain, const RotorTable &table,
                          WorkMeter &meter, const ChainPlanJudge *judge)
     : graph(graph), options(options), emitter(graph, chain, table),
-      limit(costLimit(graph, options)), meter(meter), judge(judge) {
+      limit(costLimit(graph, options)), meter(meter), judge(judge),
+      stride(std::max(1, table.levels() / kLevels)) {
   double last = kInfinity;
   for (int m = 0; m <= table.levels(); ++m) {
     double c = table.cost(1, chain.size(), m);
@@ -660,15 +664,23 @@ const Candidate &LevelSearch::evaluate(size_t step) {
 }
 
 /// The cheapest plan that meets the budget: the first of the smallest
-/// levels whose plan fits, bisection above it for the largest whose plan
-/// fits, then the next few above that.
+/// levels (a stride apart) whose plan fits, bisection above it for the
+/// largest whose plan fits, then the next few above that.
 void LevelSearch::minimizeCompute() {
   size_t fit = 0, miss = steps.size() - 1;
   if (meets(evaluate(miss)))
     return;
-  while (!meets(evaluate(fit)))
-    if (++fit >= std::min(miss, kLowSteps) || meter.exhausted())
+  for (size_t tried = 1; !meets(evaluate(fit)); ++tried) {
+    if (tried >= kLowSteps || meter.exhausted())
       return;
+    // The next level at least a stride up, as kLevels levels would space
+    // them (finer levels would try only the very lowest memory).
+    int next = steps[fit] + stride;
+    while (fit < miss && steps[fit] < next)
+      ++fit;
+    if (fit >= miss)
+      return;
+  }
   while (miss - fit > 1 && !meter.exhausted()) {
     size_t mid = (fit + miss) / 2;
     (meets(evaluate(mid)) ? fit : miss) = mid;
