@@ -210,9 +210,7 @@ private:
     meter.charge(r);
     std::string what = r.solver + ": " + toString(r.status);
     if (r.feasible() &&
-        (!have ||
-         isBetter(options, limit, r.peakBytes, r.cost, best.peakBytes,
-                  best.cost) ||
+        (!have || isBetterResult(options, limit, r, best) ||
          (r.peakBytes == best.peakBytes && r.cost == best.cost &&
           r.status == SolveStatus::Optimal))) {
       best = std::move(r);

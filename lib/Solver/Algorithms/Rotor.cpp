@@ -769,6 +769,21 @@ static std::optional<BlockChain> chainOf(const Graph &graph, WorkMeter &meter,
   return buildChain(graph, std::move(blocks), link);
 }
 
+/// The levels search of one table over `chain`, its plan finished; nullopt
+/// when no level has a plan. Adds the plans it evaluated to `evaluations`.
+static std::optional<SolveResult>
+solveTable(const Graph &graph, const SolveOptions &options,
+           const BlockChain &chain, const RotorTable &table, WorkMeter &meter,
+           int &evaluations) {
+  LevelSearch search(graph, options, chain, table, meter);
+  search.run();
+  evaluations += search.evaluations;
+  if (!search.best)
+    return std::nullopt;
+  return finishSolve(graph, options, "rotor", std::move(search.best->schedule),
+                     SolveStatus::Feasible, meter);
+}
+
 SolveResult remat::solveRotor(const Graph &graph, const SolveOptions &options) {
   WorkMeter meter(options);
   const char *name = "rotor";
@@ -777,11 +792,10 @@ SolveResult remat::solveRotor(const Graph &graph, const SolveOptions &options) {
     return finishSolve(graph, options, name, checkpointAllSchedule(graph),
                        SolveStatus::Feasible, meter,
                        "no forward node to recompute");
-  // The coarse table first, then the finer one; the better plan once
-  // finished (the order repair of
-  // `finishSolve` moves peaks: on decomposed resnet50 two plans of the same
-  // simulated peak end 245.6 and 284.9 MB apart).
-  // The finer table runs only where the work left pays for it as the coarse
+  // The coarse table, then the finer one, the better plan once finished
+  // (finishSolve's order repair moves peaks: on decomposed resnet50 two
+  // plans of the same simulated peak ended 245.6 and 284.9 MB apart). The
+  // finer table runs only where the work left pays for it as the coarse
   // pass cost (its fill scaled by the levels, its search as it was): a
   // member of `auto` with a small share skips it (spending it there took
   // from the local search: decomposed convnext_tiny's smallest budget went
@@ -790,7 +804,6 @@ SolveResult remat::solveRotor(const Graph &graph, const SolveOptions &options) {
   std::optional<SolveResult> best;
   int evaluations = 0;
   int64_t fillWork = 0, searchWork = 0;
-  const double limit = costLimit(graph, options);
   for (int levels : {kLevels, finer}) {
     if (levels == finer &&
         (finer == kLevels ||
@@ -800,19 +813,11 @@ SolveResult remat::solveRotor(const Graph &graph, const SolveOptions &options) {
     fillWork = table.fill();
     meter.charge(fillWork);
     int64_t before = meter.used();
-    LevelSearch search(graph, options, *chain, table, meter);
-    search.run();
+    std::optional<SolveResult> r =
+        solveTable(graph, options, *chain, table, meter, evaluations);
     searchWork = meter.used() - before;
-    evaluations += search.evaluations;
-    if (!search.best)
-      continue;
-    SolveResult r =
-        finishSolve(graph, options, name, std::move(search.best->schedule),
-                    SolveStatus::Feasible, meter);
-    if (!best || (r.feasible() && !best->feasible()) ||
-        (r.feasible() == best->feasible() &&
-         isBetter(options, limit, r.peakBytes, r.cost, best->peakBytes,
-                  best->cost)))
+    if (r && (!best ||
+              isBetterResult(options, costLimit(graph, options), *r, *best)))
       best = std::move(r);
   }
   std::string summary = std::to_string(chain->size()) + " blocks, " +

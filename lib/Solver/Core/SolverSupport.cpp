@@ -195,6 +195,13 @@ bool remat::isBetter(const SolveOptions &options, double limit, int64_t peakA,
   return costA != costB ? costA < costB : peakA < peakB;
 }
 
+bool remat::isBetterResult(const SolveOptions &options, double limit,
+                           const SolveResult &a, const SolveResult &b) {
+  if (a.feasible() != b.feasible())
+    return a.feasible();
+  return isBetter(options, limit, a.peakBytes, a.cost, b.peakBytes, b.cost);
+}
+
 int remat::recomputedPin(const Graph &graph, const Schedule &schedule) {
   std::vector<char> seen(graph.size(), 0);
   for (const Step &step : schedule.steps) {

@@ -92,6 +92,11 @@ int64_t peakLowerBound(const Graph &graph);
 bool isBetter(const SolveOptions &options, double limit, int64_t peakA,
               double costA, int64_t peakB, double costB);
 
+/// Whether result `a` is preferable to `b`: a feasible one to one that is
+/// not, else `isBetter` on their peaks and costs.
+bool isBetterResult(const SolveOptions &options, double limit,
+                    const SolveResult &a, const SolveResult &b);
+
 /// The first node pinned `KeepPolicy::Always` that `schedule` computes more
 /// than once, or -1.
 int recomputedPin(const Graph &graph, const Schedule &schedule);
