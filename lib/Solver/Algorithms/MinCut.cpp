@@ -29,77 +29,19 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/Solver/Algorithms/Solvers.h"
+#include "remat/Solver/Core/FlowNetwork.h"
 #include "remat/Solver/Core/ScheduleBuilder.h"
 #include "remat/Solver/Core/SolverSupport.h"
-#include "remat/Solver/Algorithms/Solvers.h"
-
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/push_relabel_max_flow.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <queue>
 
 using namespace remat;
 
-namespace {
-using Traits =
-    boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
-using FlowGraph = boost::adjacency_list<
-    boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-    boost::property<boost::edge_capacity_t, int64_t,
-                    boost::property<boost::edge_residual_capacity_t, int64_t,
-                                    boost::property<boost::edge_reverse_t,
-                                                    Traits::edge_descriptor>>>>;
-
-/// Larger than any sum of finite capacities the network can hold.
-constexpr int64_t kInfinite = int64_t(1) << 52;
-
-/// A flow network with paired reverse edges, as push-relabel needs.
-class FlowNetwork {
-public:
-  explicit FlowNetwork(int vertices) : graph(vertices) {}
-
-  void addEdge(int from, int to, int64_t capacity) {
-    auto forward = boost::add_edge(from, to, graph).first;
-    auto backward = boost::add_edge(to, from, graph).first;
-    boost::put(boost::edge_capacity, graph, forward, capacity);
-    boost::put(boost::edge_capacity, graph, backward, 0);
-    boost::put(boost::edge_reverse, graph, forward, backward);
-    boost::put(boost::edge_reverse, graph, backward, forward);
-  }
-
-  /// Runs max-flow and returns the vertices on the source side of a minimum
-  /// cut (reachable from the source in the residual network).
-  std::vector<char> sourceSide(int source, int sink) {
-    boost::push_relabel_max_flow(graph, source, sink);
-    std::vector<char> reached(boost::num_vertices(graph), 0);
-    std::queue<int> queue;
-    queue.push(source);
-    reached[source] = 1;
-    auto residual = boost::get(boost::edge_residual_capacity, graph);
-    while (!queue.empty()) {
-      int v = queue.front();
-      queue.pop();
-      for (auto [it, end] = boost::out_edges(v, graph); it != end; ++it) {
-        int w = boost::target(*it, graph);
-        if (!reached[w] && residual[*it] > 0) {
-          reached[w] = 1;
-          queue.push(w);
-        }
-      }
-    }
-    return reached;
-  }
-
-private:
-  FlowGraph graph;
-};
-} // namespace
-
 static int64_t capacity(double value) {
-  if (!(value < static_cast<double>(kInfinite >> 12)))
-    return kInfinite >> 12;
+  if (!(value < static_cast<double>(kFlowInfinite >> 12)))
+    return kFlowInfinite >> 12;
   return static_cast<int64_t>(std::llround(std::max(0.0, value)));
 }
 
@@ -140,20 +82,21 @@ std::vector<char> remat::minCutKeep(const Graph &graph, double lambda) {
     const Node &node = graph.nodes[id];
     bool noSave = node.isView() || node.keep == KeepPolicy::Never;
     network.addEdge(2 * id, 2 * id + 1,
-                    noSave ? kInfinite : ownedBytes(graph, id));
+                    noSave ? kFlowInfinite : ownedBytes(graph, id));
     bool noRecompute = node.keep == KeepPolicy::Always || isOutput[id];
     // Backward nodes run once either way: in the forward pass when kept,
     // on demand in the backward otherwise.
     double price = node.kind == NodeKind::Forward ? lambda * node.cost : 0;
-    network.addEdge(source, 2 * id, noRecompute ? kInfinite : capacity(price));
+    network.addEdge(source, 2 * id,
+                    noRecompute ? kFlowInfinite : capacity(price));
     forEachRead(node, [&](int dep) {
       if (isForward(dep))
-        network.addEdge(2 * dep + 1, 2 * id, kInfinite);
+        network.addEdge(2 * dep + 1, 2 * id, kFlowInfinite);
     });
     if (toSink[id])
-      network.addEdge(2 * id + 1, sink, kInfinite);
+      network.addEdge(2 * id + 1, sink, kFlowInfinite);
   }
-  std::vector<char> side = network.sourceSide(source, sink);
+  std::vector<char> side = network.minimumCut(source, sink).sourceSide;
   std::vector<char> keep(n, 0);
   for (int id = 0; id < n; ++id)
     keep[id] = isForward(id) && side[2 * id] && !side[2 * id + 1];

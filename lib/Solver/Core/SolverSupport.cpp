@@ -129,6 +129,12 @@ static int64_t storageBytes(const Graph &graph, std::vector<int> ids) {
   return sum;
 }
 
+int64_t remat::operandStorageBytes(const Graph &graph, int id) {
+  std::vector<int> ids = graph.nodes[id].deps;
+  ids.push_back(id);
+  return storageBytes(graph, std::move(ids));
+}
+
 PeakBound remat::peakBound(const Graph &graph) {
   PeakBound bound;
   bound.residentBytes = graph.residentBytes();
@@ -138,13 +144,10 @@ PeakBound remat::peakBound(const Graph &graph) {
       outputs.push_back(out);
   int64_t best = storageBytes(graph, std::move(outputs));
   std::vector<char> needed = neededNodes(graph);
-  std::vector<int> working;
   for (int id = 0; id < graph.size(); ++id) {
     if (!needed[id])
       continue;
-    working = graph.nodes[id].deps;
-    working.push_back(id);
-    int64_t bytes = storageBytes(graph, working);
+    int64_t bytes = operandStorageBytes(graph, id);
     if (bytes > best) {
       best = bytes;
       bound.node = id;

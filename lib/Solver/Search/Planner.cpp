@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/Solver/Search/Planner.h"
+#include "remat/Solver/Core/CostBound.h"
 
 #include "remat/Solver/Core/Budget.h"
 #include "remat/Solver/Core/ScheduleBuilder.h"
@@ -101,7 +102,7 @@ private:
   SmallestOffloaded withOwnArena(SmallestOffloaded smallest);
   int64_t recomputeOnlyBudget();
   SolveResult solveAtBudget();
-  void addTrivialBound();
+  void addGraphBound();
   void tryFixedGatherPolicies();
   void planAtSmallerBudget();
   void fitAnswerArena();
@@ -717,15 +718,29 @@ void Planner::planOffloadedSmallest() {
   out.smallestHasArena = request.arena;
 }
 
-/// Where the solver proves no bound on the objective, the trivial one:
-/// every needed node is computed at least once (min-compute); every node
-/// needs its operands live (min-peak).
-void Planner::addTrivialBound() {
-  double &bound = out.result.lowerBound;
+/// Where the solver proves no better bound on the objective, the ones the
+/// graph gives: in min-compute, every needed node is computed at least once,
+/// and at a budget given (without offloading) what CostBound.h proves must
+/// be recomputed; in min-peak, every node needs its operands live. A plan
+/// that meets the graph's bound is optimal (a solver's own bound may hold
+/// for a class of schedules only, Solvers.md).
+void Planner::addGraphBound() {
+  SolveResult &result = out.result;
+  double bound = -1, objective = result.cost;
   if (request.mode == Mode::MinCompute)
-    bound = std::max(bound, checkpointAllCost(graph));
-  if (request.mode == Mode::MinPeak)
-    bound = std::max(bound, static_cast<double>(peakLowerBound(graph)));
+    bound = out.budget >= 0 && !request.offload
+                ? costBoundAtBudget(graph, out.budget).cost
+                : checkpointAllCost(graph);
+  if (request.mode == Mode::MinPeak) {
+    bound = static_cast<double>(peakLowerBound(graph));
+    objective = static_cast<double>(result.peakBytes);
+  }
+  if (bound < 0)
+    return;
+  result.lowerBound = std::max(result.lowerBound, bound);
+  if (result.status == SolveStatus::Feasible && !request.offload &&
+      objective <= bound * (1 + 1e-9) + 1e-9)
+    result.status = SolveStatus::Optimal;
 }
 
 PlanOutcome Planner::run() {
@@ -741,7 +756,7 @@ PlanOutcome Planner::run() {
       planAtBudget();
   }
   if (out.succeeded() && request.mode != Mode::MaxBatch)
-    addTrivialBound();
+    addGraphBound();
   out.seconds = std::chrono::duration<double>(
                     std::chrono::steady_clock::now() - start)
                     .count();

@@ -78,6 +78,10 @@ struct PeakBound {
   std::string describe(const Graph &graph) const;
 };
 
+/// The non-resident storage bytes that are live while `id` is computed: its
+/// own and its operands', each storage once.
+int64_t operandStorageBytes(const Graph &graph, int id);
+
 /// The bound above; O(nodes + edges) and cheap next to any solve.
 PeakBound peakBound(const Graph &graph);
 
