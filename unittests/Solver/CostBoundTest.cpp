@@ -44,6 +44,21 @@ std::vector<int64_t> budgets(const Graph &g) {
   return result;
 }
 
+/// Random heterogeneous DAGs of five forward nodes, seeds 1 to `count`;
+/// every third with a view (`withView`).
+std::vector<Graph> randomGraphs(uint64_t count) {
+  GeneratorOptions opts;
+  opts.params = false;
+  opts.heterogeneous = true;
+  std::vector<Graph> graphs;
+  for (uint64_t seed = 1; seed <= count; ++seed) {
+    opts.seed = seed;
+    Graph g = makeRandomDag(5, seed, opts);
+    graphs.push_back(seed % 3 == 0 ? withView(std::move(g)) : std::move(g));
+  }
+  return graphs;
+}
+
 } // namespace
 
 // The bound is a bound: never above the least cost the exhaustive solver
@@ -51,15 +66,8 @@ std::vector<int64_t> budgets(const Graph &g) {
 // checkpoint-all cost) on a good share of the tight budgets, or it would say
 // nothing.
 TEST(CostBoundTest, NeverAboveTheExhaustiveOptimum) {
-  GeneratorOptions opts;
-  opts.params = false;
-  opts.heterogeneous = true;
   int compared = 0, proven = 0;
-  for (uint64_t seed = 1; seed < 60; ++seed) {
-    opts.seed = seed;
-    Graph g = makeRandomDag(5, seed, opts);
-    if (seed % 3 == 0)
-      g = withView(std::move(g));
+  for (const Graph &g : randomGraphs(59)) {
     ASSERT_EQ(g.check(), "");
     for (int64_t budget : budgets(g)) {
       SolveOptions options;
@@ -99,4 +107,30 @@ TEST(CostBoundTest, ChainAtItsLeastBudget) {
   EXPECT_LE(tight.cost, exact.cost + 1e-9);
   int64_t top = simulate(g, checkpointAllSchedule(g)).peakBytes;
   EXPECT_EQ(costBoundAtBudget(g, top).recompute, 0);
+}
+
+// The peak bound within a cost limit is a bound: never above the least
+// peak the exhaustive solver finds within that limit, and above the peak
+// lower bound on some of the tight limits.
+TEST(CostBoundTest, PeakWithinCostNeverAboveTheExhaustiveOptimum) {
+  int compared = 0, raised = 0;
+  for (const Graph &g : randomGraphs(39)) {
+    int64_t top = simulate(g, checkpointAllSchedule(g)).peakBytes;
+    for (double overhead : {0.0, 0.1, 0.3}) {
+      SolveOptions options;
+      options.objective = Objective::MinPeakUnderOverhead;
+      options.maxOverhead = overhead;
+      options.budget = top;
+      SolveResult exact = solveBruteForce(g, options);
+      if (!exact.feasible())
+        continue;
+      ++compared;
+      int64_t bound = peakBoundWithinCost(g, costLimit(g, options), top);
+      EXPECT_LE(bound, exact.peakBytes) << g.name << " at " << overhead;
+      if (bound > peakLowerBound(g))
+        ++raised;
+    }
+  }
+  EXPECT_GE(compared, 60);
+  EXPECT_GE(raised, compared / 10);
 }

@@ -285,3 +285,18 @@ CostBound remat::costBoundAtBudget(const Graph &graph, int64_t budget) {
   bound.cost += bound.recompute;
   return bound;
 }
+
+int64_t remat::peakBoundWithinCost(const Graph &graph, double costLimit,
+                                   int64_t high) {
+  // Every schedule's peak is at least `low`; `high` may be met.
+  int64_t low = peakLowerBound(graph);
+  const int64_t precision = std::max<int64_t>(1, high / 1000);
+  while (high - low > precision) {
+    int64_t mid = low + (high - low) / 2;
+    if (costBoundAtBudget(graph, mid).cost > costLimit * (1 + 1e-9) + 1e-9)
+      low = mid + 1;
+    else
+      high = mid;
+  }
+  return low;
+}

@@ -719,11 +719,12 @@ void Planner::planOffloadedSmallest() {
 }
 
 /// Where the solver proves no better bound on the objective, the ones the
-/// graph gives: in min-compute, every needed node is computed at least once,
-/// and at a budget given (without offloading) what CostBound.h proves must
-/// be recomputed; in min-peak, every node needs its operands live. A plan
-/// that meets the graph's bound is optimal (a solver's own bound may hold
-/// for a class of schedules only, Solvers.md).
+/// graph gives (CostBound.h; without offloading): in min-compute, every
+/// needed node is computed at least once, plus what must be recomputed to
+/// fit the budget given; in min-peak, every node needs its operands live,
+/// and below some peaks more must be recomputed than the limit allows. A
+/// plan that meets the graph's bound is optimal (a solver's own bound may
+/// hold for a class of schedules only, Solvers.md).
 void Planner::addGraphBound() {
   SolveResult &result = out.result;
   double bound = -1, objective = result.cost;
@@ -732,7 +733,12 @@ void Planner::addGraphBound() {
                 ? costBoundAtBudget(graph, out.budget).cost
                 : checkpointAllCost(graph);
   if (request.mode == Mode::MinPeak) {
-    bound = static_cast<double>(peakLowerBound(graph));
+    SolveOptions limited = options;
+    limited.objective = Objective::MinPeakUnderOverhead;
+    bound = static_cast<double>(
+        request.offload ? peakLowerBound(graph)
+                        : peakBoundWithinCost(graph, costLimit(graph, limited),
+                                              result.peakBytes));
     objective = static_cast<double>(result.peakBytes);
   }
   if (bound < 0)

@@ -35,8 +35,14 @@ struct CostBound {
 };
 
 /// The bound at `budget` (bytes). Deterministic and without a work budget:
-/// a few minimum cuts on a network of twice the graph's nodes.
+/// a few dozen minimum cuts on a network of twice the graph's nodes.
 CostBound costBoundAtBudget(const Graph &graph, int64_t budget);
+
+/// A lower bound on the peak of any valid schedule whose cost is at most
+/// `costLimit`: the peak lower bound (`peakLowerBound`), raised past every
+/// budget below `high` at which `costBoundAtBudget` proves a cost above the
+/// limit (a bisection to 0.1 % of `high`, about ten bounds).
+int64_t peakBoundWithinCost(const Graph &graph, double costLimit, int64_t high);
 
 } // namespace remat
 
