@@ -289,8 +289,19 @@ static void printSummary(const Graph &graph, const SolveResult &result,
        << offload.hostPeakBytes << " bytes, " << offload.copies
        << " copies of " << offload.bytesMoved << " bytes\n";
   }
-  if (result.lowerBound >= 0)
-    os << "lower bound " << llvm::format("%g", result.lowerBound) << "\n";
+  if (result.lowerBound >= 0) {
+    os << "lower bound " << llvm::format("%g", result.lowerBound);
+    if (report.mode == "min-compute" && report.checkpointAllCost > 0)
+      os << " ("
+         << llvm::format("%+.2f",
+                         100.0 *
+                             (result.lowerBound / report.checkpointAllCost - 1))
+         << "% over checkpoint-all: no schedule within the budget costs "
+            "less)";
+    if (report.mode == "min-peak")
+      os << " (no schedule within the compute limit peaks lower)";
+    os << "\n";
+  }
   os << "solved in " << llvm::format("%.3f", result.seconds) << " s, "
      << result.work << " work units";
   if (!result.message.empty())
