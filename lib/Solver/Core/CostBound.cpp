@@ -130,8 +130,7 @@ MomentBound::MomentBound(const Graph &graph, const std::vector<char> &needed,
       add(user);
   });
   std::vector<char> before = reach(n, u, [&](int id, auto add) {
-    for (int dep : graph.nodes[id].deps)
-      add(dep);
+    forEachRead(graph.nodes[id], add);
     for (int dep : graph.nodes[id].after)
       add(dep);
   });
@@ -183,9 +182,10 @@ MomentBound::Cut MomentBound::evaluate(double lambda) {
     network.addEdge(source, 2 * i, rounded(open[i].price));
     network.addEdge(2 * i, 2 * i + 1,
                     rounded(lambda * static_cast<double>(open[i].bytes)));
-    for (int dep : node.deps)
+    forEachRead(node, [&](int dep) {
       if (index[dep] >= 0)
         network.addEdge(2 * index[dep] + 1, 2 * i, kFlowInfinite);
+    });
     int base = graph.storageOf(open[i].id);
     if (node.isView() && index[base] >= 0)
       network.addEdge(2 * index[base] + 1, 2 * i + 1, kFlowInfinite);
@@ -268,12 +268,18 @@ CostBound remat::costBoundAtBudget(const Graph &graph, int64_t budget) {
   bound.cost = checkpointAllCost(graph);
   const int n = graph.size();
   std::vector<char> needed = neededNodes(graph);
-  std::vector<std::vector<int>> users = graph.users();
-  std::vector<std::vector<int>> orderUsers(n);
-  for (int id = 0; id < n; ++id)
+  // Readers (a view reads its base) and the nodes ordered after each.
+  std::vector<std::vector<int>> users(n), orderUsers(n);
+  for (int id = 0; id < n; ++id) {
+    forEachRead(graph.nodes[id], [&](int dep) {
+      if (dep >= 0 && dep < n &&
+          (users[dep].empty() || users[dep].back() != id))
+        users[dep].push_back(id);
+    });
     for (int dep : graph.nodes[id].after)
       if (dep >= 0 && dep < n)
         orderUsers[dep].push_back(id);
+  }
   for (auto [room, u] : moments(graph, budget)) {
     double recompute =
         MomentBound(graph, needed, users, orderUsers, u, room).best();
