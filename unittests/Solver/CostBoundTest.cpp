@@ -134,3 +134,24 @@ TEST(CostBoundTest, PeakWithinCostNeverAboveTheExhaustiveOptimum) {
   EXPECT_GE(compared, 60);
   EXPECT_GE(raised, compared / 10);
 }
+
+// The bound does not depend on the cost unit: costs scaled by 1e-6 or 1e6
+// scale the proven recompute alike.
+TEST(CostBoundTest, IndependentOfTheCostUnit) {
+  GeneratorOptions opts;
+  opts.heterogeneous = true;
+  Graph g = makeTransformer(4, opts);
+  int64_t low = peakLowerBound(g);
+  int64_t top = simulate(g, checkpointAllSchedule(g)).peakBytes;
+  int64_t budget = low + (top - low) / 4;
+  double recompute = costBoundAtBudget(g, budget).recompute;
+  ASSERT_GT(recompute, 0);
+  for (double scale : {1e-6, 1e6}) {
+    Graph scaled = g;
+    for (Node &node : scaled.nodes)
+      node.cost *= scale;
+    EXPECT_NEAR(costBoundAtBudget(scaled, budget).recompute / scale, recompute,
+                1e-6 * recompute)
+        << scale;
+  }
+}
