@@ -238,9 +238,8 @@ double MomentBound::best() {
 /// The nodes at which the argument is made: the `kMoments` of least room,
 /// and as many backward nodes of least room (where the most forward values
 /// are needed later), with their rooms.
-static std::vector<std::pair<int64_t, int>> moments(const Graph &graph,
-                                                    int64_t budget) {
-  std::vector<char> needed = neededNodes(graph);
+static std::vector<std::pair<int64_t, int>>
+moments(const Graph &graph, const std::vector<char> &needed, int64_t budget) {
   const int64_t resident = graph.residentBytes();
   std::vector<std::pair<int64_t, int>> all, backward, chosen;
   for (int id = 0; id < graph.size(); ++id) {
@@ -263,13 +262,20 @@ static std::vector<std::pair<int64_t, int>> moments(const Graph &graph,
   return chosen;
 }
 
-CostBound remat::costBoundAtBudget(const Graph &graph, int64_t budget) {
-  CostBound bound;
-  bound.cost = checkpointAllCost(graph);
+namespace {
+/// What every bound on one graph reads: the needed nodes, each node's
+/// readers (a view reads its base) and the nodes ordered after it.
+struct Reading {
+  explicit Reading(const Graph &graph);
+  std::vector<char> needed;
+  std::vector<std::vector<int>> users, orderUsers;
+};
+} // namespace
+
+Reading::Reading(const Graph &graph)
+    : needed(neededNodes(graph)), users(graph.size()),
+      orderUsers(graph.size()) {
   const int n = graph.size();
-  std::vector<char> needed = neededNodes(graph);
-  // Readers (a view reads its base) and the nodes ordered after each.
-  std::vector<std::vector<int>> users(n), orderUsers(n);
   for (int id = 0; id < n; ++id) {
     forEachRead(graph.nodes[id], [&](int dep) {
       if (dep >= 0 && dep < n &&
@@ -280,26 +286,37 @@ CostBound remat::costBoundAtBudget(const Graph &graph, int64_t budget) {
       if (dep >= 0 && dep < n)
         orderUsers[dep].push_back(id);
   }
-  for (auto [room, u] : moments(graph, budget)) {
-    double recompute =
-        MomentBound(graph, needed, users, orderUsers, u, room).best();
+}
+
+static CostBound boundAt(const Graph &graph, const Reading &reading,
+                         int64_t budget) {
+  CostBound bound;
+  for (auto [room, u] : moments(graph, reading.needed, budget)) {
+    double recompute = MomentBound(graph, reading.needed, reading.users,
+                                   reading.orderUsers, u, room)
+                           .best();
     if (recompute > bound.recompute) {
       bound.recompute = recompute;
       bound.node = u;
     }
   }
-  bound.cost += bound.recompute;
+  bound.cost = checkpointAllCost(graph) + bound.recompute;
   return bound;
+}
+
+CostBound remat::costBoundAtBudget(const Graph &graph, int64_t budget) {
+  return boundAt(graph, Reading(graph), budget);
 }
 
 int64_t remat::peakBoundWithinCost(const Graph &graph, double costLimit,
                                    int64_t high) {
+  Reading reading(graph);
   // Every schedule's peak is at least `low`; `high` may be met.
   int64_t low = peakLowerBound(graph);
   const int64_t precision = std::max<int64_t>(1, high / 1000);
   while (high - low > precision) {
     int64_t mid = low + (high - low) / 2;
-    if (costBoundAtBudget(graph, mid).cost > costLimit * (1 + 1e-9) + 1e-9)
+    if (boundAt(graph, reading, mid).cost > costLimit * (1 + 1e-9) + 1e-9)
       low = mid + 1;
     else
       high = mid;
