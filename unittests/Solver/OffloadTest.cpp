@@ -484,21 +484,36 @@ TEST(OffloadTest, OffloadOnlyNamesItsOwnSmallestBudget) {
   EXPECT_LE(asked.result.peakBytes, low.smallestBudget);
 }
 
-/// The most values one plan of the chain DP with offloading
-/// (searchRotorOffloads) chose to offload at `budget`.
-size_t mostChosen(const Graph &g, const HostLink &link, int64_t budget) {
+/// The options of the offloading searches' tests: `budget`, a small
+/// effort.
+SolveOptions searchOptions(int64_t budget) {
   SolveOptions options;
   options.budget = budget;
   options.effort = 0.05;
+  return options;
+}
+
+/// What the planner's judge says of `plan` (Offload.cpp, `keepingBest`).
+OffloadVerdict verdictOf(const OffloadedPlan &plan) {
+  OffloadVerdict verdict{plan.sim.valid() ? plan.sim.peakBytes : kMaxTotalBytes,
+                         plan.sim.time,
+                         0,
+                         {}};
+  for (const Step &step : plan.result.schedule.steps)
+    if (step.kind == Step::Kind::Offload)
+      verdict.offloaded.push_back(step.node);
+  return verdict;
+}
+
+/// The most values one plan of the chain DP with offloading
+/// (searchRotorOffloads) chose to offload at `budget`.
+size_t mostChosen(const Graph &g, const HostLink &link, int64_t budget) {
   size_t most = 0;
   searchRotorOffloads(
-      g, options, link,
+      g, searchOptions(budget), link,
       [&](const Schedule &schedule, const std::vector<int> &offloaded) {
         most = std::max(most, offloaded.size());
-        OffloadedPlan plan = addOffloads(g, schedule, link, budget, offloaded);
-        return ChainPlanVerdict{plan.sim.valid() ? plan.sim.peakBytes
-                                                 : kMaxTotalBytes,
-                                plan.sim.time, 0};
+        return verdictOf(addOffloads(g, schedule, link, budget, offloaded));
       });
   return most;
 }
@@ -511,9 +526,7 @@ size_t mostChosen(const Graph &g, const HostLink &link, int64_t budget) {
 // and its plan is no slower than recomputing.
 TEST(OffloadTest, ChainDpOffloadsWhatTheLinkHides) {
   Graph g = transformer(8);
-  SolveOptions options;
-  options.budget = keepAllPeak(g) / 2;
-  options.effort = 0.05;
+  SolveOptions options = searchOptions(keepAllPeak(g) / 2);
   SolveResult recompute = solveRotor(g, options);
   ASSERT_TRUE(recompute.feasible()) << recompute.message;
   ASSERT_GT(recompute.cost, checkpointAllCost(g));
@@ -530,6 +543,95 @@ TEST(OffloadTest, ChainDpOffloadsWhatTheLinkHides) {
   OffloadedPlan stalled = planOnChain(g, options, slow);
   expectReplays(g, stalled, slow, options.budget, "slow");
   EXPECT_LE(stalled.sim.time, recompute.cost);
+}
+
+/// The best plan local search with offloading (searchLocalOffloads)
+/// reaches from `start`, each plan it visits brought down to `budget` by
+/// addOffloads, and the number of plans it judged.
+std::pair<OffloadedPlan, int> climbFrom(const Graph &g, const HostLink &link,
+                                        int64_t budget, const Schedule &start) {
+  OffloadedPlan best;
+  int judged = 0;
+  searchLocalOffloads(
+      g, searchOptions(budget), start,
+      [&](const Schedule &schedule, const std::vector<int> &offloaded) {
+        ++judged;
+        OffloadedPlan plan = addOffloads(g, schedule, link, budget, offloaded);
+        OffloadVerdict verdict = verdictOf(plan);
+        if (plan.result.feasible() &&
+            (!best.result.feasible() || plan.sim.time < best.sim.time))
+          best = std::move(plan);
+        return verdict;
+      });
+  return {std::move(best), judged};
+}
+
+/// How many recomputations in `schedule` nothing reads before the value is
+/// freed or offloaded.
+int unreadRecomputations(const Graph &g, const Schedule &schedule) {
+  std::vector<int> computed(g.size(), 0);
+  std::vector<char> pending(g.size(), 0);
+  int unread = 0;
+  for (const Step &step : schedule.steps) {
+    if (step.kind != Step::Kind::Compute) {
+      if (step.kind != Step::Kind::Prefetch)
+        unread += pending[step.node];
+      pending[step.node] = 0;
+      continue;
+    }
+    forEachRead(g.nodes[step.node], [&](int dep) { pending[dep] = 0; });
+    pending[step.node] = ++computed[step.node] > 1;
+  }
+  return unread;
+}
+
+// Local search with offloading turns recomputations into offloads where the
+// link hides them: from rotor's recompute-only plan on a fast link, its
+// best plan recomputes less and predicts less time than that plan with
+// copies added, within the budget, and no recomputation it leaves goes
+// unread. On a link too slow for any copy it takes no move: its best is
+// the starting plan.
+TEST(OffloadTest, LocalSearchOffloadsWhatWasRecomputed) {
+  Graph g = transformer(8);
+  SolveOptions options = searchOptions(keepAllPeak(g) / 2);
+  SolveResult recompute = solveRotor(g, options);
+  ASSERT_TRUE(recompute.feasible()) << recompute.message;
+
+  HostLink fast = testLink();
+  OffloadedPlan start =
+      addOffloads(g, recompute.schedule, fast, options.budget);
+  ASSERT_TRUE(start.result.feasible());
+  auto [climbed, judged] =
+      climbFrom(g, fast, options.budget, recompute.schedule);
+  expectReplays(g, climbed, fast, options.budget, "fast");
+  EXPECT_GT(judged, 1);
+  EXPECT_LT(climbed.sim.time, start.sim.time);
+  EXPECT_LT(climbed.sim.cost, start.sim.cost);
+  EXPECT_EQ(unreadRecomputations(g, climbed.result.schedule), 0);
+
+  HostLink slow = testLink(1e-3);
+  OffloadedPlan slowStart =
+      addOffloads(g, recompute.schedule, slow, options.budget);
+  auto [kept, tried] = climbFrom(g, slow, options.budget, recompute.schedule);
+  EXPECT_GT(tried, 1);
+  expectReplays(g, kept, slow, options.budget, "slow");
+  EXPECT_EQ(kept.sim.time, slowStart.sim.time);
+  EXPECT_EQ(kept.result.schedule.steps, slowStart.result.schedule.steps);
+}
+
+// A schedule that does not simulate gets no plan: before, the search kept
+// its empty start, which had no peak and passed for a feasible plan.
+TEST(OffloadTest, AnInvalidScheduleHasNoPlan) {
+  Graph g = transformer();
+  Schedule schedule = checkpointAllSchedule(g);
+  ASSERT_FALSE(g.outputs.empty());
+  schedule.steps.push_back(Step::free(g.outputs.front()));
+  OffloadedPlan plan = addOffloads(g, schedule, testLink(), keepAllPeak(g));
+  EXPECT_FALSE(plan.result.feasible());
+  EXPECT_TRUE(plan.result.schedule.steps.empty());
+  EXPECT_FALSE(plan.sim.valid());
+  EXPECT_NE(plan.result.message.find("not live at the end"), std::string::npos)
+      << plan.result.message;
 }
 
 TEST(OffloadTest, HostLinkPresets) {

@@ -591,7 +591,7 @@ public:
   /// then the time it predicts).
   LevelSearch(const Graph &graph, const SolveOptions &options,
               const BlockChain &chain, const RotorTable &table,
-              WorkMeter &meter, const ChainPlanJudge *judge = nullptr);
+              WorkMeter &meter, const OffloadJudge *judge = nullptr);
 
   void run() {
     if (steps.empty())
@@ -621,7 +621,7 @@ private:
   OrderEmitter emitter;
   const double limit;
   WorkMeter &meter;
-  const ChainPlanJudge *judge;
+  const OffloadJudge *judge;
   /// Levels between the smallest ones tried first (`minimizeCompute`).
   const int stride;
   /// The smallest level of each distinct top-level cost, cheapest last.
@@ -632,7 +632,7 @@ private:
 
 LevelSearch::LevelSearch(const Graph &graph, const SolveOptions &options,
                          const BlockChain &chain, const RotorTable &table,
-                         WorkMeter &meter, const ChainPlanJudge *judge)
+                         WorkMeter &meter, const OffloadJudge *judge)
     : graph(graph), options(options), emitter(graph, chain, table),
       limit(costLimit(graph, options)), meter(meter), judge(judge),
       stride(std::max(1, table.levels() / kLevels)) {
@@ -657,7 +657,7 @@ const Candidate &LevelSearch::evaluate(size_t step) {
   meter.charge(orderWork(OrderPolicy::Best, 2 * order.size()));
   ++evaluations;
   if (judge) {
-    ChainPlanVerdict verdict = (*judge)(c.schedule, emitter.offloads());
+    OffloadVerdict verdict = (*judge)(c.schedule, emitter.offloads());
     meter.charge(verdict.work);
     c.peak = verdict.peak;
     c.cost = verdict.time;
@@ -835,7 +835,7 @@ SolveResult remat::solveRotor(const Graph &graph, const SolveOptions &options) {
 int64_t remat::searchRotorOffloads(const Graph &graph,
                                    const SolveOptions &options,
                                    const HostLink &link,
-                                   const ChainPlanJudge &judge) {
+                                   const OffloadJudge &judge) {
   WorkMeter meter(options);
   std::optional<BlockChain> chain = chainOf(graph, meter, &link);
   if (!chain)

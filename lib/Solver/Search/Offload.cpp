@@ -24,6 +24,9 @@ static constexpr int kLadderRungs = 8;
 /// of the request's (the bottom's solve takes all of it, so that the joint
 /// plan is never dearer than the recompute-only one).
 static constexpr double kRungEffort = 0.25;
+/// The effort of the local search with offloading that ends the joint
+/// search, as a part of the request's.
+static constexpr double kClimbEffort = 0.25;
 /// The smallest-budget search: its bisection probes at most, the effort of
 /// each as a part of the request's, and the whole plans asked at the
 /// smallest budgets the probes met before the keep-all peak.
@@ -457,7 +460,13 @@ void OffloadSearch::takeFirst(const std::vector<int> &nodes) {
 
 OffloadedPlan OffloadSearch::run(int64_t budget,
                                  const std::vector<int> &first) {
-  simulateWith({});
+  if (!simulateWith({})) {
+    OffloadedPlan invalid;
+    invalid.result.status = SolveStatus::Infeasible;
+    invalid.sim = simulate(graph, base, nullptr, &link);
+    invalid.result.message = invalid.sim.error;
+    return invalid;
+  }
   takeFirst(first);
   for (size_t round = 0; round <= gaps.size() && sim.peakBytes > budget;
        ++round) {
@@ -553,13 +562,13 @@ static OffloadedPlan planRung(const Graph &graph, const SolverInfo &solver,
 }
 
 /// Whether `a` is the better plan: feasible, then faster, then smaller; of
-/// two infeasible ones, the one with a schedule of the smaller peak.
+/// two infeasible ones, the one with a valid schedule of the smaller peak.
 static bool isBetterPlan(const OffloadedPlan &a, const OffloadedPlan &b) {
   if (a.result.feasible() != b.result.feasible())
     return a.result.feasible();
   if (!a.result.feasible()) {
-    bool aHas = !a.result.schedule.steps.empty();
-    bool bHas = !b.result.schedule.steps.empty();
+    bool aHas = !a.result.schedule.steps.empty() && a.sim.valid();
+    bool bHas = !b.result.schedule.steps.empty() && b.sim.valid();
     if (aHas != bHas)
       return aHas;
     return a.result.peakBytes < b.result.peakBytes;
@@ -603,24 +612,51 @@ static OffloadedPlan bringDown(const Graph &graph,
   return best;
 }
 
-OffloadedPlan remat::planOnChain(const Graph &graph,
-                                 const SolveOptions &options,
-                                 const HostLink &link) {
-  OffloadedPlan best;
-  auto judge = [&](const Schedule &schedule,
-                   const std::vector<int> &offloaded) {
-    OffloadedPlan plan =
-        addOffloads(graph, schedule, link, options.budget, offloaded);
-    ChainPlanVerdict verdict{std::numeric_limits<int64_t>::max(), plan.sim.time,
-                             static_cast<int64_t>(schedule.steps.size()) *
-                                 (plan.sim.copies + 1)};
+/// A judge for the offloading searches (Solvers.h): each plan brought down
+/// to `budget` by `addOffloads` with the values it offloads first, the
+/// better kept in `best`.
+static OffloadJudge keepingBest(const Graph &graph, const HostLink &link,
+                                int64_t budget, OffloadedPlan &best) {
+  return [&graph, &link, budget, &best](const Schedule &schedule,
+                                        const std::vector<int> &offloaded) {
+    OffloadedPlan plan = addOffloads(graph, schedule, link, budget, offloaded);
+    OffloadVerdict verdict{std::numeric_limits<int64_t>::max(),
+                           plan.sim.time,
+                           static_cast<int64_t>(schedule.steps.size()) *
+                               (plan.sim.copies + 1),
+                           {}};
     if (plan.sim.valid())
       verdict.peak = plan.sim.peakBytes;
+    for (const Step &step : plan.result.schedule.steps)
+      if (step.kind == Step::Kind::Offload)
+        verdict.offloaded.push_back(step.node);
     if (isBetterPlan(plan, best))
       best = std::move(plan);
     return verdict;
   };
-  best.result.work = searchRotorOffloads(graph, options, link, judge);
+}
+
+OffloadedPlan remat::planOnChain(const Graph &graph,
+                                 const SolveOptions &options,
+                                 const HostLink &link) {
+  OffloadedPlan best;
+  best.result.work = searchRotorOffloads(
+      graph, options, link, keepingBest(graph, link, options.budget, best));
+  return best;
+}
+
+/// `best` improved by local search with offloading from its schedule
+/// (`searchLocalOffloads`), at a part of the effort; its work added.
+static OffloadedPlan climbJointly(const Graph &graph, SolveOptions options,
+                                  const HostLink &link, OffloadedPlan best) {
+  if (best.sim.copies == 0)
+    return best;
+  options.effort *= kClimbEffort;
+  Schedule start = best.result.schedule;
+  int64_t work = best.result.work;
+  work += searchLocalOffloads(graph, options, start,
+                              keepingBest(graph, link, options.budget, best));
+  best.result.work = work;
   return best;
 }
 
@@ -648,6 +684,9 @@ static OffloadedPlan searchLadder(const Graph &graph, const SolverInfo &solver,
   work += chained.result.work;
   if (isBetterPlan(chained, best))
     best = std::move(chained);
+  best.result.work = work;
+  best = climbJointly(graph, bottom, link, std::move(best));
+  work = best.result.work;
   if (!best.result.feasible() && options.lastResort) {
     OffloadedPlan last = planRung(graph, solver, options, options.budget, link);
     work += last.result.work;

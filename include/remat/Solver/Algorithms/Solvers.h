@@ -84,19 +84,22 @@ SolveResult solveRevolve(const Graph &graph, const SolveOptions &options);
 /// Infeasible when no level's plan meets the constraints.
 SolveResult solveRotor(const Graph &graph, const SolveOptions &options);
 
-/// What the caller of `searchRotorOffloads` makes of one of its plans: the
-/// device peak (the largest int64_t when it has none), the predicted time,
-/// and the work that took.
-struct ChainPlanVerdict {
+/// What the caller of an offloading search (`searchRotorOffloads`,
+/// `searchLocalOffloads`) makes of one of its plans: the device peak (the
+/// largest int64_t when it has none), the predicted time, the work that
+/// took, and the storages the plan offloads in the end (those asked and any
+/// the caller added).
+struct OffloadVerdict {
   int64_t peak = 0;
   double time = 0;
   int64_t work = 0;
+  std::vector<int> offloaded;
 };
 
-/// Judges one plan of `searchRotorOffloads`: its compute schedule (compute
-/// and free steps) and the storages it keeps by offloading them, each from
-/// its block's forward to its block's backward group.
-using ChainPlanJudge = std::function<ChainPlanVerdict(
+/// Judges one plan of an offloading search: its compute schedule (compute
+/// and free steps) and the storages it keeps by offloading them (for the
+/// chain DP, each from its block's forward to its block's backward group).
+using OffloadJudge = std::function<OffloadVerdict(
     const Schedule &schedule, const std::vector<int> &offloaded)>;
 
 /// The Rotor DP of `solveRotor` with offloading as a third choice per block
@@ -109,7 +112,19 @@ using ChainPlanJudge = std::function<ChainPlanVerdict(
 /// Returns the work it used; judges nothing when no forward node can be
 /// recomputed.
 int64_t searchRotorOffloads(const Graph &graph, const SolveOptions &options,
-                            const HostLink &link, const ChainPlanJudge &judge);
+                            const HostLink &link, const OffloadJudge &judge);
+
+/// Local search with offloading as a third choice per value
+/// (docs/Offload.md, "Offload in local search"): from the choices of
+/// `start` (its recomputable values computed once are kept, those it
+/// offloads are offloaded, the rest recomputed), moves values between
+/// recompute and offload, singly and in swaps of equal bytes, the values of
+/// most recompute cost per byte offloaded first; a move is taken when
+/// `judge`, which places the copies, finds the plan faster within
+/// `options.budget` (or, while none is within it, of a lower peak). The
+/// caller keeps the best plan. Returns the work it used.
+int64_t searchLocalOffloads(const Graph &graph, const SolveOptions &options,
+                            const Schedule &start, const OffloadJudge &judge);
 
 /// Revolve's compute order for a given number of checkpoint slots (for
 /// scheduleFromComputeOrder); empty with `error` set when revolve does not

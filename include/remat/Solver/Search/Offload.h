@@ -19,8 +19,11 @@
 //     peak, each brought down to the device budget by offloading, the one of
 //     least predicted time (compute plus stalls) taken. The ladder's bottom is
 //     recompute only, its top (every value kept, the graph's own order)
-//     offload only; either alone is a choice of its own. The solver's last
-//     resort (auto's MILP) runs only when no rung plans.
+//     offload only; either alone is a choice of its own. Beside the
+//     ladder, the chain DP with offloading (`planOnChain`); the best plan
+//     then goes to local search with offloading (`searchLocalOffloads`),
+//     which offloads values the plan recomputes where that is faster. The
+//     solver's last resort (auto's MILP) runs only when no rung plans.
 //   * `findSmallestOffloadedBudget` answers the planner's other questions
 //     with offloading: the smallest device budget whose joint plan exists
 //     (`budget=min`), or whose predicted time is within min-peak's limit
@@ -77,7 +80,8 @@ struct OffloadedPlan {
 /// host peak within `link.hostBudget`; the best it reached when no value
 /// helps any more. The storages `first` (a plan's choice, such as the chain
 /// DP's) are offloaded first, across the longest stretch each is idle,
-/// where that leaves the peak no higher.
+/// where that leaves the peak no higher. Infeasible, with no schedule and
+/// the simulation's error, when `schedule` does not simulate.
 OffloadedPlan addOffloads(const Graph &graph, const Schedule &schedule,
                           const HostLink &link, int64_t budget,
                           const std::vector<int> &first = {});
