@@ -81,6 +81,7 @@ void remat::buildRematPipeline(OpPassManager &pm,
   select.arenaAlignment = options.arenaAlignment;
   select.hostLink = options.hostLink;
   select.hostBudget = options.hostBudget;
+  select.gathersOnHostLink = options.gathersOnHostLink;
   select.offload = options.offload;
   funcPm.addPass(createRematSelectCheckpoints(select));
 

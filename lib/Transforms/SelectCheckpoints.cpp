@@ -89,6 +89,7 @@ static LogicalResult getHostLink(func::FuncOp func,
     return mlir::emitError(func.getLoc())
            << "unknown host-link '" << options.hostLink
            << "' (expected one of: " << hostLinkNames() << ")";
+  link->carriesGathers = options.gathersOnHostLink;
   if (options.hostBudget.empty())
     return success();
   std::string error;
@@ -622,6 +623,7 @@ struct SelectCheckpointsPass
     options.arenaAlignment = arenaAlignment;
     options.hostLink = hostLink;
     options.hostBudget = hostBudget;
+    options.gathersOnHostLink = gathersOnHostLink;
     options.offload = offload;
     if (failed(selectCheckpoints(func, options)))
       return signalPassFailure();

@@ -91,6 +91,11 @@ static cl::opt<std::string>
                             "the plan may hold (bytes, with an optional "
                             "B/KiB/MiB/GiB/TiB suffix); default unlimited"),
                    cl::init(""), cl::cat(category));
+static cl::opt<bool> gathersOnHostLink(
+    "gathers-on-host-link",
+    cl::desc("With --host-link: the sharded step's parameter gathers cross "
+             "the host link too, so gathers and copies wait for each other"),
+    cl::init(false), cl::cat(category));
 static cl::opt<OffloadChoice>
     offloadChoice("offload", cl::desc("With --host-link: what a plan may do"),
                   offloadChoiceValues(), cl::init(OffloadChoice::Joint),
@@ -384,8 +389,11 @@ static int runPareto(const Graph &graph, const SolverInfo &solver,
 static std::string makeOffloadRequest(const Graph &graph,
                                       std::optional<OffloadRequest> &offload) {
   if (hostLinkName == "none") {
-    if (hostBudgetText.getNumOccurrences() || offloadChoice.getNumOccurrences())
-      return "bad option: --host-budget and --offload need a --host-link";
+    if (hostBudgetText.getNumOccurrences() ||
+        offloadChoice.getNumOccurrences() ||
+        gathersOnHostLink.getNumOccurrences())
+      return "bad option: --host-budget, --offload and --gathers-on-host-link "
+             "need a --host-link";
     return "";
   }
   std::optional<HostLink> link = findHostLink(hostLinkName, graph);
@@ -399,6 +407,7 @@ static std::string makeOffloadRequest(const Graph &graph,
       return "invalid --host-budget '" + hostBudgetText + "': " + error;
     link->hostBudget = *bytes;
   }
+  link->carriesGathers = gathersOnHostLink;
   offload = OffloadRequest{*link, offloadChoice};
   return "";
 }

@@ -250,6 +250,42 @@ TEST(SimulatorTest, OffloadFreesWhenTheCopyIsDone) {
   EXPECT_EQ(lifetimes[3].end, 7u);
 }
 
+// Where the link carries the parameter gathers, a gather waits for the
+// copy in flight and the copy back waits for the gather; on a link of its
+// own, each runs on its own line.
+TEST(SimulatorTest, GathersShareTheLinkWithCopies) {
+  Graph g = offloadGraph();
+  g.nodes[2].gather = GatherRole::Gather; // b: 1000 bytes, cost 10
+  HostLink link = slowLink();
+  link.bytesPerSecond = 10; // a's copies take 10 each
+  Schedule schedule =
+      steps({Step::compute(1), Step::offload(1), Step::compute(2),
+             Step::compute(3), Step::free(2), Step::prefetch(1),
+             Step::compute(4), Step::free(1), Step::free(3)});
+  Simulation apart = simulate(g, schedule, nullptr, &link);
+  ASSERT_TRUE(apart.valid()) << apart.error;
+  // a's offload runs [10, 20) beside b [10, 20); c [20, 30); the prefetch
+  // [30, 40): d waits 10.
+  EXPECT_EQ(apart.startOfStep[2], 10);
+  EXPECT_EQ(apart.stall, 10);
+  EXPECT_EQ(apart.time, 50);
+
+  link.carriesGathers = true;
+  Simulation shared = simulate(g, schedule, nullptr, &link);
+  ASSERT_TRUE(shared.valid()) << shared.error;
+  // b waits for the offload: [20, 30); c [30, 40); the prefetch [40, 50);
+  // d waits 10 more.
+  EXPECT_EQ(shared.startOfStep[2], 20);
+  EXPECT_EQ(shared.stall, 20);
+  EXPECT_EQ(shared.time, 60);
+  EXPECT_EQ(shared.cost, apart.cost);
+
+  // Not a gather: the link's sharing changes nothing.
+  g.nodes[2].gather = GatherRole::None;
+  Simulation plain = simulate(g, schedule, nullptr, &link);
+  EXPECT_EQ(plain.time, apart.time);
+}
+
 TEST(SimulatorTest, WithoutCopiesTimeIsCost) {
   Graph g = chain4();
   HostLink link = slowLink();

@@ -288,6 +288,11 @@ struct RematPipelineOptions
                      "may hold (bytes, optionally with a KiB/MiB/GiB "
                      "suffix); empty = unlimited"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> gathersOnHostLink{
+      *this, "gathers-on-host-link",
+      llvm::cl::desc("With host-link: the parameter gathers cross the host "
+                     "link too, so gathers and copies wait for each other"),
+      llvm::cl::init(false)};
   PassOptions::Option<OffloadChoice> offload{
       *this, "offload",
       llvm::cl::desc("With host-link: what a plan may do"),

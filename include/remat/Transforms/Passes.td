@@ -279,6 +279,10 @@ def RematSelectCheckpoints
            "With host-link: the most pinned host memory the plan may hold "
            "(bytes, optionally with a KiB/MiB/GiB suffix); empty = "
            "unlimited">,
+    Option<"gathersOnHostLink", "gathers-on-host-link", "bool",
+           /*default=*/"false",
+           "With host-link: the parameter gathers cross the host link too, "
+           "so gathers and copies wait for each other">,
     Option<"offload", "offload", "::remat::OffloadChoice",
            "::remat::OffloadChoice::Joint",
            "With host-link: keep, recompute or offload (joint), keep or "

@@ -71,6 +71,9 @@ struct SelectCheckpointsOptions {
   /// them; empty: unlimited) and what a plan may do.
   std::string hostLink = "none";
   std::string hostBudget;
+  /// Whether the parameter gathers cross the host link too
+  /// (HostLink::carriesGathers).
+  bool gathersOnHostLink = false;
   OffloadChoice offload = OffloadChoice::Joint;
 };
 

@@ -257,6 +257,10 @@ std::string Replay::compute(size_t index, int id) {
   }
   if (std::string order = checkOrderEdges(graph, id, computed); !order.empty())
     return order;
+  const bool onLink =
+      link && link->carriesGathers && node.gather == GatherRole::Gather;
+  if (onLink)
+    start = std::max({start, toHostFree, toDeviceFree});
   computed[id] = 1;
   sim.stall += start - clock;
   sim.startOfStep.back() = start;
@@ -271,6 +275,8 @@ std::string Replay::compute(size_t index, int id) {
   live[id] = 1;
   sim.cost += node.cost;
   clock = start + node.cost;
+  if (onLink)
+    toHostFree = toDeviceFree = clock;
   return "";
 }
 

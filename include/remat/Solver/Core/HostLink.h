@@ -48,6 +48,11 @@ struct HostLink {
   double costPerSecond = 1e12;
   /// The most bytes held in host memory at once.
   int64_t hostBudget = kMaxTotalBytes;
+  /// Whether a sharded step's parameter gathers (GatherRole::Gather) cross
+  /// this link too (GPUs whose collectives go over the same PCIe lanes as
+  /// the host copies): a gather then waits for the copies in flight in
+  /// both directions and holds both until it ends (Simulator.h).
+  bool carriesGathers = false;
 
   /// The time one copy of `bytes` takes, in cost units.
   double copyCost(int64_t bytes) const {

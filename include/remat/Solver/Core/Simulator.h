@@ -41,7 +41,8 @@ struct Simulation {
   std::vector<double> startOfStep;
   /// The predicted step time: `cost` plus `stall`.
   double time = 0;
-  /// Time the compute stream waited for prefetches to arrive.
+  /// Time the compute stream waited for prefetches to arrive, and, where
+  /// the link carries the parameter gathers, for the link to be free.
   double stall = 0;
   /// Host copies: the most bytes held on the host at once, the number of
   /// copies (offloads and prefetches) and the bytes they moved.
@@ -90,7 +91,10 @@ struct StorageLifetime {
 /// is prefetched, never computed again), offloading a value not live or one
 /// sharing its storage with another live value, and a value still on the
 /// host at the end. Offloading a view moves its whole storage; its prefetch
-/// brings back a storage of its own.
+/// brings back a storage of its own. Where `link->carriesGathers`, a
+/// parameter gather (GatherRole::Gather) starts no earlier than the copies
+/// issued before it are done, in both directions (the wait is a stall), and
+/// the copies issued after it start no earlier than it ends.
 Simulation simulate(const Graph &graph, const Schedule &schedule,
                     std::vector<StorageLifetime> *lifetimes = nullptr,
                     const HostLink *link = nullptr);
