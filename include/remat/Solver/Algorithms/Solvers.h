@@ -115,14 +115,13 @@ int64_t searchRotorOffloads(const Graph &graph, const SolveOptions &options,
                             const HostLink &link, const OffloadJudge &judge);
 
 /// Local search with offloading as a third choice per value
-/// (docs/Offload.md, "Offload in local search"): from the choices of
-/// `start` (its recomputable values computed once are kept, those it
-/// offloads are offloaded, the rest recomputed), moves values between
-/// recompute and offload, singly and in swaps of equal bytes, the values of
-/// most recompute cost per byte offloaded first; a move is taken when
-/// `judge`, which places the copies, finds the plan faster within
-/// `options.budget` (or, while none is within it, of a lower peak). The
-/// caller keeps the best plan. Returns the work it used.
+/// (docs/Offload.md, "Offload in local search"): from `start` (a plan; its
+/// copies dropped, the values it offloads offloaded first), each move keeps
+/// one value the plan recomputes from its first computation to its last
+/// read and offloads it, the values of most recompute cost per byte first;
+/// a move is taken when `judge`, which places the copies, finds the plan
+/// faster within `options.budget` (or, while none is within it, of a lower
+/// peak). The caller keeps the best plan. Returns the work it used.
 int64_t searchLocalOffloads(const Graph &graph, const SolveOptions &options,
                             const Schedule &start, const OffloadJudge &judge);
 
