@@ -353,6 +353,23 @@ TEST(SolversTest, RevolveOutOfWorkKeepsItsFirstCandidate) {
   EXPECT_LE(roomy.peakBytes, opts.budget);
 }
 
+/// Seconds a solve may run past its time limit in a build with
+/// AddressSanitizer (scripts/sanitize.sh): the deadline is checked between
+/// steps, and the steps before the first check (the local search's starting
+/// sets on a 6,000-node chain) take 0.8 s there on a loaded 2-core machine
+/// where the plain build takes 0.1 s.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kInstrumentedGrace = 1.0;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr double kInstrumentedGrace = 1.0;
+#else
+constexpr double kInstrumentedGrace = 0;
+#endif
+#else
+constexpr double kInstrumentedGrace = 0;
+#endif
+
 // The time limit is a cap: with more work than they can do in it, the
 // searching solvers return within it on a long chain, and say so when it
 // stopped them (the hierarchical solver's probes may all end before it).
@@ -365,7 +382,7 @@ TEST(SolversTest, TimeLimitCapsTheWork) {
   for (auto solve : {solveLocalSearch, solveHierarchical}) {
     SolveResult r = solve(g, opts);
     // Loaded test machines: a quarter of slack over the 10 % target.
-    EXPECT_LE(r.seconds, opts.timeLimitSeconds * 1.35)
+    EXPECT_LE(r.seconds, opts.timeLimitSeconds * 1.35 + kInstrumentedGrace)
         << r.solver << ": " << r.message;
     EXPECT_TRUE(r.stoppedByTimeLimit || r.solver == "hierarchical") << r.solver;
   }
