@@ -495,14 +495,8 @@ SolveOptions searchOptions(int64_t budget) {
 
 /// What the planner's judge says of `plan` (Offload.cpp, `keepingBest`).
 OffloadVerdict verdictOf(const OffloadedPlan &plan) {
-  OffloadVerdict verdict{plan.sim.valid() ? plan.sim.peakBytes : kMaxTotalBytes,
-                         plan.sim.time,
-                         0,
-                         {}};
-  for (const Step &step : plan.result.schedule.steps)
-    if (step.kind == Step::Kind::Offload)
-      verdict.offloaded.push_back(step.node);
-  return verdict;
+  return OffloadVerdict{plan.sim.valid() ? plan.sim.peakBytes : kMaxTotalBytes,
+                        plan.sim.time, 0, offloadedNodes(plan.result.schedule)};
 }
 
 /// The most values one plan of the chain DP with offloading

@@ -27,6 +27,7 @@
 
 #include "remat/Solver/Algorithms/Solvers.h"
 #include "remat/Solver/Core/ScheduleBuilder.h"
+#include "remat/Solver/Core/SolverSupport.h"
 #include "remat/Solver/Core/WorkMeter.h"
 
 #include <algorithm>
@@ -87,12 +88,10 @@ OffloadVerdict JointClimb::evaluate(const Schedule &schedule,
 /// those values offloaded first.
 JointPoint JointClimb::start(const Schedule &schedule) {
   JointPoint point;
-  for (const Step &step : schedule.steps) {
-    if (step.kind == Step::Kind::Offload)
-      point.offloaded.push_back(step.node);
+  point.offloaded = offloadedNodes(schedule);
+  for (const Step &step : schedule.steps)
     if (step.kind == Step::Kind::Compute || step.kind == Step::Kind::Free)
       point.schedule.steps.push_back(step);
-  }
   point.verdict = evaluate(point.schedule, point.offloaded);
   return point;
 }

@@ -129,6 +129,14 @@ static int64_t storageBytes(const Graph &graph, std::vector<int> ids) {
   return sum;
 }
 
+std::vector<int> remat::offloadedNodes(const Schedule &schedule) {
+  std::vector<int> nodes;
+  for (const Step &step : schedule.steps)
+    if (step.kind == Step::Kind::Offload)
+      nodes.push_back(step.node);
+  return nodes;
+}
+
 int64_t remat::operandStorageBytes(const Graph &graph, int id) {
   std::vector<int> ids = graph.nodes[id].deps;
   ids.push_back(id);

@@ -562,13 +562,14 @@ static OffloadedPlan planRung(const Graph &graph, const SolverInfo &solver,
 }
 
 /// Whether `a` is the better plan: feasible, then faster, then smaller; of
-/// two infeasible ones, the one with a valid schedule of the smaller peak.
+/// two infeasible ones, the one with a schedule of the smaller peak (a plan
+/// that does not simulate has none: addOffloads).
 static bool isBetterPlan(const OffloadedPlan &a, const OffloadedPlan &b) {
   if (a.result.feasible() != b.result.feasible())
     return a.result.feasible();
   if (!a.result.feasible()) {
-    bool aHas = !a.result.schedule.steps.empty() && a.sim.valid();
-    bool bHas = !b.result.schedule.steps.empty() && b.sim.valid();
+    bool aHas = !a.result.schedule.steps.empty();
+    bool bHas = !b.result.schedule.steps.empty();
     if (aHas != bHas)
       return aHas;
     return a.result.peakBytes < b.result.peakBytes;
@@ -620,16 +621,12 @@ static OffloadJudge keepingBest(const Graph &graph, const HostLink &link,
   return [&graph, &link, budget, &best](const Schedule &schedule,
                                         const std::vector<int> &offloaded) {
     OffloadedPlan plan = addOffloads(graph, schedule, link, budget, offloaded);
-    OffloadVerdict verdict{std::numeric_limits<int64_t>::max(),
-                           plan.sim.time,
+    OffloadVerdict verdict{std::numeric_limits<int64_t>::max(), plan.sim.time,
                            static_cast<int64_t>(schedule.steps.size()) *
                                (plan.sim.copies + 1),
-                           {}};
+                           offloadedNodes(plan.result.schedule)};
     if (plan.sim.valid())
       verdict.peak = plan.sim.peakBytes;
-    for (const Step &step : plan.result.schedule.steps)
-      if (step.kind == Step::Kind::Offload)
-        verdict.offloaded.push_back(step.node);
     if (isBetterPlan(plan, best))
       best = std::move(plan);
     return verdict;

@@ -78,6 +78,9 @@ struct PeakBound {
   std::string describe(const Graph &graph) const;
 };
 
+/// The nodes `schedule` offloads, in step order (one per offload step).
+std::vector<int> offloadedNodes(const Schedule &schedule);
+
 /// The non-resident storage bytes that are live while `id` is computed: its
 /// own and its operands', each storage once.
 int64_t operandStorageBytes(const Graph &graph, int id);
