@@ -405,6 +405,78 @@ TEST(SolversTest, SameEffortSamePlan) {
   }
 }
 
+// A remembered evaluation is the evaluation, less its schedule, which
+// buildCheckpointSchedule builds as evaluateCheckpoints would.
+TEST(ScheduleBuilderTest, RememberedEvaluations) {
+  Graph g = makeFamily("transformer", 120);
+  std::vector<char> keep = recomputableNodes(g);
+  for (size_t i = 0; i < keep.size(); i += 3)
+    keep[i] = 0;
+  CheckpointOptions variant;
+  variant.order = OrderPolicy::OnDemand;
+  CheckpointEvals known;
+  CheckpointEval first = evaluateCheckpoints(g, keep, variant, &known);
+  CheckpointEval again = evaluateCheckpoints(g, keep, variant, &known);
+  CheckpointEval fresh = evaluateCheckpoints(g, keep, variant);
+  EXPECT_TRUE(first.built);
+  EXPECT_EQ(first.schedule.steps, fresh.schedule.steps);
+  EXPECT_FALSE(again.built);
+  EXPECT_TRUE(again.schedule.steps.empty());
+  EXPECT_EQ(again.peakBytes, fresh.peakBytes);
+  EXPECT_EQ(again.cost, fresh.cost);
+  EXPECT_EQ(again.work, fresh.work);
+  buildCheckpointSchedule(g, keep, variant, again);
+  EXPECT_TRUE(again.built);
+  EXPECT_EQ(again.schedule.steps, fresh.schedule.steps);
+  // The builder's options are part of what is remembered.
+  variant.order = OrderPolicy::MemoryGreedy;
+  EXPECT_TRUE(evaluateCheckpoints(g, keep, variant, &known).built);
+  variant.recomputeOnce = true;
+  EXPECT_TRUE(evaluateCheckpoints(g, keep, variant, &known).built);
+  // So is the set.
+  keep[1] ^= 1;
+  EXPECT_TRUE(evaluateCheckpoints(g, keep, variant, &known).built);
+}
+
+// A memo names graphs by content: a copy shares the original's table, a
+// graph with one cost changed has its own.
+TEST(ScheduleBuilderTest, MemoTablesFollowTheGraphsContent) {
+  Graph g = makeFamily("resnet", 60);
+  CheckpointMemo memo;
+  std::shared_ptr<CheckpointEvals> table = memo.of(g);
+  Graph copy = g;
+  EXPECT_EQ(memo.of(copy), table);
+  copy.nodes.back().cost += 1;
+  EXPECT_NE(memo.of(copy), table);
+  copy = g;
+  copy.nodes.back().deps.push_back(0);
+  EXPECT_NE(memo.of(copy), table);
+}
+
+// The local search finds the same plan, with the same work, whether its
+// evaluations are its own or shared with earlier solves at other budgets,
+// on copies of the graph (as the smallest-budget search's probes are).
+TEST(SolversTest, SharedEvaluationsLeaveThePlanAlone) {
+  for (const std::string &family : {"resnet", "transformer", "unet"}) {
+    Graph g = makeFamily(family, 150);
+    SolveOptions opts;
+    const int64_t peak = simulate(g, checkpointAllSchedule(g)).peakBytes;
+    opts.effort = 0.02;
+    opts.budget = peak * 6 / 10;
+    SolveResult alone = solveLocalSearch(g, opts);
+    ASSERT_TRUE(alone.feasible()) << family << ": " << alone.message;
+    SolveOptions sharing = opts;
+    sharing.checkpointMemo = std::make_shared<CheckpointMemo>();
+    sharing.budget = peak * 8 / 10;
+    ASSERT_TRUE(solveLocalSearch(Graph(g), sharing).feasible()) << family;
+    sharing.budget = opts.budget;
+    SolveResult shared = solveLocalSearch(Graph(g), sharing);
+    ASSERT_TRUE(shared.feasible()) << family << ": " << shared.message;
+    EXPECT_EQ(shared.schedule.steps, alone.schedule.steps) << family;
+    EXPECT_EQ(shared.work, alone.work) << family;
+  }
+}
+
 // Without work left, Feng & Huang stops its candidate bounds but keeps the
 // first set it found: a plan even with work for no candidate (it used to
 // walk all 4,096 bounds whatever the limit: 24 s at 0.1 s on a 20,005-op

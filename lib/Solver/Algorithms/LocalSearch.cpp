@@ -147,14 +147,14 @@ static bool meetsConstraints(const SolveOptions &options, double limit,
 static std::vector<Point> rankStarts(const Graph &graph,
                                      std::vector<std::vector<char>> sets,
                                      const SolveOptions &options, double limit,
-                                     WorkMeter &meter) {
+                                     CheckpointEvals &known, WorkMeter &meter) {
   std::vector<Point> ranked;
   for (std::vector<char> &keep : sets)
     for (const CheckpointOptions &variant : builderVariants()) {
       if (!ranked.empty() && meter.exhausted())
         break;
       ranked.push_back(
-          {keep, variant, evaluateCheckpoints(graph, keep, variant)});
+          {keep, variant, evaluateCheckpoints(graph, keep, variant, &known)});
       meter.charge(ranked.back().eval.work);
     }
   std::stable_sort(
@@ -231,9 +231,11 @@ namespace {
 class Climb {
 public:
   Climb(const Graph &graph, const std::vector<int> &nodes,
-        const SolveOptions &options, double limit, uint64_t &rng)
-      : graph(graph), nodes(nodes), options(options), limit(limit), rng(rng),
-        position(graph.size(), 0), recomputable(graph.size(), 0) {
+        const SolveOptions &options, double limit, CheckpointEvals &known,
+        uint64_t &rng)
+      : graph(graph), nodes(nodes), options(options), limit(limit),
+        known(known), rng(rng), position(graph.size(), 0),
+        recomputable(graph.size(), 0) {
     for (size_t i = 0; i < nodes.size(); ++i) {
       position[nodes[i]] = static_cast<int>(i);
       recomputable[nodes[i]] = 1;
@@ -247,6 +249,7 @@ public:
   bool run(Point &point, WorkMeter &work, ProgressReporter &progress,
            std::optional<OrderPolicy> policy = std::nullopt) {
     meter = &work;
+    buildCheckpointSchedule(graph, point.keep, point.variant, point.eval);
     if (meter->exhausted())
       return false;
     if (policy) {
@@ -400,11 +403,12 @@ private:
   /// evaluation (the caller undoes its change otherwise).
   bool takeIfBetter(Point &point) {
     CheckpointEval eval =
-        evaluateCheckpoints(graph, point.keep, point.variant);
+        evaluateCheckpoints(graph, point.keep, point.variant, &known);
     meter->charge(eval.work);
     if (!isBetter(options, limit, eval.peakBytes, eval.cost,
                   point.eval.peakBytes, point.eval.cost))
       return false;
+    buildCheckpointSchedule(graph, point.keep, point.variant, eval);
     point.eval = std::move(eval);
     ++accepted;
     return true;
@@ -448,6 +452,7 @@ private:
   const std::vector<int> &nodes;
   const SolveOptions &options;
   double limit;
+  CheckpointEvals &known;
   uint64_t &rng;
   /// The part of the solve's work the current climb may spend.
   WorkMeter *meter = nullptr;
@@ -479,11 +484,12 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
       startingSets(graph, nodes, options, meter);
   // The ranking may take half of what is left; the climbs the rest.
   WorkMeter ranking(meter, meter.left() / 2);
+  std::shared_ptr<CheckpointEvals> known = checkpointEvalsFor(graph, options);
   std::vector<Point> ranked =
-      rankStarts(graph, std::move(sets), options, limit, ranking);
+      rankStarts(graph, std::move(sets), options, limit, *known, ranking);
   meter.charge(ranking);
   uint64_t rng = 0x2545F4914F6CDD1Dull;
-  Climb climb(graph, nodes, options, limit, rng);
+  Climb climb(graph, nodes, options, limit, *known, rng);
   bool exhausted = false;
   Point best = ranked[0];
   size_t climbs = 0;
@@ -529,6 +535,7 @@ SolveResult remat::solveLocalSearch(const Graph &graph,
   // A stop by the time limit is said by the outputs (kStoppedByTimeLimit).
   if (exhausted && !meter.stoppedByTimeLimit())
     summary += ", stopped when the work was spent";
+  buildCheckpointSchedule(graph, best.keep, best.variant, best.eval);
   return finishSolve(graph, options, name, std::move(best.eval.schedule),
                      SolveStatus::Feasible, meter, summary);
 }

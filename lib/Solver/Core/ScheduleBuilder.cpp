@@ -11,6 +11,7 @@
 #include "remat/Solver/Core/SolverSupport.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <utility>
@@ -330,6 +331,127 @@ CheckpointEval remat::evaluateCheckpoints(const Graph &graph,
   return eval;
 }
 
+namespace {
+/// Two 64-bit hashes of a sequence of words, each word mixed in with
+/// splitmix64's finalizer under its own seed.
+class WordHasher {
+public:
+  void add(uint64_t word) {
+    low = mix(low ^ word, 0x9E3779B97F4A7C15ull);
+    high = mix(high ^ word, 0xD1B54A32D192ED03ull);
+  }
+  void addDouble(double value) {
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    add(bits);
+  }
+  uint64_t low = 0x243F6A8885A308D3ull, high = 0x13198A2E03707344ull;
+
+private:
+  static uint64_t mix(uint64_t x, uint64_t seed) {
+    x += seed;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+  }
+};
+} // namespace
+
+/// The hash of a checkpoint set with its builder options.
+static CheckpointEvals::Key keyOf(const std::vector<char> &keep,
+                                  const CheckpointOptions &options) {
+  WordHasher hasher;
+  hasher.add(static_cast<uint64_t>(options.order) << 2 |
+             uint64_t(options.reuseLastSegment) << 1 |
+             uint64_t(options.recomputeOnce));
+  hasher.add(keep.size());
+  for (size_t i = 0; i < keep.size(); i += 8) {
+    uint64_t word = 0;
+    std::memcpy(&word, keep.data() + i, std::min<size_t>(8, keep.size() - i));
+    hasher.add(word);
+  }
+  return {hasher.low, hasher.high};
+}
+
+/// The hash of what a checkpoint set's evaluation reads of `graph`.
+static CheckpointEvals::Key keyOf(const Graph &graph) {
+  WordHasher hasher;
+  hasher.add(static_cast<uint64_t>(graph.fixedBytes));
+  hasher.add(graph.nodes.size());
+  for (const Node &node : graph.nodes) {
+    hasher.add(static_cast<uint64_t>(node.bytes));
+    hasher.addDouble(node.cost);
+    hasher.add(static_cast<uint64_t>(node.kind) |
+               static_cast<uint64_t>(node.keep) << 8 |
+               static_cast<uint64_t>(node.gather) << 16 |
+               static_cast<uint64_t>(static_cast<uint32_t>(node.aliasOf))
+                   << 32);
+    hasher.add(node.deps.size() << 32 | node.after.size());
+    for (int dep : node.deps)
+      hasher.add(static_cast<uint64_t>(dep));
+    for (int before : node.after)
+      hasher.add(static_cast<uint64_t>(before));
+  }
+  for (int out : graph.outputs)
+    hasher.add(static_cast<uint64_t>(out));
+  return {hasher.low, hasher.high};
+}
+
+const CheckpointEval *
+CheckpointEvals::find(const std::vector<char> &keep,
+                      const CheckpointOptions &options) const {
+  auto it = entries.find(keyOf(keep, options));
+  return it == entries.end() ? nullptr : &it->second;
+}
+
+void CheckpointEvals::remember(const std::vector<char> &keep,
+                               const CheckpointOptions &options,
+                               const CheckpointEval &eval) {
+  if (entries.size() >= kMaxEntries)
+    entries.clear();
+  CheckpointEval &entry = entries[keyOf(keep, options)];
+  entry.peakBytes = eval.peakBytes;
+  entry.cost = eval.cost;
+  entry.work = eval.work;
+  entry.built = false;
+}
+
+std::shared_ptr<CheckpointEvals> CheckpointMemo::of(const Graph &graph) {
+  CheckpointEvals::Key key = keyOf(graph);
+  if (auto it = tables.find(key); it != tables.end())
+    return it->second;
+  if (tables.size() >= kMaxGraphs)
+    tables.clear();
+  return tables[key] = std::make_shared<CheckpointEvals>();
+}
+
+std::shared_ptr<CheckpointEvals>
+remat::checkpointEvalsFor(const Graph &graph, const SolveOptions &options) {
+  return options.checkpointMemo ? options.checkpointMemo->of(graph)
+                                : std::make_shared<CheckpointEvals>();
+}
+
+CheckpointEval remat::evaluateCheckpoints(const Graph &graph,
+                                          const std::vector<char> &keep,
+                                          const CheckpointOptions &options,
+                                          CheckpointEvals *known) {
+  if (!known)
+    return evaluateCheckpoints(graph, keep, options);
+  if (const CheckpointEval *eval = known->find(keep, options))
+    return *eval;
+  CheckpointEval eval = evaluateCheckpoints(graph, keep, options);
+  known->remember(keep, options, eval);
+  return eval;
+}
+
+void remat::buildCheckpointSchedule(const Graph &graph,
+                                    const std::vector<char> &keep,
+                                    const CheckpointOptions &options,
+                                    CheckpointEval &eval) {
+  if (!eval.built)
+    eval = evaluateCheckpoints(graph, keep, options);
+}
+
 SolveResult
 remat::solveFromCheckpointSets(const Graph &graph, const SolveOptions &options,
                                const std::string &solver,
@@ -338,19 +460,23 @@ remat::solveFromCheckpointSets(const Graph &graph, const SolveOptions &options,
   double limit = costLimit(graph, options);
   int best = -1;
   CheckpointEval bestEval;
+  CheckpointOptions bestVariant;
   std::vector<CheckpointOptions> variants = builderVariants();
+  std::shared_ptr<CheckpointEvals> known = checkpointEvalsFor(graph, options);
   // Once the work is spent, the best evaluated so far is the answer.
   auto exhausted = [&] { return best >= 0 && meter.exhausted(); };
   for (int i = 0, e = sets.size(); i < e && !exhausted(); ++i) {
     for (const CheckpointOptions &variant : variants) {
       if (exhausted())
         break;
-      CheckpointEval eval = evaluateCheckpoints(graph, sets[i], variant);
+      CheckpointEval eval =
+          evaluateCheckpoints(graph, sets[i], variant, known.get());
       meter.charge(eval.work);
       if (best < 0 || isBetter(options, limit, eval.peakBytes, eval.cost,
                                bestEval.peakBytes, bestEval.cost)) {
         best = i;
         bestEval = std::move(eval);
+        bestVariant = variant;
       }
     }
   }
@@ -359,6 +485,7 @@ remat::solveFromCheckpointSets(const Graph &graph, const SolveOptions &options,
   if (best < 0)
     return failSolve(solver, SolveStatus::Infeasible,
                      "no checkpoint set to evaluate", meter);
+  buildCheckpointSchedule(graph, sets[best], bestVariant, bestEval);
   return finishSolve(graph, options, solver, std::move(bestEval.schedule),
                      SolveStatus::Feasible, meter);
 }

@@ -133,11 +133,14 @@ static constexpr double kQuickConfirmShare = 0.2;
 /// budget, reporting as a nested solve, without the portfolio's last resort
 /// (a search asks many budgets and must not spend its work in the MILP at
 /// each; a plan found without it is the plan found with it, since the MILP
-/// runs only where no member found one).
+/// runs only where no member found one), sharing the evaluations of
+/// checkpoint sets (`CheckpointMemo`).
 static SolveOptions getProbeOptions(const SolveOptions &options) {
   SolveOptions probe = nestedOptions(options);
   probe.objective = Objective::MinComputeUnderBudget;
   probe.lastResort = false;
+  if (!probe.checkpointMemo)
+    probe.checkpointMemo = std::make_shared<CheckpointMemo>();
   return probe;
 }
 

@@ -137,6 +137,8 @@ bool Planner::prepare() {
   out.solver = solver->name;
   out.mode = request.mode;
   options = request.solve;
+  if (!options.checkpointMemo)
+    options.checkpointMemo = std::make_shared<CheckpointMemo>();
   if (std::string error = checkSolveOptions(options); !error.empty())
     return fail(PlanFailure::BadRequest, "invalid option: " + error);
   if (!isPlanMode(request.mode))

@@ -47,7 +47,9 @@
 #include "remat/Solver/Core/SolverSupport.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace remat {
@@ -97,10 +99,78 @@ struct CheckpointEval {
   Schedule schedule;
   /// The work units of the evaluation (`orderWork`), for the caller's meter.
   int64_t work = 0;
+  /// Whether `schedule` is built: an evaluation a `CheckpointMemo`
+  /// held comes without it (`buildCheckpointSchedule`).
+  bool built = true;
 };
 CheckpointEval evaluateCheckpoints(const Graph &graph,
                                    const std::vector<char> &keep,
                                    const CheckpointOptions &options = {});
+
+/// The peaks, costs and work units of the checkpoint sets evaluated on one
+/// graph, remembered without their schedules. The searches evaluate the
+/// same sets again and again: a climb revisits sets, and every probe of a
+/// smallest-budget search ranks the same starting sets. An evaluation does
+/// not depend on the budget, so the solves of one plan share them
+/// (`CheckpointMemo`). A remembered evaluation is charged its work again,
+/// so that the plan is the one found without it. Sets are named by a 128-bit
+/// hash of the set and its builder options. Not thread-safe.
+class CheckpointEvals {
+public:
+  const CheckpointEval *find(const std::vector<char> &keep,
+                             const CheckpointOptions &options) const;
+  void remember(const std::vector<char> &keep, const CheckpointOptions &options,
+                const CheckpointEval &eval);
+
+  /// A 128-bit hash.
+  struct Key {
+    uint64_t low = 0, high = 0;
+    bool operator==(const Key &other) const {
+      return low == other.low && high == other.high;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key &key) const { return key.low; }
+  };
+
+private:
+  /// Past this many sets, the table starts again empty.
+  static constexpr size_t kMaxEntries = 1 << 20;
+  std::unordered_map<Key, CheckpointEval, KeyHash> entries;
+};
+
+/// The `CheckpointEvals` of the graphs one plan solves (the step, its
+/// cost-scaled copy, its batch-scaled copies), each graph named by its
+/// content, not its address.
+class CheckpointMemo {
+public:
+  std::shared_ptr<CheckpointEvals> of(const Graph &graph);
+
+private:
+  /// Past this many graphs, the memo starts again empty (the tables in use
+  /// live on with their users).
+  static constexpr size_t kMaxGraphs = 8;
+  std::unordered_map<CheckpointEvals::Key, std::shared_ptr<CheckpointEvals>,
+                     CheckpointEvals::KeyHash>
+      tables;
+};
+
+/// The evaluations `options` share for `graph`, or a table of the caller's
+/// own when they share none.
+std::shared_ptr<CheckpointEvals>
+checkpointEvalsFor(const Graph &graph, const SolveOptions &options);
+
+/// `evaluateCheckpoints` through `known` (when not null): a set it holds
+/// comes back without its schedule, a new one is added.
+CheckpointEval evaluateCheckpoints(const Graph &graph,
+                                   const std::vector<char> &keep,
+                                   const CheckpointOptions &options,
+                                   CheckpointEvals *known);
+
+/// Builds `eval.schedule` of `keep` when a `CheckpointEvals` left it out.
+void buildCheckpointSchedule(const Graph &graph, const std::vector<char> &keep,
+                             const CheckpointOptions &options,
+                             CheckpointEval &eval);
 
 /// Evaluates every checkpoint set in `sets` with every builder variant,
 /// keeps the best for `options` (`isBetter`), and returns it verified by

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,8 @@ inline constexpr const char *kStoppedByTimeLimit =
 /// on a 2-core machine (docs/Solvers.md has the measurements).
 inline constexpr int64_t kWorkPerEffort = 250'000'000;
 
+class CheckpointMemo;
+
 struct SolveOptions {
   Objective objective = Objective::MinComputeUnderBudget;
   /// Peak-memory budget in bytes, resident bytes included.
@@ -118,6 +121,9 @@ struct SolveOptions {
   /// the step (Deferral.h) when its fast members miss the budget. Off inside
   /// that attempt.
   bool deferOutputs = true;
+  /// The evaluations of checkpoint sets the solves of one plan share
+  /// (ScheduleBuilder.h); a solve without one remembers its own.
+  std::shared_ptr<CheckpointMemo> checkpointMemo;
   /// Optional progress callback, called on the solving thread by the
   /// long-running solvers (Checkmate MILP, LP rounding, local search, the
   /// portfolio) and the mode searches; see `SolveProgress`.
