@@ -414,7 +414,7 @@ TEST(ScheduleBuilderTest, RememberedEvaluations) {
     keep[i] = 0;
   CheckpointOptions variant;
   variant.order = OrderPolicy::OnDemand;
-  CheckpointEvals known;
+  CheckpointEvals known(g);
   CheckpointEval first = evaluateCheckpoints(g, keep, variant, &known);
   CheckpointEval again = evaluateCheckpoints(g, keep, variant, &known);
   CheckpointEval fresh = evaluateCheckpoints(g, keep, variant);

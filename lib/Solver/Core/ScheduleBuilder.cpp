@@ -119,23 +119,62 @@ std::vector<char> remat::recomputableNodes(const Graph &graph) {
   return result;
 }
 
-namespace {
-/// Builds the compute order of a checkpoint set (see the header): the forward
-/// phase, then the backward in runs over segments.
-class CheckpointOrderBuilder {
-public:
-  CheckpointOrderBuilder(const Graph &graph, const std::vector<char> &keep,
-                         const CheckpointOptions &options)
-      : graph(graph), options(options), n(graph.size()),
-        needed(neededNodes(graph)), recomputable(recomputableNodes(graph)),
-        kept(n, 1), hoisted(n, 0), seg(n, -1), computed(n, 0),
-        epochOf(n, kNever) {
+/// What building a checkpoint set's compute order reads of the graph
+/// alone, derived once per graph (a `CheckpointEvals` holds it for the
+/// sets it evaluates).
+struct remat::CheckpointBasis {
+  explicit CheckpointBasis(const Graph &graph)
+      : needed(neededNodes(graph)), recomputable(recomputableNodes(graph)),
+        isOutput(graph.size(), 0), readsNever(graph.size(), 0) {
+    const int n = graph.size();
     readStart.reserve(n + 1);
     for (int id = 0; id < n; ++id) {
       forEachRead(graph.nodes[id], [&](int dep) { reads.push_back(dep); });
       readStart.push_back(static_cast<int>(reads.size()));
     }
-    chooseKept(keep);
+    for (int out : graph.outputs)
+      if (out >= 0 && out < n)
+        isOutput[out] = 1;
+    findBackwardReadsNever(graph);
+  }
+
+  std::vector<char> needed, recomputable, isOutput;
+  /// The backward nodes that read a `keep = never` value, directly, through
+  /// a view or through other backward nodes: run in the forward pass, they
+  /// would read the forward pass's copy of it (sharedNeverPin).
+  std::vector<char> readsNever;
+  /// What each node reads (forEachRead), flat: node id's reads are
+  /// reads[readStart[id]] .. reads[readStart[id + 1] - 1].
+  std::vector<int> reads, readStart{0};
+
+private:
+  void findBackwardReadsNever(const Graph &graph) {
+    for (int id = 0; id < graph.size(); ++id) {
+      const Node &node = graph.nodes[id];
+      if (node.kind != NodeKind::Backward)
+        continue;
+      forEachRead(node, [&](int dep) {
+        for (int v = dep; v >= 0; v = graph.nodes[v].aliasOf)
+          readsNever[id] |=
+              graph.nodes[v].keep == KeepPolicy::Never || readsNever[v];
+      });
+    }
+  }
+};
+
+namespace {
+/// Builds the compute order of a checkpoint set (see the header): the forward
+/// phase, then the backward in runs over segments.
+class CheckpointOrderBuilder {
+public:
+  CheckpointOrderBuilder(const Graph &graph, const CheckpointBasis &basis,
+                         const std::vector<char> &keep,
+                         const CheckpointOptions &options)
+      : graph(graph), options(options), n(graph.size()), needed(basis.needed),
+        recomputable(basis.recomputable), reads(basis.reads),
+        readStart(basis.readStart), kept(n, 1), hoisted(n, 0), seg(n, -1),
+        computed(n, 0), epochOf(n, kNever) {
+    chooseKept(keep, basis);
     assignSegments();
   }
 
@@ -153,12 +192,9 @@ private:
   /// (`hoisted`) when `keep` names a recomputable one that may run there.
   /// A backward node pinned `always` (a collective) is not hoisted for its
   /// pin: that pin forbids recomputing it, not running it late.
-  void chooseKept(const std::vector<char> &keep) {
-    std::vector<char> isOutput(n, 0);
-    for (int out : graph.outputs)
-      if (out >= 0 && out < n)
-        isOutput[out] = 1;
-    std::vector<char> readsNever = backwardReadsNever();
+  void chooseKept(const std::vector<char> &keep, const CheckpointBasis &basis) {
+    const std::vector<char> &isOutput = basis.isOutput;
+    const std::vector<char> &readsNever = basis.readsNever;
     for (int id = 0; id < n; ++id) {
       if (!recomputable[id])
         continue;
@@ -170,23 +206,6 @@ private:
       else
         hoisted[id] = k && !readsNever[id];
     }
-  }
-
-  /// The backward nodes that read a `keep = never` value, directly, through
-  /// a view or through other backward nodes: run in the forward pass, they
-  /// would read the forward pass's copy of it (sharedNeverPin).
-  std::vector<char> backwardReadsNever() const {
-    std::vector<char> result(n, 0);
-    for (int id = 0; id < n; ++id) {
-      const Node &node = graph.nodes[id];
-      if (node.kind != NodeKind::Backward)
-        continue;
-      forEachRead(node, [&](int dep) {
-        for (int v = dep; v >= 0; v = graph.nodes[v].aliasOf)
-          result[id] |= graph.nodes[v].keep == KeepPolicy::Never || result[v];
-      });
-    }
-    return result;
   }
 
   /// Forward nodes split into segments at kept nodes in topological order;
@@ -274,11 +293,10 @@ private:
   const Graph &graph;
   const CheckpointOptions &options;
   const int n;
-  std::vector<char> needed, recomputable, kept, hoisted;
+  const std::vector<char> &needed, &recomputable;
+  const std::vector<int> &reads, &readStart;
+  std::vector<char> kept, hoisted;
   std::vector<int> seg;
-  /// What each node reads (forEachRead), flat: node id's reads are
-  /// reads[readStart[id]] .. reads[readStart[id + 1] - 1].
-  std::vector<int> reads, readStart{0};
   std::vector<char> computed;
   std::vector<int> epochOf;
   int epoch = 0, curSeg = -1, firstRunSeg = kNever;
@@ -292,15 +310,27 @@ std::vector<int>
 remat::computeOrderFromCheckpoints(const Graph &graph,
                                    const std::vector<char> &keep,
                                    const CheckpointOptions &options) {
-  return CheckpointOrderBuilder(graph, keep, options).build();
+  return CheckpointOrderBuilder(graph, CheckpointBasis(graph), keep, options)
+      .build();
+}
+
+/// scheduleFromCheckpoints with the graph's basis derived already.
+static Schedule scheduleFromCheckpoints(const Graph &graph,
+                                        const CheckpointBasis &basis,
+                                        const std::vector<char> &keep,
+                                        const CheckpointOptions &options) {
+  return scheduleFromComputeOrder(
+      graph,
+      reorder(graph,
+              CheckpointOrderBuilder(graph, basis, keep, options).build(),
+              options.order));
 }
 
 Schedule remat::scheduleFromCheckpoints(const Graph &graph,
                                         const std::vector<char> &keep,
                                         const CheckpointOptions &options) {
-  return scheduleFromComputeOrder(
-      graph, reorder(graph, computeOrderFromCheckpoints(graph, keep, options),
-                     options.order));
+  return ::scheduleFromCheckpoints(graph, CheckpointBasis(graph), keep,
+                                   options);
 }
 
 std::vector<CheckpointOptions> remat::builderVariants() {
@@ -318,17 +348,25 @@ Schedule remat::checkpointAllSchedule(const Graph &graph) {
   return scheduleFromComputeOrder(graph, order);
 }
 
-CheckpointEval remat::evaluateCheckpoints(const Graph &graph,
+/// evaluateCheckpoints with the graph's basis derived already.
+static CheckpointEval evaluateCheckpoints(const Graph &graph,
+                                          const CheckpointBasis &basis,
                                           const std::vector<char> &keep,
                                           const CheckpointOptions &options) {
   CheckpointEval eval;
-  eval.schedule = scheduleFromCheckpoints(graph, keep, options);
+  eval.schedule = scheduleFromCheckpoints(graph, basis, keep, options);
   Simulation sim = simulate(graph, eval.schedule);
   eval.peakBytes =
       sim.valid() ? sim.peakBytes : std::numeric_limits<int64_t>::max();
   eval.cost = sim.valid() ? sim.cost : std::numeric_limits<double>::infinity();
   eval.work = orderWork(options.order, eval.schedule.steps.size());
   return eval;
+}
+
+CheckpointEval remat::evaluateCheckpoints(const Graph &graph,
+                                          const std::vector<char> &keep,
+                                          const CheckpointOptions &options) {
+  return ::evaluateCheckpoints(graph, CheckpointBasis(graph), keep, options);
 }
 
 namespace {
@@ -397,6 +435,9 @@ static CheckpointEvals::Key keyOf(const Graph &graph) {
   return {hasher.low, hasher.high};
 }
 
+CheckpointEvals::CheckpointEvals(const Graph &graph)
+    : basis(std::make_shared<const CheckpointBasis>(graph)) {}
+
 const CheckpointEval *
 CheckpointEvals::find(const std::vector<char> &keep,
                       const CheckpointOptions &options) const {
@@ -422,13 +463,13 @@ std::shared_ptr<CheckpointEvals> CheckpointMemo::of(const Graph &graph) {
     return it->second;
   if (tables.size() >= kMaxGraphs)
     tables.clear();
-  return tables[key] = std::make_shared<CheckpointEvals>();
+  return tables[key] = std::make_shared<CheckpointEvals>(graph);
 }
 
 std::shared_ptr<CheckpointEvals>
 remat::checkpointEvalsFor(const Graph &graph, const SolveOptions &options) {
   return options.checkpointMemo ? options.checkpointMemo->of(graph)
-                                : std::make_shared<CheckpointEvals>();
+                                : std::make_shared<CheckpointEvals>(graph);
 }
 
 CheckpointEval remat::evaluateCheckpoints(const Graph &graph,
@@ -439,7 +480,8 @@ CheckpointEval remat::evaluateCheckpoints(const Graph &graph,
     return evaluateCheckpoints(graph, keep, options);
   if (const CheckpointEval *eval = known->find(keep, options))
     return *eval;
-  CheckpointEval eval = evaluateCheckpoints(graph, keep, options);
+  CheckpointEval eval =
+      ::evaluateCheckpoints(graph, *known->basis, keep, options);
   known->remember(keep, options, eval);
   return eval;
 }

@@ -107,6 +107,8 @@ CheckpointEval evaluateCheckpoints(const Graph &graph,
                                    const std::vector<char> &keep,
                                    const CheckpointOptions &options = {});
 
+struct CheckpointBasis;
+
 /// The peaks, costs and work units of the checkpoint sets evaluated on one
 /// graph, remembered without their schedules. The searches evaluate the
 /// same sets again and again: a climb revisits sets, and every probe of a
@@ -117,6 +119,8 @@ CheckpointEval evaluateCheckpoints(const Graph &graph,
 /// hash of the set and its builder options. Not thread-safe.
 class CheckpointEvals {
 public:
+  /// The table of `graph`'s sets (it derives what they share of the graph).
+  explicit CheckpointEvals(const Graph &graph);
   const CheckpointEval *find(const std::vector<char> &keep,
                              const CheckpointOptions &options) const;
   void remember(const std::vector<char> &keep, const CheckpointOptions &options,
@@ -132,6 +136,9 @@ public:
   struct KeyHash {
     size_t operator()(const Key &key) const { return key.low; }
   };
+
+  /// What every set's compute order reads of the graph alone.
+  std::shared_ptr<const CheckpointBasis> basis;
 
 private:
   /// Past this many sets, the table starts again empty.
