@@ -54,8 +54,9 @@ void expectFits(const Graph &g, const PlanOutcome &out,
   Simulation sim = simulate(g, out.result.schedule);
   ASSERT_TRUE(sim.valid()) << what << ": " << sim.error;
   EXPECT_LE(sim.peakBytes, out.budget) << what;
-  if (out.arena)
+  if (out.arena) {
     EXPECT_LE(out.arena->totalBytes, out.budget) << what;
+  }
 }
 
 // budget=min with the exhaustive solver is the smallest budget of any
