@@ -25,10 +25,11 @@
 // others in rank order while nothing meets the constraints and work is
 // left; every evaluation is charged to the solve's `WorkMeter`, which ends
 // the search (deterministically: the work is counted, not timed). Every
-// evaluation is a full build and simulation, so what it reports is exactly
-// what the schedule does; the end point of each climb is then peak-repaired
-// (`repairWherePeakMatters`, too slow per evaluation) before the climbs are
-// compared.
+// evaluation is a full build and simulation, or one remembered from an
+// earlier build of the same set in the same plan (`CheckpointMemo`), so what
+// it reports is exactly what the schedule does; the end point of each climb
+// is then peak-repaired (`repairWherePeakMatters`, too slow per
+// evaluation) before the climbs are compared.
 //
 // Fails (Infeasible) when no set it visits meets the constraints. It cannot
 // find schedules outside the builder's family (checkpoint sets with
