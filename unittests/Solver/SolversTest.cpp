@@ -457,7 +457,7 @@ TEST(ScheduleBuilderTest, MemoTablesFollowTheGraphsContent) {
 // evaluations are its own or shared with earlier solves at other budgets,
 // on copies of the graph (as the smallest-budget search's probes are).
 TEST(SolversTest, SharedEvaluationsLeaveThePlanAlone) {
-  for (const std::string &family : {"resnet", "transformer", "unet"}) {
+  for (const char *family : {"resnet", "transformer", "unet"}) {
     Graph g = makeFamily(family, 150);
     SolveOptions opts;
     const int64_t peak = simulate(g, checkpointAllSchedule(g)).peakBytes;

@@ -70,9 +70,7 @@ std::vector<DeferralCandidate> remat::deferralCandidates(const Graph &graph) {
   std::vector<DeferralCandidate> candidates;
   if (!graph.check().empty())
     return candidates;
-  std::vector<char> isOutput(graph.size(), 0);
-  for (int out : graph.outputs)
-    isOutput[out] = 1;
+  std::vector<char> isOutput = graph.outputMask();
   std::set<int> seen;
   for (int out : graph.outputs) {
     const Node &storage = graph.nodes[graph.storageOf(out)];

@@ -40,9 +40,7 @@ class DtrRun {
 public:
   DtrRun(const Graph &graph) : graph(graph), n(graph.size()) {
     needed = neededNodes(graph);
-    isOutput.assign(n, 0);
-    for (int out : graph.outputs)
-      isOutput[out] = 1;
+    isOutput = graph.outputMask();
     reads.resize(n);
     for (int id = 0; id < n; ++id) {
       for (int dep : graph.nodes[id].deps)

@@ -139,9 +139,7 @@ Decomposition::Decomposition(const Graph &graph, WorkMeter &sweep,
                              int blockNodes)
     : graph(graph), n(graph.size()), blockNodes(blockNodes), sweep(sweep),
       free(n, 0), forced(n, 0), demand(n, 0), blockOf(n, -1) {
-  std::vector<char> isOutput(n, 0);
-  for (int out : graph.outputs)
-    isOutput[out] = 1;
+  std::vector<char> isOutput = graph.outputMask();
   // Outputs and `always` pins are kept whatever the option says, `never`
   // pins and views (saved through their base) are never kept.
   for (int id : forwardOrder(graph)) {

@@ -70,9 +70,7 @@ std::vector<char> remat::minCutKeep(const Graph &graph, double lambda) {
   std::vector<char> needed = neededNodes(graph);
   std::vector<char> recomputable = recomputableNodes(graph);
   std::vector<char> toSink = readByBackward(graph, needed, recomputable);
-  std::vector<char> isOutput(n, 0);
-  for (int out : graph.outputs)
-    isOutput[out] = 1;
+  std::vector<char> isOutput = graph.outputMask();
   auto isForward = [&](int id) { return recomputable[id] != 0; };
   const int source = 2 * n, sink = 2 * n + 1;
   FlowNetwork network(2 * n + 2);

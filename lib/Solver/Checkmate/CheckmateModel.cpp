@@ -59,11 +59,9 @@ class Reducer {
 public:
   Reducer(const Graph &graph, bool mergeChains)
       : graph(graph), mergeChains(mergeChains), needed(neededNodes(graph)),
-        users(graph.users()), isOutput(graph.size(), 0) {
+        users(graph.users()), isOutput(graph.outputMask()) {
     r.groupOf.assign(graph.size(), -1);
     r.residentBytes = graph.residentBytes();
-    for (int out : graph.outputs)
-      isOutput[out] = 1;
   }
 
   ReducedGraph run() {

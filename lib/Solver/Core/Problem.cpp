@@ -171,6 +171,14 @@ std::vector<std::vector<int>> Graph::users() const {
   return result;
 }
 
+std::vector<char> Graph::outputMask() const {
+  std::vector<char> result(nodes.size(), 0);
+  for (int out : outputs)
+    if (out >= 0 && out < size())
+      result[out] = 1;
+  return result;
+}
+
 int Graph::storageOf(int id) const {
   // Views point strictly backwards in a checked graph; the step bound keeps
   // an unchecked graph from looping.

@@ -98,10 +98,7 @@ std::vector<char> remat::recomputableNodes(const Graph &graph) {
       forEachRead(graph.nodes[id], [&](int dep) { forwardRead[dep] = 1; });
   for (int id = 0; id < n; ++id)
     seed[id] = graph.nodes[id].isResident() && !forwardRead[id];
-  std::vector<char> isOutput(n, 0);
-  for (int out : graph.outputs)
-    if (out >= 0 && out < n)
-      isOutput[out] = 1;
+  std::vector<char> isOutput = graph.outputMask();
   std::vector<char> independent(n, 0), result(n, 0);
   for (int id = 0; id < n; ++id) {
     const Node &node = graph.nodes[id];
@@ -125,16 +122,13 @@ std::vector<char> remat::recomputableNodes(const Graph &graph) {
 struct remat::CheckpointBasis {
   explicit CheckpointBasis(const Graph &graph)
       : needed(neededNodes(graph)), recomputable(recomputableNodes(graph)),
-        isOutput(graph.size(), 0), readsNever(graph.size(), 0) {
+        isOutput(graph.outputMask()), readsNever(graph.size(), 0) {
     const int n = graph.size();
     readStart.reserve(n + 1);
     for (int id = 0; id < n; ++id) {
       forEachRead(graph.nodes[id], [&](int dep) { reads.push_back(dep); });
       readStart.push_back(static_cast<int>(reads.size()));
     }
-    for (int out : graph.outputs)
-      if (out >= 0 && out < n)
-        isOutput[out] = 1;
     findBackwardReadsNever(graph);
   }
 

@@ -436,10 +436,7 @@ Schedule remat::scheduleAtLastUse(const Graph &graph,
   std::vector<int> current(n, -1); // node -> position that computed it
   std::vector<size_t> lastRead(len, 0);
   std::vector<char> lastCopy(len, 0), offloaded(len, 0);
-  std::vector<char> isOutput(n, 0);
-  for (int out : graph.outputs)
-    if (out >= 0 && out < n)
-      isOutput[out] = 1;
+  std::vector<char> isOutput = graph.outputMask();
   for (size_t pos = 0; pos < len; ++pos) {
     int id = events[pos].node;
     Step::Kind kind = events[pos].kind;

@@ -181,6 +181,9 @@ struct Graph {
   /// Users of each node (the inverse of `deps`), sorted ascending.
   std::vector<std::vector<int>> users() const;
 
+  /// Per node, whether it is one of `outputs` (those out of range skipped).
+  std::vector<char> outputMask() const;
+
   /// The node whose storage `id` uses: itself, or its base for a view
   /// (following chains of views).
   int storageOf(int id) const;
